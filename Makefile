@@ -1,0 +1,57 @@
+# Every target sets itself up on a fresh machine (idempotently):
+# Debian packages (as root or through sudo), .venv, and the package installed into it.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEB_PACKAGES := build-essential cmake pkg-config libsimdjson-dev libcurl4-openssl-dev libcpp-httplib-dev \
+	libsqlite3-dev libssl-dev zlib1g-dev libminizip-dev libgtest-dev
+STAMP := build/.stamps
+BUILD_DEPS := scikit-build-core==0.11.6 pybind11==3.0.1
+CPP_SOURCES := $(shell find cpp python -type f -not -name '*.pyc') CMakeLists.txt pyproject.toml
+export VEHICLEDATA_HOME ?= $(CURDIR)/build/home
+
+.PHONY: all demo test test-cpp test-py deps venv install bench clean
+
+all: install
+
+demo: install
+	$(VENV)/bin/vehicledata demo
+
+test: install test-cpp test-py
+
+test-cpp: install
+	ctest --test-dir $$(ls -d build/cp3*/ | head -n 1) --output-on-failure -j2
+
+test-py: install
+	$(VPY) -m pytest -q tests
+
+deps: $(STAMP)/deb
+$(STAMP)/deb:
+	@mkdir -p $(STAMP)
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages: $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@touch $@
+
+venv: $(STAMP)/venv
+$(STAMP)/venv: $(STAMP)/deb
+	@mkdir -p $(STAMP)
+	[ -x $(VPY) ] || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q $(BUILD_DEPS)
+	@touch $@
+
+install: $(STAMP)/install
+$(STAMP)/install: $(STAMP)/venv $(CPP_SOURCES)
+	$(VPY) -m pip install -q --no-build-isolation '.[dev,bench]'
+	@touch $@
+
+bench: install
+	$(VPY) benchmarks/run_all.py
+
+clean:
+	rm -rf build $(VENV)

@@ -1,0 +1,91 @@
+// Conditions: the `json` query parameter, shared by the client and the emulator.
+//
+// A condition is {field, op, val}.  Several conditions AND together.  The client
+// validates and encodes conditions before a request leaves; the emulator parses
+// the same grammar and turns it into SQL with bound parameters (never spliced
+// values).
+//
+// Thread safety: all functions are pure; call them from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "vehicledata/schema.h"
+
+namespace vehicledata::query {
+
+enum class Op { Eq, Ne, Gt, Lt, Ge, Le, In, NotIn, Like, NotLike, NotNull, IsNull };
+
+// The operator's spelling on the wire ("=", "not in", ...).
+std::string_view op_name(Op op);
+// Parse an operator spelling; returns false if unknown.
+bool parse_op(std::string_view text, Op& out);
+// True for `in` / `not in` (value is an array).
+bool op_takes_array(Op op);
+// True for `is null` / `not null` (no value).
+bool op_takes_no_value(Op op);
+
+// A scalar value: null, bool, integer, real or string.
+using Scalar = std::variant<std::monostate, bool, std::int64_t, double, std::string>;
+
+struct Condition {
+    std::string field;
+    Op op = Op::Eq;
+    std::vector<Scalar> values;  // one element for scalar ops, any number for in/not in, none for null ops
+
+    bool operator==(const Condition& o) const { return field == o.field && op == o.op && values == o.values; }
+};
+
+// Bounds on the `json` parameter (documented in docs/resources.md).
+inline constexpr std::size_t kMaxJsonLength = 8192;   // bytes of the decoded parameter
+inline constexpr std::size_t kMaxConditions = 32;
+inline constexpr std::size_t kMaxArrayValues = 500;   // elements of an in/not in array
+
+// Every error names the problem.  `position` is the byte offset in the JSON
+// text for parse errors (npos otherwise); `field` and `op` are filled when the
+// error concerns one condition.
+class QueryError : public std::invalid_argument {
+public:
+    QueryError(const std::string& message, std::size_t position = npos, std::string field = {}, std::string op = {})
+        : std::invalid_argument(message), position(position), field(std::move(field)), op(std::move(op)) {}
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    std::size_t position;
+    std::string field;
+    std::string op;
+};
+
+// Parse the JSON text of the `json` parameter (an array of condition objects).
+// Throws QueryError with a position and reason.
+std::vector<Condition> parse(std::string_view json_text);
+
+// Check every condition against an endpoint's json fields and each field's
+// type (numbers for numeric fields, strings for string fields, values of an
+// enumeration where the schema has one is NOT enforced: the service accepts
+// any value and simply matches nothing).  Throws QueryError naming the field,
+// the operator and the reason.
+void validate(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint);
+
+// Encode conditions to the exact `json` parameter text (before URL encoding):
+// [{"field":"year","op":">=","val":2018}] ; no "val" member for is null/not null.
+// encode(parse(encode(c))) == encode(c).
+std::string encode(const std::vector<Condition>& conditions);
+
+// A WHERE fragment with `?` placeholders and its bound parameters in order.
+struct SqlFragment {
+    std::string sql;              // "" when there are no conditions
+    std::vector<Scalar> params;
+};
+
+// Translate validated conditions to SQL on the endpoint's table.  Dotted
+// related fields become `id IN (SELECT key FROM related WHERE ...)`.  LIKE is
+// case-insensitive (as on the MySQL-backed service) with no escape character
+// (the caller's % and _ are wildcards, as on the service).
+SqlFragment to_sql(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint);
+
+}  // namespace vehicledata::query

@@ -1,0 +1,141 @@
+// The schema table: the single source of truth for every record and endpoint.
+//
+// Every record the service returns, every storage table the emulator reads,
+// every filter, json-searchable field and sort key is declared once, in
+// cpp/core/schema.cpp.  The emulator's SQL and JSON writer, the client's
+// decoder, the Python dtypes, the condition validator, the dataset builder's
+// CREATE TABLE statements and docs/resources.md all read these tables.
+//
+// Thread safety: the tables are immutable after static initialisation; every
+// function here may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vehicledata::schema {
+
+// How a field is typed on the wire.
+enum class Type {
+    Int,        // JSON integer that fits int32
+    Int64,      // JSON integer
+    Decimal,    // decimal measurement rendered as a JSON string ("2.0"), stored as REAL
+    Float,      // JSON number
+    String,     // JSON string
+    Timestamp,  // ISO 8601 with UTC offset, JSON string
+    Date,       // YYYY-MM-DD, JSON string
+    Bool,       // JSON true/false
+    Nested,     // object or array of objects of another record (see Field::nested)
+};
+
+std::string_view type_name(Type t);
+
+struct Field {
+    std::string name;
+    Type type = Type::String;
+    bool nullable = false;
+    int max_length = 0;                    // 0: not stated
+    std::vector<std::string> enum_values;  // empty: not enumerated
+    // SQL expression that yields the value from the endpoint's table; empty
+    // means the column of the same name.
+    std::string column;
+    int scale = 1;            // digits after the point for Decimal rendering
+    bool in_record = true;    // false: a stored, searchable column not in the JSON record
+    std::string nested;       // Nested: name of the element record
+    bool nested_array = false;  // Nested: an array of elements (else one object)
+
+    std::string_view sql() const { return column.empty() ? std::string_view(name) : std::string_view(column); }
+};
+
+struct Record {
+    std::string name;       // e.g. "trim", "trim_detail", "body_legacy"
+    std::string table;      // storage table it is read from ("" for synthetic records)
+    bool primary = false;   // true: its fields (in_record or not) define the storage table
+    std::vector<Field> fields;
+
+    const Field* field(std::string_view name) const;
+    std::vector<const Field*> record_fields() const;  // in_record only, in order
+};
+
+enum class Match { Value, Like };
+
+struct Filter {
+    std::string name;   // query parameter
+    Match match = Match::Value;
+    // SQL expression the parameter is compared with; empty: the record
+    // field's own expression.  May instead be a full predicate containing
+    // the placeholder "?" (then `predicate` is true).
+    std::string column;
+    bool predicate = false;
+};
+
+// A field addressable in the `json` parameter.
+struct JsonField {
+    std::string name;        // e.g. "year" or "engines.fuel_type"
+    Type type = Type::String;
+    std::string column;      // SQL expression on the endpoint's table (or related table)
+    std::string related_table;  // non-empty for dotted names: EXISTS over this table
+    std::string related_key;    // column of related_table that refers to the endpoint's `id`
+    std::vector<std::string> enum_values;
+};
+
+struct SortKey {
+    std::string name;    // the value of the `sort` parameter
+    std::string column;  // SQL expression
+};
+
+enum class Shape {
+    Envelope,     // collection envelope + data
+    Array,        // bare JSON array (years, vehicle-attributes)
+    Object,       // one record (detail)
+};
+
+struct Endpoint {
+    std::string path;          // e.g. "/api/trims/v2", "/api/trims/v2/{id}"
+    std::string category;      // SPEC.md category, e.g. "Trims"
+    std::string record;        // record name of each data element
+    std::string table;         // storage table queried ("" for none)
+    Shape shape = Shape::Envelope;
+    bool deprecated = false;
+    bool paged = true;
+    bool verbose = false;      // accepts verbose=yes|no
+    std::vector<Filter> filters;
+    std::vector<JsonField> json_fields;   // empty: no `json` parameter
+    std::vector<SortKey> sort_keys;
+    std::string default_sort;  // SQL ORDER BY used without `sort`
+    // SQL predicate restricting rows to the demo data-set (model years 2015-2020)
+    std::string demo_predicate;
+
+    const Filter* filter(std::string_view name) const;
+    const JsonField* json_field(std::string_view name) const;
+    const SortKey* sort_key(std::string_view name) const;
+    bool accepts_json() const { return !json_fields.empty(); }
+};
+
+// Paging limits, documented in docs/resources.md.
+inline constexpr int kDefaultLimit = 100;
+inline constexpr int kMaxLimit = 1000;
+inline constexpr int kDemoFirstYear = 2015;
+inline constexpr int kDemoLastYear = 2020;
+
+const std::vector<Record>& records();
+const std::vector<Endpoint>& endpoints();
+const Record* find_record(std::string_view name);
+const Endpoint* find_endpoint(std::string_view path);
+// The primary record of a storage table (the one whose fields define it).
+const Record* table_record(std::string_view table);
+// SQLite column type of a field: INTEGER, REAL or TEXT.
+std::string_view sqlite_type(Type t);
+
+// vehicle-attributes: attribute name -> (table, column)
+struct Attribute {
+    std::string name;   // e.g. "engines.fuel_type"
+    std::string table;
+    std::string column;
+};
+const std::vector<Attribute>& attributes();
+const Attribute* find_attribute(std::string_view name);
+
+}  // namespace vehicledata::schema

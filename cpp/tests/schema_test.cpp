@@ -1,0 +1,94 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "vehicledata/schema.h"
+
+namespace sc = vehicledata::schema;
+
+TEST(Schema, EveryEndpointRecordExists) {
+    for (const auto& e : sc::endpoints()) {
+        if (e.record.empty()) continue;
+        EXPECT_NE(sc::find_record(e.record), nullptr) << e.path;
+    }
+}
+
+TEST(Schema, EveryStorageTableHasOnePrimaryRecord) {
+    std::set<std::string> tables;
+    for (const auto& r : sc::records())
+        if (!r.table.empty()) tables.insert(r.table);
+    for (const auto& t : tables) {
+        int n = 0;
+        for (const auto& r : sc::records()) n += (r.primary && r.table == t);
+        EXPECT_EQ(n, 1) << t;
+    }
+}
+
+TEST(Schema, ProjectionColumnsExistInTheirTable) {
+    for (const auto& r : sc::records()) {
+        if (r.table.empty() || r.primary) continue;
+        const sc::Record* p = sc::table_record(r.table);
+        ASSERT_NE(p, nullptr) << r.name;
+        for (const auto& f : r.fields) {
+            if (f.type == sc::Type::Nested) continue;
+            EXPECT_NE(p->field(f.sql()), nullptr) << r.name << "." << f.name << " -> " << f.sql();
+        }
+    }
+}
+
+TEST(Schema, JsonFieldsResolveToColumnsOfTheirTable) {
+    for (const auto& e : sc::endpoints()) {
+        for (const auto& j : e.json_fields) {
+            const std::string table = j.related_table.empty() ? e.table : j.related_table;
+            const sc::Record* p = sc::table_record(table);
+            ASSERT_NE(p, nullptr) << e.path << " " << j.name;
+            EXPECT_NE(p->field(j.column), nullptr) << e.path << " json " << j.name << " -> " << j.column;
+        }
+    }
+}
+
+TEST(Schema, FiltersAndSortKeysResolve) {
+    for (const auto& e : sc::endpoints()) {
+        const sc::Record* p = e.table.empty() ? nullptr : sc::table_record(e.table);
+        for (const auto& f : e.filters) {
+            if (f.predicate || !p) continue;
+            const std::string col = f.column.empty() ? f.name : f.column;
+            EXPECT_NE(p->field(col), nullptr) << e.path << " filter " << f.name;
+        }
+        for (const auto& s : e.sort_keys) {
+            ASSERT_NE(p, nullptr) << e.path;
+            EXPECT_NE(p->field(s.column), nullptr) << e.path << " sort " << s.name;
+        }
+    }
+}
+
+TEST(Schema, SpecEnumerationsAreComplete) {
+    const sc::Record* engine = sc::find_record("engine");
+    ASSERT_NE(engine, nullptr);
+    EXPECT_EQ(engine->field("transmission")->enum_values.size(), 31u);
+    EXPECT_EQ(engine->field("fuel_type")->enum_values.size(), 12u);
+    EXPECT_EQ(engine->field("cylinders")->enum_values.size(), 15u);
+    EXPECT_EQ(sc::find_record("body")->field("type")->enum_values.size(), 29u);
+}
+
+TEST(Schema, TrimsSearchJsonIncludesDottedRelatedFields) {
+    const sc::Endpoint* e = sc::find_endpoint("/api/trims/v2");
+    ASSERT_NE(e, nullptr);
+    const sc::JsonField* j = e->json_field("engines.fuel_type");
+    ASSERT_NE(j, nullptr);
+    EXPECT_EQ(j->related_table, "engines");
+    EXPECT_EQ(j->related_key, "trim_id");
+    EXPECT_EQ(j->enum_values.size(), 12u);
+    EXPECT_EQ(e->json_field("engines.valves")->type, sc::Type::Int);
+}
+
+TEST(Schema, V2RecordFieldOrderMatchesTheServedEngineRecord) {
+    const sc::Record* engine = sc::find_record("engine");
+    std::vector<std::string> names;
+    for (const auto* f : engine->record_fields()) names.push_back(f->name);
+    const std::vector<std::string> expected = {"id", "make_id", "model_id", "submodel_id", "trim_id", "year", "make",
+        "model", "series", "submodel", "trim", "trim_description", "engine_type", "fuel_type", "cylinders", "size",
+        "horsepower_hp", "horsepower_rpm", "torque_ft_lbs", "torque_rpm", "valves", "valve_timing", "cam_type",
+        "drive_type", "transmission"};
+    EXPECT_EQ(names, expected);
+}

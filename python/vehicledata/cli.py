@@ -1,0 +1,52 @@
+"""The `vehicledata` command.
+
+Subcommands live beside the code they drive; each module exposes
+``register(subparsers)`` which adds its parsers with a ``func`` default.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import List, Optional
+
+# module -> registers subcommands
+_SUBCOMMAND_MODULES = [
+    "vehicledata.dataset.cli",     # dataset build
+    "vehicledata.testing.cli",     # emulator
+    "vehicledata.client_cli",      # get, vin, feed
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(prog="vehicledata", description="Vehicle reference data: client, emulator, dataset")
+    parser.add_argument("--version", action="version", version=f"vehicledata {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _SUBCOMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

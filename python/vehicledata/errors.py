@@ -1,0 +1,166 @@
+"""One exception tree for the whole package.
+
+    VehicleDataError
+    ├── APIError                      the server answered with an error status
+    │   ├── BadRequestError           400
+    │   ├── AuthenticationError       401, and 500 UnauthenticatedException
+    │   ├── PermissionDeniedError     403
+    │   ├── NotFoundError             404
+    │   ├── MethodNotAllowedError     405
+    │   ├── RateLimitError            429 (retry_after)
+    │   ├── ServerError               other 5xx
+    │   └── ServiceUnavailableError   503
+    ├── TransportError                no usable answer (connection, TLS, reset)
+    │   └── Timeout
+    ├── DecodeError                   a body that is not what the service sends
+    ├── QueryError (also ValueError)  an invalid filter or condition, found before sending
+    └── PaginationError               a repeated or inconsistent `next` link
+
+Every error carries ``status``, ``url``, the server's ``exception`` name and
+``message``; all are picklable.  Secrets never appear in them.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple, Type
+
+
+class VehicleDataError(Exception):
+    """Base of every error raised by vehicledata."""
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        status: Optional[int] = None,
+        url: Optional[str] = None,
+        exception: Optional[str] = None,
+        **extra: Any,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.url = url
+        self.exception = exception
+        for key, value in extra.items():
+            setattr(self, key, value)
+        self._extra = extra
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (_rebuild, (type(self), self.message, self.status, self.url, self.exception, self._extra))
+
+    def __str__(self) -> str:
+        parts = []
+        if self.status is not None:
+            parts.append(str(self.status))
+        if self.exception:
+            parts.append(self.exception)
+        head = " ".join(parts)
+        text = f"{head}: {self.message}" if head else self.message
+        if self.url:
+            text += f" (url: {self.url})"
+        return text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, status={self.status!r}, url={self.url!r}, exception={self.exception!r})"
+
+
+def _rebuild(cls: Type[VehicleDataError], message: str, status: Optional[int], url: Optional[str],
+             exception: Optional[str], extra: Dict[str, Any]) -> VehicleDataError:
+    return cls(message, status=status, url=url, exception=exception, **extra)
+
+
+class APIError(VehicleDataError):
+    """The server answered with an error status."""
+
+
+class BadRequestError(APIError):
+    """400: the request contains invalid data; the message states the issue."""
+
+
+class AuthenticationError(APIError):
+    """401, or 500 UnauthenticatedException: credentials or token rejected."""
+
+
+class PermissionDeniedError(APIError):
+    """403: the account lacks the product (e.g. the data feed)."""
+
+
+class NotFoundError(APIError):
+    """404: unknown id, code, plate or path."""
+
+
+class MethodNotAllowedError(APIError):
+    """405: wrong HTTP method for the path."""
+
+
+class RateLimitError(APIError):
+    """429: the per-minute limit was exceeded.  ``retry_after`` is in seconds (or None)."""
+
+    retry_after: Optional[float] = None
+
+
+class ServerError(APIError):
+    """5xx other than 503."""
+
+
+class ServiceUnavailableError(ServerError):
+    """503 (and 500 ServiceUnavailableException): maintenance or overload."""
+
+
+class TransportError(VehicleDataError):
+    """No usable answer: connection refused or reset, TLS failure, truncated transfer."""
+
+
+class Timeout(TransportError):
+    """A connect or total timeout expired."""
+
+
+class DecodeError(VehicleDataError):
+    """A body that is not what the service sends.  ``position`` is the byte offset, if known."""
+
+    position: Optional[int] = None
+
+
+class QueryError(VehicleDataError, ValueError):
+    """An invalid filter, condition, sort key or page, found before sending.
+
+    ``field`` and ``op`` name the offending condition where there is one.
+    """
+
+    field: Optional[str] = None
+    op: Optional[str] = None
+
+
+class PaginationError(VehicleDataError):
+    """The server's paging links repeat or contradict each other."""
+
+
+_BY_STATUS: Dict[int, Type[APIError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    405: MethodNotAllowedError,
+    429: RateLimitError,
+    503: ServiceUnavailableError,
+}
+
+
+def error_for_status(status: int, exception: Optional[str] = None) -> Type[APIError]:
+    """The exception class for an HTTP status (and the server's exception name)."""
+    if exception == "UnauthenticatedException":
+        return AuthenticationError
+    if exception == "ServiceUnavailableException":
+        return ServiceUnavailableError
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    if status >= 500:
+        return ServerError
+    return APIError
+
+
+__all__ = [
+    "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
+    "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
+    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "error_for_status",
+]

@@ -1,0 +1,167 @@
+"""The schema table, read from the C++ core (the single source of truth).
+
+>>> from vehicledata import schema
+>>> schema.record("engine").field_names()[:3]
+['id', 'make_id', 'model_id']
+>>> schema.endpoint("/api/trims/v2").json_field_names()[:2]
+['year', 'make']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Dict, List, Optional, Tuple
+
+from . import _core
+
+DEFAULT_LIMIT: int = _core.schema.DEFAULT_LIMIT
+MAX_LIMIT: int = _core.schema.MAX_LIMIT
+DEMO_YEARS: Tuple[int, int] = (_core.schema.DEMO_FIRST_YEAR, _core.schema.DEMO_LAST_YEAR)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a record."""
+
+    name: str
+    type: str  # int, int64, decimal, float, string, timestamp, date, bool, nested
+    nullable: bool
+    max_length: int
+    enum: Tuple[str, ...]
+    column: str
+    scale: int
+    in_record: bool
+    nested: str
+    nested_array: bool
+    sqlite_type: str
+
+
+@dataclass(frozen=True)
+class Record:
+    """A record type: its storage table and ordered fields."""
+
+    name: str
+    table: str
+    primary: bool
+    fields: Tuple[Field, ...]
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"record {self.name!r} has no field {name!r}")
+
+    def record_fields(self) -> Tuple[Field, ...]:
+        """Fields that appear in the JSON record, in order."""
+        return tuple(f for f in self.fields if f.in_record)
+
+    def field_names(self) -> List[str]:
+        return [f.name for f in self.record_fields()]
+
+
+@dataclass(frozen=True)
+class JsonField:
+    name: str
+    type: str
+    enum: Tuple[str, ...]
+    related: str
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A path of the service and what it accepts."""
+
+    path: str
+    category: str
+    record: str
+    table: str
+    shape: str  # envelope, array, object
+    deprecated: bool
+    paged: bool
+    verbose: bool
+    filters: Tuple[Tuple[str, str], ...]  # (name, "value" | "like")
+    json_fields: Tuple[JsonField, ...] = field(default_factory=tuple)
+    sort_keys: Tuple[str, ...] = field(default_factory=tuple)
+
+    def filter_names(self) -> List[str]:
+        return [n for n, _ in self.filters]
+
+    def json_field_names(self) -> List[str]:
+        return [j.name for j in self.json_fields]
+
+
+@lru_cache(maxsize=None)
+def records() -> Dict[str, Record]:
+    out: Dict[str, Record] = {}
+    for r in _core.schema.records():
+        fields = tuple(
+            Field(
+                name=f["name"], type=f["type"], nullable=f["nullable"], max_length=f["max_length"],
+                enum=tuple(f["enum"]), column=f["column"], scale=f["scale"], in_record=f["in_record"],
+                nested=f["nested"], nested_array=f["nested_array"], sqlite_type=f["sqlite_type"],
+            )
+            for f in r["fields"]
+        )
+        out[r["name"]] = Record(name=r["name"], table=r["table"], primary=r["primary"], fields=fields)
+    return out
+
+
+@lru_cache(maxsize=None)
+def endpoints() -> Dict[str, Endpoint]:
+    out: Dict[str, Endpoint] = {}
+    for e in _core.schema.endpoints():
+        out[e["path"]] = Endpoint(
+            path=e["path"], category=e["category"], record=e["record"], table=e["table"], shape=e["shape"],
+            deprecated=e["deprecated"], paged=e["paged"], verbose=e["verbose"],
+            filters=tuple((f["name"], f["match"]) for f in e["filters"]),
+            json_fields=tuple(JsonField(j["name"], j["type"], tuple(j["enum"]), j["related"]) for j in e["json_fields"]),
+            sort_keys=tuple(e["sort_keys"]),
+        )
+    return out
+
+
+def record(name: str) -> Record:
+    try:
+        return records()[name]
+    except KeyError:
+        raise KeyError(f"no record named {name!r}; known: {sorted(records())}") from None
+
+
+def endpoint(path: str) -> Endpoint:
+    try:
+        return endpoints()[path]
+    except KeyError:
+        raise KeyError(f"no endpoint {path!r}") from None
+
+
+def table_record(table: str) -> Record:
+    """The primary record of a storage table: its fields are the table's columns."""
+    for r in records().values():
+        if r.primary and r.table == table:
+            return r
+    raise KeyError(f"no storage table {table!r}")
+
+
+def tables() -> List[str]:
+    """Storage tables of the emulator's database, in schema order."""
+    return [r.table for r in records().values() if r.primary]
+
+
+def create_table_sql(table: str) -> str:
+    """CREATE TABLE statement of a storage table, from the schema."""
+    r = table_record(table)
+    cols = ", ".join(
+        f"{f.name} {f.sqlite_type}{'' if f.nullable else ' NOT NULL'}" for f in r.fields if f.type != "nested"
+    )
+    return f"CREATE TABLE {table} ({cols})"
+
+
+def attributes() -> List[str]:
+    return list(_core.schema.attributes())
+
+
+def find_endpoint_for_record(name: str) -> Optional[Endpoint]:
+    for e in endpoints().values():
+        if e.record == name and e.shape == "envelope":
+            return e
+    return None

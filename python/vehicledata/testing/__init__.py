@@ -1,0 +1,1 @@
+"""Test helpers: the local emulator launcher and a pytest plugin."""
