@@ -69,3 +69,18 @@ def test_errors_are_picklable_and_carry_their_context():
 
 def test_version():
     assert vehicledata.__version__ == "0.1.0"
+
+
+def test_docs_resources_md_is_generated_from_the_schema():
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parent.parent / "docs" / "resources.md"
+    assert doc.read_text(encoding="utf-8") == schema.markdown() + "\n", "run tools/gen_docs.py"
+
+
+def test_json_field_types_come_from_the_table_columns():
+    years = {j.name: j.type for j in schema.endpoint("/api/years/v2").json_fields}
+    assert years["make_id"] == "int" and years["created"] == "timestamp"
+    trims = {j.name: j for j in schema.endpoint("/api/trims/v2").json_fields}
+    assert trims["engines.valves"].type == "int" and trims["engines.valves"].related == "engines"
+    assert trims["bodies.type"].enum[0] == "Cargo Van"

@@ -549,7 +549,7 @@ std::vector<Endpoint> build_endpoints() {
     for (auto& e : es) {
         const Record* r = rec_of(e.record);
         if (e.table.empty() && r) e.table = r->table;
-        const Record* primary = r ? table_record(r->table) : nullptr;
+        const Record* primary = e.table.empty() ? nullptr : table_record(e.table);
         for (auto& j : e.json_fields) {
             const Record* src = r;
             std::string fname = j.column.empty() ? j.name : j.column;
@@ -557,6 +557,7 @@ std::vector<Endpoint> build_endpoints() {
                 src = table_record(j.related_table);
                 fname = j.column;
             }
+            if (!src) src = primary;
             const Field* f = src ? src->field(fname) : nullptr;
             if (!f && primary) f = primary->field(fname);
             if (!f && src) {  // alias by column (e.g. make_model_trim_id -> trim_id)

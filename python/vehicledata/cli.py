@@ -15,6 +15,7 @@ _SUBCOMMAND_MODULES = [
     "vehicledata.dataset.cli",     # dataset build
     "vehicledata.testing.cli",     # emulator
     "vehicledata.client_cli",      # get, vin, feed
+    "vehicledata.demo",            # demo: the main job end to end
 ]
 
 

@@ -165,3 +165,76 @@ def find_endpoint_for_record(name: str) -> Optional[Endpoint]:
         if e.record == name and e.shape == "envelope":
             return e
     return None
+
+
+# ---- documentation -------------------------------------------------------------
+
+def _field_row(f: Field) -> str:
+    notes = []
+    if f.type == "decimal":
+        notes.append(f"decimal rendered as a string, {f.scale} digit{'s' if f.scale != 1 else ''} after the point")
+    if f.type == "nested":
+        notes.append(f"{'array of' if f.nested_array else 'object'} `{f.nested}`")
+    if not f.in_record:
+        notes.append("stored and searchable, not in the record")
+    if f.column != f.name:
+        notes.append(f"column `{f.column}`")
+    if f.enum:
+        notes.append("one of: " + ", ".join(f"`{v}`" for v in f.enum))
+    length = str(f.max_length) if f.max_length else ""
+    return f"| `{f.name}` | {f.type} | {'yes' if f.nullable else 'no'} | {length} | {'; '.join(notes)} |"
+
+
+def markdown() -> str:
+    """docs/resources.md, generated from the schema table (see tools/gen_docs.py)."""
+    lines = [
+        "# Resources",
+        "",
+        "Generated from the schema table (`cpp/core/schema.cpp`) by `tools/gen_docs.py`; do not edit by hand.",
+        "A test fails when this file and the schema disagree.",
+        "",
+        "## Paging and limits",
+        "",
+        f"- `page` is 1-based; `limit` defaults to {DEFAULT_LIMIT} and may be at most {MAX_LIMIT}.",
+        "- `sort` takes one of the endpoint's sort keys below; `direction` is `asc` or `desc`.",
+        "- `Value` filters match exactly; `Like` filters use SQL LIKE (case-insensitive; pass `%` yourself).",
+        f"- Without a subscription (or without a valid JWT) every data endpoint serves model years "
+        f"{DEMO_YEARS[0]} to {DEMO_YEARS[1]} only.",
+        "",
+        "## Endpoints",
+        "",
+        "| path | category | record | shape | deprecated |",
+        "|---|---|---|---|---|",
+    ]
+    for e in endpoints().values():
+        rec = f"`{e.record}`" if e.record else ""
+        lines.append(f"| `{e.path}` | {e.category} | {rec} | {e.shape} | {'yes' if e.deprecated else ''} |")
+    lines.append("")
+    for e in endpoints().values():
+        if not (e.filters or e.json_fields or e.sort_keys):
+            continue
+        lines += [f"### `{e.path}`", ""]
+        values = [n for n, m in e.filters if m == "value"]
+        likes = [n for n, m in e.filters if m == "like"]
+        if values:
+            lines.append("- Value filters: " + ", ".join(f"`{n}`" for n in values))
+        if likes:
+            lines.append("- Like filters: " + ", ".join(f"`{n}`" for n in likes))
+        if e.verbose:
+            lines.append("- `verbose`: `yes` or `no`")
+        if e.json_fields:
+            lines.append("- json fields: " + ", ".join(f"`{j.name}` ({j.type})" for j in e.json_fields))
+        if e.sort_keys:
+            lines.append("- sort keys: " + ", ".join(f"`{s}`" for s in e.sort_keys))
+        lines.append("")
+    lines += ["## Records", ""]
+    for r in records().values():
+        where = f" (table `{r.table}`{', defines it' if r.primary else ''})" if r.table else ""
+        lines += [f"### `{r.name}`{where}", ""]
+        if not r.fields:
+            lines += ["Open-ended object (keys not fixed by the schema).", ""]
+            continue
+        lines += ["| field | type | nullable | max length | notes |", "|---|---|---|---|---|"]
+        lines += [_field_row(f) for f in r.fields]
+        lines.append("")
+    return "\n".join(lines)
