@@ -129,6 +129,7 @@ class QueryError(VehicleDataError, ValueError):
 
     field: Optional[str] = None
     op: Optional[str] = None
+    position: Optional[int] = None
 
 
 class PaginationError(VehicleDataError):

@@ -42,7 +42,7 @@ struct Condition {
     bool operator==(const Condition& o) const { return field == o.field && op == o.op && values == o.values; }
 };
 
-// Bounds on the `json` parameter (documented in docs/resources.md).
+// Bounds on the `json` parameter (documented in docs/conditions.md).
 inline constexpr std::size_t kMaxJsonLength = 8192;   // bytes of the decoded parameter
 inline constexpr std::size_t kMaxConditions = 32;
 inline constexpr std::size_t kMaxArrayValues = 500;   // elements of an in/not in array
@@ -60,6 +60,12 @@ public:
     std::string op;
 };
 
+// "condition 2 (field "year", op ">=")": the prefix of every per-condition
+// message.  `index` is 0-based and printed 1-based; a null field or op is left
+// out; user text is JSON-quoted and cut to 64 bytes.  For front ends (the
+// Python bindings) that build conditions from other inputs.
+std::string condition_label(std::size_t index, const std::string* field, const std::string* op);
+
 // Parse the JSON text of the `json` parameter (an array of condition objects).
 // Throws QueryError with a position and reason.
 std::vector<Condition> parse(std::string_view json_text);
@@ -70,6 +76,12 @@ std::vector<Condition> parse(std::string_view json_text);
 // any value and simply matches nothing).  Throws QueryError naming the field,
 // the operator and the reason.
 void validate(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint);
+
+// validate() and return the conditions with each value converted to its
+// field's type: numeric strings become numbers for numeric fields ("2018" ->
+// 2018), integers become text for string fields (911 -> "911").  Leniency
+// rules and messages: docs/conditions.md.
+std::vector<Condition> normalize(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint);
 
 // Encode conditions to the exact `json` parameter text (before URL encoding):
 // [{"field":"year","op":">=","val":2018}] ; no "val" member for is null/not null.
@@ -82,7 +94,10 @@ struct SqlFragment {
     std::vector<Scalar> params;
 };
 
-// Translate validated conditions to SQL on the endpoint's table.  Dotted
+// Translate conditions to SQL on the endpoint's table (normalize() first, so
+// it throws QueryError on invalid input).  Conditions are joined with AND and
+// hold no OR, so the fragment may be ANDed with other predicates as is.
+// Column and table names come only from the schema table.  Dotted
 // related fields become `id IN (SELECT key FROM related WHERE ...)`.  LIKE is
 // case-insensitive (as on the MySQL-backed service) with no escape character
 // (the caller's % and _ are wildcards, as on the service).

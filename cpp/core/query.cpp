@@ -1,0 +1,699 @@
+// Conditions of the `json` query parameter: model, parser (simdjson On-Demand),
+// validation against the schema table, encoder and SQL translation.
+//
+// Messages are part of the interface: the emulator returns them verbatim in
+// 400 bodies and tests compare them.  Their shapes are listed in
+// docs/conditions.md; change both together.
+#include "vehicledata/query.h"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <optional>
+
+namespace vehicledata::query {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr std::string_view kOpNames[] = {"=",  "!=",     ">",    "<",        ">=",       "<=",
+                                         "in", "not in", "like", "not like", "not null", "is null"};
+constexpr std::string_view kOpList = "=, !=, >, <, >=, <=, in, not in, like, not like, not null, is null";
+constexpr std::size_t kQuoteMax = 64;   // bytes of user text quoted in a message
+constexpr std::size_t kMaxDepth = 32;   // nesting accepted before the parser gives up
+
+// ---- UTF-8 ---------------------------------------------------------------------
+// Offset of the first byte that does not start a well-formed UTF-8 sequence
+// (no overlongs, no surrogates, at most U+10FFFF), or npos.
+std::size_t invalid_utf8_at(std::string_view s) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    std::size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        if (c < 0x80) { ++i; continue; }
+        std::size_t len;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c == 0xE0) { len = 3; lo = 0xA0; }
+        else if (c >= 0xE1 && c <= 0xEC) len = 3;
+        else if (c == 0xED) { len = 3; hi = 0x9F; }
+        else if (c >= 0xEE && c <= 0xEF) len = 3;
+        else if (c == 0xF0) { len = 4; lo = 0x90; }
+        else if (c >= 0xF1 && c <= 0xF3) len = 4;
+        else if (c == 0xF4) { len = 4; hi = 0x8F; }
+        else return i;
+        if (i + len > n) return i;
+        if (p[i + 1] < lo || p[i + 1] > hi) return i;
+        for (std::size_t k = 2; k < len; ++k)
+            if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+        i += len;
+    }
+    return std::string_view::npos;
+}
+
+// ---- message helpers -----------------------------------------------------------------
+void append_json_string(std::string& out, std::string_view s) {
+    out += '"';
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20 || c == 0x7F) {
+                    static const char* hex = "0123456789abcdef";
+                    out += "\\u00";
+                    out += hex[c >> 4];
+                    out += hex[c & 15];
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    out += '"';
+}
+
+// User text in a message: JSON-quoted, cut to kQuoteMax bytes on a character boundary.
+std::string quote(std::string_view s) {
+    std::string out;
+    if (s.size() <= kQuoteMax) {
+        append_json_string(out, s);
+        return out;
+    }
+    std::size_t cut = kQuoteMax;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    append_json_string(out, s.substr(0, cut));
+    out.insert(out.size() - 1, "...");
+    return out;
+}
+
+// "condition 2 (field "year", op ">=")": 1-based index and what is known so far.
+std::string context(std::size_t index, const std::string* field, const std::string* op) {
+    std::string out = "condition " + std::to_string(index + 1);
+    if (field || op) {
+        out += " (";
+        if (field) out += "field " + quote(*field);
+        if (field && op) out += ", ";
+        if (op) out += "op " + quote(*op);
+        out += ')';
+    }
+    return out;
+}
+
+[[noreturn]] void fail(std::string message, std::size_t position = QueryError::npos, std::string field = {},
+                       std::string op = {}) {
+    if (position != QueryError::npos) message += " (at byte " + std::to_string(position) + ")";
+    throw QueryError(message, position, std::move(field), std::move(op));
+}
+
+std::string val_name(bool array, std::size_t k) { return array ? "val[" + std::to_string(k) + "]" : "val"; }
+
+// ---- pre-scan: strings and brackets ---------------------------------------------------
+// simdjson reports unclosed strings, unbalanced brackets and trailing content
+// without a position; this scan finds them first, with one.
+struct ScanError {
+    std::size_t position;
+    std::string reason;
+};
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::optional<ScanError> prescan(std::string_view t) {
+    std::string stack;
+    std::size_t string_start = 0;
+    bool in_string = false, closed = false;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        char c = t[i];
+        if (in_string) {
+            if (c == '\\') { ++i; continue; }
+            if (c == '"') in_string = false;
+            else if (static_cast<unsigned char>(c) < 0x20) return ScanError{i, "control character in a string (escape it)"};
+            continue;
+        }
+        if (is_ws(c)) continue;
+        if (closed) return ScanError{i, "unexpected content after the array"};
+        switch (c) {
+            case '"': in_string = true; string_start = i; break;
+            case '[': case '{':
+                stack += c;
+                if (stack.size() > kMaxDepth) return ScanError{i, "nested too deeply"};
+                break;
+            case ']': case '}': {
+                char open = c == ']' ? '[' : '{';
+                if (stack.empty() || stack.back() != open) return ScanError{i, std::string("unexpected '") + c + "'"};
+                stack.pop_back();
+                if (stack.empty()) closed = true;
+                break;
+            }
+            default: break;
+        }
+    }
+    if (in_string) return ScanError{string_start, "unclosed string"};
+    if (!stack.empty()) return ScanError{t.size(), std::string("unexpected end of text, missing '") + (stack.back() == '[' ? ']' : '}') + "'"};
+    return std::nullopt;
+}
+
+const char* kind_name(od::json_type t) {
+    switch (t) {
+        case od::json_type::array: return "an array";
+        case od::json_type::object: return "an object";
+        case od::json_type::number: return "a number";
+        case od::json_type::string: return "a string";
+        case od::json_type::boolean: return "a boolean";
+        case od::json_type::null: return "null";
+    }
+    return "a value";
+}
+
+// True when `s` (a whole token) follows the JSON number grammar.
+bool json_number_syntax(std::string_view s) {
+    std::size_t i = 0, n = s.size();
+    if (i < n && s[i] == '-') ++i;
+    if (i >= n) return false;
+    if (s[i] == '0') ++i;
+    else if (s[i] >= '1' && s[i] <= '9') { while (i < n && s[i] >= '0' && s[i] <= '9') ++i; }
+    else return false;
+    if (i < n && s[i] == '.') {
+        ++i;
+        std::size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+        if (i == d) return false;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+        std::size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+        if (i == d) return false;
+    }
+    return i == n;
+}
+
+// A number written as text ("2018", "-1.5e3") -> int64 or finite double.
+std::optional<Scalar> number_from_text(std::string_view s) {
+    if (!json_number_syntax(s)) return std::nullopt;
+    bool integral = s.find_first_of(".eE") == std::string_view::npos;
+    if (integral) {
+        std::int64_t v = 0;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (r.ec == std::errc() && r.ptr == s.data() + s.size()) return Scalar(v);
+    }
+    double d = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(d)) return std::nullopt;
+    return Scalar(d);
+}
+
+// ---- the parser -------------------------------------------------------------------------
+class Parser {
+public:
+    explicit Parser(std::string_view text) : text_(text), buf_(text), base_(buf_.data()) {}
+
+    std::vector<Condition> run() {
+        static thread_local od::parser parser;
+        od::document doc;
+        if (auto err = parser.iterate(buf_).get(doc)) syntax(err, 0);
+        doc_ = &doc;
+        od::json_type top;
+        if (auto err = doc.type().get(top)) syntax(err, first_token());
+        if (top != od::json_type::array) {
+            // Name the kind only when the text really is one (so "nope" is not "null").
+            std::string_view rest = text_.substr(first_token());
+            while (!rest.empty() && is_ws(rest.back())) rest.remove_suffix(1);
+            if (top == od::json_type::number && !json_number_syntax(rest)) syntax_at(simdjson::NUMBER_ERROR, first_token());
+            if ((top == od::json_type::null && rest != "null") ||
+                (top == od::json_type::boolean && rest != "true" && rest != "false"))
+                syntax_at(simdjson::N_ATOM_ERROR, first_token());
+            fail(std::string("json must be an array of conditions, got ") + kind_name(top), first_token());
+        }
+        od::array arr;
+        if (auto err = doc.get_array().get(arr)) syntax(err, first_token());
+        std::vector<Condition> out;
+        for (auto item : arr) {
+            od::value el;
+            if (auto err = item.get(el)) syntax(err, here(first_token()));
+            std::size_t index = out.size();
+            std::size_t pos = where(el);
+            if (index >= kMaxConditions)
+                fail("json has more than " + std::to_string(kMaxConditions) + " conditions", pos);
+            out.push_back(condition(el, index, pos));
+        }
+        return out;
+    }
+
+private:
+    struct PendingVal {
+        bool present = false;
+        bool is_array = false;
+        const char* kind = "";      // kind_name of val
+        std::size_t position = 0;
+        std::vector<Scalar> values;
+        std::string error;          // a problem found in val, reported once field and op are known
+        std::size_t error_position = 0;
+    };
+
+    std::size_t where(od::value& v) { return static_cast<std::size_t>(v.raw_json_token().data() - base_); }
+    std::size_t first_token() const {
+        std::size_t i = 0;
+        while (i < text_.size() && is_ws(text_[i])) ++i;
+        return i;
+    }
+    std::size_t here(std::size_t fallback) {
+        const char* loc = nullptr;
+        if (doc_ && !doc_->current_location().get(loc) && loc >= base_ && loc <= base_ + text_.size())
+            return static_cast<std::size_t>(loc - base_);
+        return fallback;
+    }
+
+    // A simdjson error at the parser's current location (or `fallback`).
+    [[noreturn]] void syntax(simdjson::error_code err, std::size_t fallback) { syntax_at(err, here(fallback)); }
+
+    // A simdjson error at a known position.
+    [[noreturn]] void syntax_at(simdjson::error_code err, std::size_t position) {
+        std::string reason;
+        switch (err) {
+            case simdjson::EMPTY: fail("json is empty; expected an array of conditions", 0);
+            case simdjson::NUMBER_ERROR: reason = "invalid number"; break;
+            case simdjson::STRING_ERROR: reason = "invalid string escape"; break;
+            case simdjson::UNCLOSED_STRING: reason = "unclosed string"; break;
+            case simdjson::UNESCAPED_CHARS: reason = "control character in a string (escape it)"; break;
+            case simdjson::UTF8_ERROR: reason = "invalid UTF-8"; break;
+            case simdjson::T_ATOM_ERROR: case simdjson::F_ATOM_ERROR: case simdjson::N_ATOM_ERROR:
+                reason = "invalid literal (expected true, false or null)"; break;
+            case simdjson::DEPTH_ERROR: reason = "nested too deeply"; break;
+            default: reason = "malformed JSON (check commas, colons, quotes and brackets)"; break;
+        }
+        fail("json is not valid JSON: " + reason, position);
+    }
+
+    // One scalar of JSON type t (not an array or object) at byte `pos`.
+    Scalar scalar(od::value& v, od::json_type t, std::size_t pos) {
+        switch (t) {
+            case od::json_type::null: {
+                bool is_null = false;
+                if (v.is_null().get(is_null) || !is_null) syntax_at(simdjson::N_ATOM_ERROR, pos);
+                return Scalar{};
+            }
+            case od::json_type::boolean: {
+                bool b = false;
+                if (v.get_bool().get(b)) syntax_at(simdjson::T_ATOM_ERROR, pos);
+                return Scalar(b);
+            }
+            case od::json_type::number: {
+                od::number num;
+                if (v.get_number().get(num)) {
+                    std::string_view raw = v.raw_json_token();
+                    while (!raw.empty() && is_ws(raw.back())) raw.remove_suffix(1);
+                    if (json_number_syntax(raw)) fail("json is not valid JSON: number out of range", pos);
+                    syntax_at(simdjson::NUMBER_ERROR, pos);
+                }
+                switch (num.get_number_type()) {
+                    case od::number_type::signed_integer: return Scalar(num.get_int64());
+                    case od::number_type::unsigned_integer: return Scalar(static_cast<double>(num.get_uint64()));
+                    default: return Scalar(num.get_double());
+                }
+            }
+            case od::json_type::string: {
+                std::string_view s;
+                if (v.get_string().get(s)) syntax_at(simdjson::STRING_ERROR, pos);
+                if (invalid_utf8_at(s) != std::string_view::npos)
+                    fail("json is not valid JSON: invalid string escape (unpaired surrogate)", pos);
+                return Scalar(std::string(s));
+            }
+            default: break;
+        }
+        return Scalar{};
+    }
+
+    od::json_type type_of(od::value& v, std::size_t pos) {
+        od::json_type t;
+        if (auto err = v.type().get(t)) syntax(err, pos);
+        return t;
+    }
+
+    void read_val(od::value& v, PendingVal& pv) {
+        pv.present = true;
+        pv.position = where(v);
+        od::json_type t = type_of(v, pv.position);
+        pv.kind = kind_name(t);
+        if (t == od::json_type::object) {
+            pv.error = "val must be a scalar or an array of scalars, got an object";
+            pv.error_position = pv.position;
+            return;  // skipped by the iterator
+        }
+        if (t != od::json_type::array) {
+            pv.values.push_back(scalar(v, t, pv.position));
+            return;
+        }
+        pv.is_array = true;
+        od::array arr;
+        if (auto err = v.get_array().get(arr)) syntax(err, pv.position);
+        std::size_t k = 0;
+        for (auto item : arr) {
+            od::value el;
+            if (auto err = item.get(el)) syntax(err, here(pv.position));
+            std::size_t pos = where(el);
+            if (k >= kMaxArrayValues && pv.error.empty()) {
+                pv.error = "val has more than " + std::to_string(kMaxArrayValues) + " values";
+                pv.error_position = pos;
+            }
+            od::json_type et = type_of(el, pos);
+            if (et == od::json_type::array || et == od::json_type::object) {
+                if (pv.error.empty()) {
+                    pv.error = val_name(true, k) + " must be a scalar (string, number, true, false or null), got " +
+                               kind_name(et);
+                    pv.error_position = pos;
+                }
+            } else {
+                Scalar s = scalar(el, et, pos);
+                if (k < kMaxArrayValues) pv.values.push_back(std::move(s));
+            }
+            ++k;
+        }
+    }
+
+    std::string read_string_member(od::value& v, std::string_view key, std::size_t index, const std::string* field,
+                                   const std::string* op) {
+        std::size_t pos = where(v);
+        od::json_type t = type_of(v, pos);
+        if (t != od::json_type::string)
+            fail(context(index, field, op) + ": \"" + std::string(key) + "\" must be a string, got " + kind_name(t),
+                 pos, field ? *field : std::string(), op ? *op : std::string());
+        Scalar s = scalar(v, t, pos);
+        return std::get<std::string>(s);
+    }
+
+    Condition condition(od::value& el, std::size_t index, std::size_t pos) {
+        od::json_type t = type_of(el, pos);
+        if (t != od::json_type::object)
+            fail(context(index, nullptr, nullptr) + " must be an object {\"field\", \"op\", \"val\"}, got " +
+                     kind_name(t),
+                 pos);
+        od::object obj;
+        if (auto err = el.get_object().get(obj)) syntax(err, pos);
+        std::optional<std::string> field, op_text;
+        PendingVal pv;
+        for (auto member : obj) {
+            od::field f;
+            if (auto err = std::move(member).get(f)) syntax(err, here(pos));
+            std::string_view key_view;
+            if (auto err = f.unescaped_key().get(key_view)) syntax(err, here(pos));
+            std::string key(key_view);
+            od::value v = f.value();
+            const std::string* fp = field ? &*field : nullptr;
+            const std::string* op = op_text ? &*op_text : nullptr;
+            bool duplicate = (key == "field" && field) || (key == "op" && op_text) || (key == "val" && pv.present);
+            if (duplicate)
+                fail(context(index, fp, op) + ": duplicate member " + quote(key), where(v), fp ? *fp : "",
+                     op ? *op : "");
+            if (key == "field") field = read_string_member(v, key, index, fp, op);
+            else if (key == "op") op_text = read_string_member(v, key, index, fp, op);
+            else if (key == "val") read_val(v, pv);
+            else
+                fail(context(index, fp, op) + ": unknown member " + quote(key) + "; expected field, op, val",
+                     where(v), fp ? *fp : "", op ? *op : "");
+        }
+        const std::string* fp = field ? &*field : nullptr;
+        const std::string* op = op_text ? &*op_text : nullptr;
+        auto bad = [&](const std::string& reason, std::size_t at) {
+            fail(context(index, fp, op) + ": " + reason, at, fp ? *fp : "", op ? *op : "");
+        };
+        if (!field) bad("missing \"field\"", pos);
+        if (field->empty()) bad("\"field\" must not be empty", pos);
+        if (!op_text) bad("missing \"op\"", pos);
+        Condition c;
+        c.field = *field;
+        if (!parse_op(*op_text, c.op)) bad("unknown op; expected one of " + std::string(kOpList), pos);
+        if (!pv.error.empty()) bad(pv.error, pv.error_position);
+        if (op_takes_no_value(c.op)) {
+            bool null_val = pv.present && !pv.is_array && std::holds_alternative<std::monostate>(pv.values.at(0));
+            if (pv.present && !null_val)
+                bad(std::string("val must be absent or null, got ") + pv.kind,
+                    pv.position);
+            return c;
+        }
+        if (!pv.present) bad("missing \"val\"", pos);
+        if (op_takes_array(c.op)) {
+            if (!pv.is_array) bad(std::string("val must be an array of values, got ") + pv.kind, pv.position);
+            if (pv.values.empty()) bad("val must not be an empty array", pv.position);
+        } else if (pv.is_array) {
+            bad("val must be a single value, got an array (use op \"in\" for a list)", pv.position);
+        }
+        c.values = std::move(pv.values);
+        return c;
+    }
+
+    std::string_view text_;
+    simdjson::padded_string buf_;
+    const char* base_;
+    od::document* doc_ = nullptr;
+};
+
+// ---- shape checks shared by encode and validate ---------------------------------------
+std::string op_string(Op op) { return std::string(op_name(op)); }
+
+void check_shape(const Condition& c, std::size_t index) {
+    const std::string op = op_string(c.op);
+    auto bad = [&](const std::string& reason) {
+        throw QueryError(context(index, &c.field, &op) + ": " + reason, QueryError::npos, c.field, op);
+    };
+    if (c.field.empty()) bad("\"field\" must not be empty");
+    if (invalid_utf8_at(c.field) != std::string_view::npos) bad("\"field\" is not valid UTF-8");
+    if (op_takes_no_value(c.op)) {
+        if (!c.values.empty()) bad("takes no val");
+        return;
+    }
+    if (op_takes_array(c.op)) {
+        if (c.values.empty()) bad("val must not be an empty array");
+        if (c.values.size() > kMaxArrayValues) bad("val has more than " + std::to_string(kMaxArrayValues) + " values");
+    } else if (c.values.size() != 1) {
+        bad("val must be a single value, got " + std::to_string(c.values.size()));
+    }
+    const bool array = op_takes_array(c.op);
+    for (std::size_t k = 0; k < c.values.size(); ++k) {
+        const Scalar& v = c.values[k];
+        if (auto d = std::get_if<double>(&v); d && !std::isfinite(*d))
+            bad(val_name(array, k) + " must be a finite number");
+        if (auto s = std::get_if<std::string>(&v); s && invalid_utf8_at(*s) != std::string_view::npos)
+            bad(val_name(array, k) + " is not valid UTF-8");
+    }
+}
+
+void append_double(std::string& out, double d) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, d);
+    std::string_view s(buf, static_cast<std::size_t>(r.ptr - buf));
+    out += s;
+    // keep the value a real number on the way back: 2.0, not 2
+    if (s.find_first_of(".eE") == std::string_view::npos) out += ".0";
+}
+
+void append_scalar(std::string& out, const Scalar& v) {
+    if (std::holds_alternative<std::monostate>(v)) out += "null";
+    else if (auto b = std::get_if<bool>(&v)) out += *b ? "true" : "false";
+    else if (auto i = std::get_if<std::int64_t>(&v)) out += std::to_string(*i);
+    else if (auto d = std::get_if<double>(&v)) append_double(out, *d);
+    else append_json_string(out, std::get<std::string>(v));
+}
+
+// ---- typed conversion -----------------------------------------------------------------
+bool numeric(schema::Type t) {
+    return t == schema::Type::Int || t == schema::Type::Int64 || t == schema::Type::Decimal ||
+           t == schema::Type::Float;
+}
+
+std::string_view type_word(schema::Type t) {
+    switch (t) {
+        case schema::Type::Int: case schema::Type::Int64: return "integer";
+        case schema::Type::Decimal: return "decimal";
+        case schema::Type::Float: return "numeric";
+        case schema::Type::Timestamp: return "timestamp";
+        case schema::Type::Date: return "date";
+        case schema::Type::Bool: return "boolean";
+        default: return "string";
+    }
+}
+
+// Returns the value converted to the field's type; throws naming the problem.
+Scalar convert(const Scalar& v, const schema::JsonField& jf, Op op, const std::string& what,
+               const std::function<void(const std::string&)>& bad) {
+    if (std::holds_alternative<std::monostate>(v))
+        bad(what + " must not be null; use op \"is null\" or \"not null\"");
+    if (op == Op::Like || op == Op::NotLike) {
+        if (!std::holds_alternative<std::string>(v)) bad(what + " must be a string (a LIKE pattern)");
+        return v;
+    }
+    const std::string field_desc = std::string(type_word(jf.type)) + " field " + jf.name;
+    if (numeric(jf.type)) {
+        if (std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v)) return v;
+        if (auto s = std::get_if<std::string>(&v))
+            if (auto n = number_from_text(*s)) return *n;
+        bad(what + " must be a number for " + field_desc);
+    }
+    if (jf.type == schema::Type::Bool) {
+        if (std::holds_alternative<bool>(v)) return v;
+        if (auto i = std::get_if<std::int64_t>(&v); i && (*i == 0 || *i == 1)) return Scalar(*i == 1);
+        bad(what + " must be true or false for " + field_desc);
+    }
+    if (std::holds_alternative<std::string>(v)) return v;
+    if (jf.type == schema::Type::String)
+        if (auto i = std::get_if<std::int64_t>(&v)) return Scalar(std::to_string(*i));
+    bad(what + " must be a string for " + field_desc);
+    return v;
+}
+
+std::string comparison(const std::string& column, Op op, std::size_t n) {
+    switch (op) {
+        case Op::Eq: return column + " = ?";
+        case Op::Ne: return column + " != ?";
+        case Op::Gt: return column + " > ?";
+        case Op::Lt: return column + " < ?";
+        case Op::Ge: return column + " >= ?";
+        case Op::Le: return column + " <= ?";
+        case Op::Like: return column + " LIKE ?";
+        case Op::NotLike: return column + " NOT LIKE ?";
+        case Op::IsNull: return column + " IS NULL";
+        case Op::NotNull: return column + " IS NOT NULL";
+        case Op::In: case Op::NotIn: {
+            std::string s = column + (op == Op::In ? " IN (" : " NOT IN (");
+            for (std::size_t k = 0; k < n; ++k) s += k ? ", ?" : "?";
+            return s + ")";
+        }
+    }
+    return column;
+}
+
+}  // namespace
+
+std::string_view op_name(Op op) { return kOpNames[static_cast<int>(op)]; }
+
+std::string condition_label(std::size_t index, const std::string* field, const std::string* op) {
+    return context(index, field, op);
+}
+
+bool parse_op(std::string_view text, Op& out) {
+    for (std::size_t i = 0; i < std::size(kOpNames); ++i) {
+        std::string_view name = kOpNames[i];
+        if (name.size() != text.size()) continue;
+        bool same = true;
+        for (std::size_t k = 0; k < name.size() && same; ++k) {
+            char c = text[k];
+            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+            same = c == name[k];
+        }
+        if (same) {
+            out = static_cast<Op>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool op_takes_array(Op op) { return op == Op::In || op == Op::NotIn; }
+bool op_takes_no_value(Op op) { return op == Op::IsNull || op == Op::NotNull; }
+
+std::vector<Condition> parse(std::string_view json_text) {
+    if (json_text.size() > kMaxJsonLength)
+        fail("json is " + std::to_string(json_text.size()) + " bytes, longer than the maximum of " +
+                 std::to_string(kMaxJsonLength),
+             kMaxJsonLength);
+    if (std::size_t bad = invalid_utf8_at(json_text); bad != std::string_view::npos)
+        fail("json is not valid UTF-8", bad);
+    std::size_t first = 0;
+    while (first < json_text.size() && is_ws(json_text[first])) ++first;
+    if (first == json_text.size()) fail("json is empty; expected an array of conditions", 0);
+    if (auto e = prescan(json_text)) fail("json is not valid JSON: " + e->reason, e->position);
+    return Parser(json_text).run();
+}
+
+std::vector<Condition> normalize(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint) {
+    if (!endpoint.accepts_json()) throw QueryError(endpoint.path + " does not accept the json parameter");
+    if (conditions.size() > kMaxConditions)
+        throw QueryError("json has more than " + std::to_string(kMaxConditions) + " conditions");
+    std::vector<Condition> out;
+    out.reserve(conditions.size());
+    for (std::size_t i = 0; i < conditions.size(); ++i) {
+        const Condition& c = conditions[i];
+        check_shape(c, i);
+        const std::string op = op_string(c.op);
+        std::function<void(const std::string&)> bad = [&](const std::string& reason) {
+            throw QueryError(context(i, &c.field, &op) + ": " + reason, QueryError::npos, c.field, op);
+        };
+        const schema::JsonField* jf = endpoint.json_field(c.field);
+        if (!jf) bad("unknown json field " + quote(c.field) + " for " + endpoint.path);
+        Condition n;
+        n.field = c.field;
+        n.op = c.op;
+        const bool array = op_takes_array(c.op);
+        for (std::size_t k = 0; k < c.values.size(); ++k)
+            n.values.push_back(convert(c.values[k], *jf, c.op, val_name(array, k), bad));
+        out.push_back(std::move(n));
+    }
+    return out;
+}
+
+void validate(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint) {
+    (void)normalize(conditions, endpoint);
+}
+
+std::string encode(const std::vector<Condition>& conditions) {
+    if (conditions.size() > kMaxConditions)
+        throw QueryError("json has more than " + std::to_string(kMaxConditions) + " conditions");
+    std::string out = "[";
+    for (std::size_t i = 0; i < conditions.size(); ++i) {
+        const Condition& c = conditions[i];
+        check_shape(c, i);
+        if (i) out += ',';
+        out += "{\"field\":";
+        append_json_string(out, c.field);
+        out += ",\"op\":\"";
+        out += op_name(c.op);
+        out += '"';
+        if (!op_takes_no_value(c.op)) {
+            out += ",\"val\":";
+            if (op_takes_array(c.op)) {
+                out += '[';
+                for (std::size_t k = 0; k < c.values.size(); ++k) {
+                    if (k) out += ',';
+                    append_scalar(out, c.values[k]);
+                }
+                out += ']';
+            } else {
+                append_scalar(out, c.values.front());
+            }
+        }
+        out += '}';
+    }
+    out += ']';
+    if (out.size() > kMaxJsonLength)
+        throw QueryError("json is " + std::to_string(out.size()) + " bytes, longer than the maximum of " +
+                         std::to_string(kMaxJsonLength));
+    return out;
+}
+
+SqlFragment to_sql(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint) {
+    SqlFragment f;
+    for (const Condition& c : normalize(conditions, endpoint)) {
+        const schema::JsonField* jf = endpoint.json_field(c.field);  // non-null after normalize
+        std::string pred = comparison(jf->column, c.op, c.values.size());
+        if (!jf->related_table.empty())
+            pred = "id IN (SELECT " + jf->related_key + " FROM " + jf->related_table + " WHERE " + pred + ")";
+        if (!f.sql.empty()) f.sql += " AND ";
+        f.sql += pred;
+        for (const Scalar& v : c.values) f.params.push_back(v);
+    }
+    return f;
+}
+
+}  // namespace vehicledata::query
