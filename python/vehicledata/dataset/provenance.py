@@ -1,0 +1,120 @@
+"""Where each column's values come from: 'real' (a public source) or 'derived' (computed).
+
+The same table is written into the database (`provenance`) and documented in docs/dataset.md.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+from .. import schema
+
+REAL = "real"
+DERIVED = "derived"
+
+_IDENTITY: Dict[str, Tuple[str, str]] = {
+    "make_id": (DERIVED, "identifier computed from the make name (CRC-32, collision-probed); stable across builds"),
+    "model_id": (DERIVED, "identifier computed from make + EPA baseModel; stable across builds"),
+    "submodel_id": (DERIVED, "identifier computed from year + make + baseModel + submodel; stable across builds"),
+    "trim_id": (REAL, "EPA vehicle id"),
+    "year": (REAL, "EPA year"),
+    "make": (REAL, "EPA make (one spelling per make)"),
+    "model": (REAL, "EPA baseModel"),
+    "series": (REAL, "always NULL: EPA has no series"),
+    "submodel": (REAL, "EPA model beyond the baseModel, else 'Base'"),
+    "trim": (REAL, "same as submodel: EPA has no separate trim name"),
+    "trim_description": (DERIVED, "composed: trim, doors and body, engine size/cylinders/aspiration, transmission code"),
+    "description": (DERIVED, "composed: trim, doors and body, engine size/cylinders/aspiration, transmission code"),
+    "created": (REAL, "EPA createdOn, ISO 8601 with its US Eastern offset (models/submodels: earliest)"),
+    "modified": (REAL, "EPA modifiedOn, ISO 8601 with its US Eastern offset (models/submodels: latest)"),
+}
+
+_TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
+    "makes": {"id": (DERIVED, "identifier computed from the make name; stable"), "name": (REAL, "EPA make")},
+    "models": {"id": (DERIVED, "identifier computed from make + EPA baseModel; stable"),
+               "name": (REAL, "EPA baseModel")},
+    "submodels": {"id": (DERIVED, "identifier computed from year + make + baseModel + submodel; stable"),
+                  "oem_make_model_id": (DERIVED, "the model's id")},
+    "trims": {"id": (REAL, "EPA vehicle id"),
+              "msrp": (DERIVED, "(12,000 + 75 x derived horsepower) x make level x class level x year (2.8%/yr) + drive/electric premiums, seeded"),
+              "invoice": (DERIVED, "90.5-94.5% of the derived MSRP, seeded")},
+    "bodies": {
+        "id": (REAL, "EPA vehicle id (one body per trim)"),
+        "type": (DERIVED, "from EPA model name words, VClass and per-body interior volumes (pv2/pv4/hpv); pickup cab from the name or the make's usual cab"),
+        "doors": (DERIVED, "from body type, name and EPA 2-door/4-door/hatchback volumes; a hatch counts as a door"),
+        "length": (DERIVED, "class base, seeded per model and 6-year band"),
+        "width": (DERIVED, "class base, seeded per model and 6-year band"),
+        "height": (DERIVED, "class base, seeded per model and 6-year band"),
+        "seats": (DERIVED, "by class and body"),
+        "wheel_base": (DERIVED, "class base scaled with length, seeded"),
+        "front_track": (DERIVED, "84-87% of width, seeded"),
+        "rear_track": (DERIVED, "about the front track, seeded"),
+        "ground_clearance": (DERIVED, "class base, +0.4 in for AWD/4WD, seeded"),
+        "cargo_capacity": (DERIVED, "EPA luggage volume (lv4/lv2/hlv) where EPA has one (cars), else class base"),
+        "max_cargo_capacity": (DERIVED, "hatchbacks/wagons 2.2-2.8x the luggage volume, else class base"),
+        "curb_weight": (DERIVED, "class base + 60 lb/L over 2.0 L + AWD/electric additions, seeded"),
+        "gross_weight": (DERIVED, "curb weight x class factor (1.28-1.65)"),
+        "max_payload": (DERIVED, "gross minus curb weight"),
+        "max_towing_capacity": (DERIVED, "class base x displacement factor; NULL for small cars"),
+    },
+    "engines": {
+        "id": (REAL, "EPA vehicle id (one engine per trim)"),
+        "engine_type": (REAL, "EPA atvType (mild hybrid from eng_dscr; diesel/electric from fuelType)"),
+        "fuel_type": (REAL, "EPA fuelType mapped onto the service's values (Premium -> recommended)"),
+        "cylinders": (DERIVED, "EPA cylinder count; layout (I/V/flat/W) from vPIC VIN patterns where they agree, else make rules"),
+        "size": (REAL, "EPA displ (litres); NULL for electric"),
+        "horsepower_hp": (DERIVED, "electric: EPA evMotor kW x 1.341 where stated; else from displacement, aspiration, year, make"),
+        "horsepower_rpm": (DERIVED, "by aspiration, seeded"),
+        "torque_ft_lbs": (DERIVED, "from displacement and aspiration (electric: from horsepower), seeded"),
+        "torque_rpm": (DERIVED, "by aspiration, seeded"),
+        "valves": (DERIVED, "cylinders x valves per cylinder of the cam type"),
+        "valve_timing": (DERIVED, "'Variable' for DOHC/SOHC engines from 2000 and OHV from 2010, or VTEC/VVT in eng_dscr"),
+        "cam_type": (DERIVED, "EPA eng_dscr SOHC/DOHC/OHV where stated, else make/layout/year rules"),
+        "drive_type": (REAL, "EPA drive ('4-Wheel or All-Wheel Drive': 4WD for pickups/4WD names, else AWD)"),
+        "transmission": (REAL, "EPA trany mapped onto the service's values"),
+    },
+    "mileages": {
+        "id": (REAL, "EPA vehicle id (one mileage row per trim)"),
+        "fuel_tank_capacity": (DERIVED, "class base x engine size, less for hybrids; NULL for electric"),
+        "combined_mpg": (REAL, "EPA comb08 (NULL for electric: see epa_combined_mpg_electric)"),
+        "epa_city_mpg": (REAL, "EPA city08 (NULL for electric)"),
+        "epa_highway_mpg": (REAL, "EPA highway08 (NULL for electric)"),
+        "range_city": (DERIVED, "electric: EPA rangeCity; else derived tank x city mpg (+ electric range for PHEVs)"),
+        "range_highway": (DERIVED, "electric: EPA rangeHwy; else derived tank x highway mpg (+ electric range)"),
+        "battery_capacity_electric": (DERIVED, "EPA evMotor pack size where stated, else range x kWh/100 mi x 1.1"),
+        "epa_time_to_charge_hr_240v_electric": (REAL, "EPA charge240"),
+        "epa_kwh_100_mi_electric": (REAL, "EPA combE"),
+        "range_electric": (REAL, "EPA range (electric) or rangeA (plug-in hybrid)"),
+        "epa_highway_mpg_electric": (REAL, "EPA highway08 (electric) or highwayA08 (plug-in hybrid), MPGe"),
+        "epa_city_mpg_electric": (REAL, "EPA city08 (electric) or cityA08 (plug-in hybrid), MPGe"),
+        "epa_combined_mpg_electric": (REAL, "EPA comb08 (electric) or combA08 (plug-in hybrid), MPGe"),
+    },
+    "exterior_colors": {
+        "id": (DERIVED, "trim id x 100 + k"),
+        "color": (DERIVED, "6-10 names from a fixed palette, seeded per model and year"),
+        "rgb": (DERIVED, "the palette's RGB for the name"),
+    },
+    "interior_colors": {
+        "id": (DERIVED, "trim id x 100 + 50 + k"),
+        "color": (DERIVED, "2-4 names from a fixed palette, seeded per model and year"),
+        "rgb": (DERIVED, "the palette's RGB for the name"),
+    },
+    "obd_codes": {
+        "code": (REAL, "OBD code table (dtc_definitions.code)"),
+        "description": (REAL, "OBD code table description (English)"),
+        "make": (REAL, "code table manufacturer as a make name; NULL for generic and unattributed ('OTHER') codes"),
+        "demo": (DERIVED, "1 for the service's demo codes B1200, C1091, P0100, U1000 (generic row)"),
+    },
+}
+
+
+def rows() -> List[Tuple[str, str, str, str]]:
+    """(table_name, column_name, origin, note) for every column of every storage table."""
+    out: List[Tuple[str, str, str, str]] = []
+    for table in schema.tables():
+        overrides = _TABLE.get(table, {})
+        for f in schema.table_record(table).fields:
+            if f.type == "nested":
+                continue
+            origin, note = overrides.get(f.name) or _IDENTITY.get(f.name) or (DERIVED, "not documented")
+            out.append((table, f.name, origin, note))
+    return out

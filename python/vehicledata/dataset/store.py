@@ -1,0 +1,167 @@
+"""Writing the emulator database: schema tables, meta, provenance, indexes, content hash."""
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from .. import schema
+
+META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)"
+PROVENANCE_SQL = "CREATE TABLE provenance (table_name TEXT, column_name TEXT, origin TEXT, note TEXT)"
+
+# Indexes the emulator's searches use (created after the rows are in).
+_PER_TRIM_INDEXES = ("year", "make", "model", "make_id", "model_id", "submodel_id", "trim_id")
+_INDEXES: Dict[str, Sequence[str]] = {
+    "makes": ("name",),
+    "models": ("make_id", "name", "make"),
+    "submodels": ("oem_make_model_id", "make_id", "year", "make", "model"),
+    "trims": ("year", "make", "model", "make_id", "model_id", "submodel_id"),
+    "bodies": _PER_TRIM_INDEXES,
+    "engines": _PER_TRIM_INDEXES,
+    "mileages": _PER_TRIM_INDEXES,
+    "exterior_colors": _PER_TRIM_INDEXES,
+    "interior_colors": _PER_TRIM_INDEXES,
+    "obd_codes": ("code",),
+}
+
+
+class SchemaMismatch(ValueError):
+    """A row does not fit the schema table (missing column, NULL in NOT NULL, value outside an
+    enumeration): a builder bug, reported with the table, column and value."""
+
+
+def columns(table: str) -> List[schema.Field]:
+    return [f for f in schema.table_record(table).fields if f.type != "nested"]
+
+
+def schema_version() -> str:
+    """Hash of the storage tables' CREATE statements: changes whenever the schema table does."""
+    text = "\n".join(schema.create_table_sql(t) for t in schema.tables())
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None]) -> Iterable[tuple]:
+    cols = columns(table)
+    names = [c.name for c in cols]
+    enums = {c.name: frozenset(c.enum) for c in cols if c.enum}
+    not_null = [c.name for c in cols if not c.nullable]
+    nullable = {c.name for c in cols if c.nullable}
+    known: Optional[frozenset] = None
+    for row in rows:
+        keys = frozenset(row)
+        if keys != known:
+            # The schema table may gain or lose a field before the builder learns about it: a new
+            # nullable column is filled with NULL (said once), a new NOT NULL column is an error.
+            missing = [n for n in names if n not in keys]
+            hard = [n for n in missing if n not in nullable]
+            if hard:
+                raise SchemaMismatch(f"{table}: the builder has no value for NOT NULL column(s) {hard} "
+                                     f"of the schema table")
+            extra = sorted(keys - set(names))
+            if known is None and (missing or extra):
+                warn(f"{table}: schema column(s) {missing} not filled by the builder (NULL); "
+                     f"builder value(s) {extra} not in the schema (dropped)")
+            known = keys
+        for name in not_null:
+            if row[name] is None:
+                raise SchemaMismatch(f"{table}.{name} is NULL for row {row.get('id', row.get('code'))}")
+        for name, allowed in enums.items():
+            value = row.get(name)
+            if value is not None and value not in allowed:
+                raise SchemaMismatch(f"{table}.{name}: {value!r} is not an allowed value")
+        yield tuple(row.get(n) for n in names)
+
+
+def create(con: sqlite3.Connection) -> None:
+    for table in schema.tables():
+        con.execute(schema.create_table_sql(table))
+    con.execute(META_SQL)
+    con.execute(PROVENANCE_SQL)
+
+
+def insert(con: sqlite3.Connection, table: str, rows: Iterable[dict],
+           warn: Callable[[str], None] = lambda msg: None) -> int:
+    """Insert rows (dicts by column name), checked against the schema table as they go.
+    Returns how many were inserted."""
+    names = [c.name for c in columns(table)]
+    sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+    before = con.total_changes
+    con.executemany(sql, _checked_tuples(table, rows, warn))
+    return con.total_changes - before
+
+
+def create_indexes(con: sqlite3.Connection, tick: Optional[Callable[[str], None]] = None) -> None:
+    for table in schema.tables():
+        names = {c.name for c in columns(table)}
+        if "id" in names:
+            con.execute(f"CREATE UNIQUE INDEX ux_{table}_id ON {table}(id)")
+        if table == "obd_codes":
+            con.execute("CREATE UNIQUE INDEX ux_obd_codes_code_make ON obd_codes(code, ifnull(make, ''))")
+        for col in _INDEXES.get(table, ()):
+            if col in names:
+                con.execute(f"CREATE INDEX ix_{table}_{col} ON {table}({col})")
+        if tick:
+            tick(table)
+
+
+def write_meta(con: sqlite3.Connection, meta: Dict[str, str]) -> None:
+    con.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", sorted(meta.items()))
+
+
+def write_provenance(con: sqlite3.Connection, rows: List[Tuple[str, str, str, str]]) -> None:
+    con.executemany("INSERT INTO provenance (table_name, column_name, origin, note) VALUES (?, ?, ?, ?)", rows)
+
+
+def _order_by(table: str) -> str:
+    names = [c.name for c in columns(table)]
+    if "id" in names:
+        return "id"
+    return ", ".join(names)
+
+
+def content_hash_con(con: sqlite3.Connection) -> str:
+    """SHA-256 over every schema table and the provenance table, rows in key order (meta,
+    which holds the build time, is left out)."""
+    h = hashlib.sha256()
+    for table in sorted(schema.tables()):
+        names = [c.name for c in columns(table)]
+        h.update(f"\x00{table}\x00{','.join(names)}\x00".encode())
+        cur = con.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY {_order_by(table)}")
+        while True:
+            chunk = cur.fetchmany(20000)
+            if not chunk:
+                break
+            h.update(repr(chunk).encode())
+    h.update(b"\x00provenance\x00")
+    h.update(repr(con.execute("SELECT table_name, column_name, origin, note FROM provenance "
+                              "ORDER BY table_name, column_name").fetchall()).encode())
+    return h.hexdigest()
+
+
+def content_hash(db_path: Path) -> str:
+    """Content hash of a built database (see content_hash_con)."""
+    path = Path(db_path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no database at {path}")
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return content_hash_con(con)
+    finally:
+        con.close()
+
+
+def read_meta(db_path: Path) -> Dict[str, str]:
+    """meta(key, value) of a database; {} if it is missing or not ours."""
+    path = Path(db_path)
+    if not path.is_file():
+        return {}
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return dict(con.execute("SELECT key, value FROM meta").fetchall())
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return {}

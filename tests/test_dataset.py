@@ -1,0 +1,561 @@
+"""The dataset builder: real facts from the full build, the schema contract, the sample fallback,
+determinism, stable ids and clear errors."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shutil
+import sqlite3
+import zipfile
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from vehicledata import dataset, schema
+from vehicledata.dataset import cli as dataset_cli  # noqa: F401  (registers with the main CLI)
+from vehicledata.dataset import mapping, paths
+from vehicledata.dataset.timefmt import eastern_stamp, epa_timestamp
+
+SAMPLE_CSV = paths.SAMPLE_DIR / "vehicles.csv"
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-0[45]:00$")
+PER_TRIM = ("bodies", "engines", "mileages", "exterior_colors", "interior_colors")
+
+
+def q(db: Path, sql: str, *args):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="session")
+def epa_rows(sources_dir: Path) -> List[Dict[str, str]]:
+    """The raw EPA table, read independently of the builder."""
+    with zipfile.ZipFile(sources_dir / "epa-vehicles.csv.zip") as zf:
+        name = [n for n in zf.namelist() if n.endswith(".csv")][0]
+        with zf.open(name) as fh:
+            return list(csv.DictReader(io.TextIOWrapper(fh, encoding="latin-1")))
+
+
+@pytest.fixture()
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No sources anywhere and no network: the builder must fall back to the sample."""
+    monkeypatch.delenv("VEHICLEDATA_SOURCES", raising=False)
+    monkeypatch.setenv("VEHICLEDATA_OFFLINE", "1")
+    home = tmp_path / "home"
+    monkeypatch.setenv("VEHICLEDATA_HOME", str(home))
+    return home
+
+
+def sample_sources(tmp_path: Path, rows_filter=None, name: str = "src") -> Path:
+    """A sources folder holding (a filtered copy of) the committed sample as vehicles.csv."""
+    d = tmp_path / name
+    d.mkdir()
+    with open(SAMPLE_CSV, encoding="latin-1", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = list(reader)
+        fields = reader.fieldnames
+    if rows_filter:
+        rows = rows_filter(rows)
+    with open(d / "vehicles.csv", "w", encoding="latin-1", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    return d
+
+
+# ---- full data: real facts --------------------------------------------------------------
+
+def test_camry_2018_trims_carry_epa_mpg(database: Path, epa_rows) -> None:
+    raw = {int(r["id"]): r for r in epa_rows
+           if r["year"] == "2018" and r["make"] == "Toyota" and r["baseModel"] == "Camry"}
+    assert len(raw) >= 5
+    got = {row[0]: row[1:] for row in q(database, """
+        SELECT t.id, t.model, m.epa_city_mpg, m.epa_highway_mpg, m.combined_mpg
+        FROM trims t JOIN mileages m ON m.trim_id = t.id
+        WHERE t.year = 2018 AND t.make = 'Toyota' AND t.model = 'Camry'""")}
+    assert set(got) == set(raw)
+    for vid, r in raw.items():
+        assert got[vid] == ("Camry", int(r["city08"]), int(r["highway08"]), int(r["comb08"]))
+    # A well-known fact: the 2018 Camry 2.5 L four is rated 29 city / 41 highway / 34 combined.
+    assert ("Camry", 29, 41, 34) in got.values()
+
+
+def test_trim_matches_service_style(database: Path) -> None:
+    # The real service's record for the 2019 BMW 530i reads "530i 4dr Sedan (2.0L 4cyl Turbo 8A)".
+    rows = q(database, "SELECT t.make, t.model, t.submodel, t.trim, t.description, e.cylinders, e.size, "
+                       "e.transmission, e.drive_type, e.engine_type, e.fuel_type "
+                       "FROM trims t JOIN engines e ON e.id = t.id "
+                       "WHERE t.year = 2019 AND t.make = 'BMW' AND t.submodel = '530i'")
+    assert rows == [("BMW", "5 Series", "530i", "530i", "530i 4dr Sedan (2.0L 4cyl Turbo 8A)", "I4", 2.0,
+                     "8-speed shiftable automatic", "rear wheel drive", "gas", "premium unleaded (recommended)")]
+
+
+def test_demo_years_have_plenty(database: Path) -> None:
+    lo, hi = schema.DEMO_YEARS
+    per_year = dict(q(database, "SELECT year, count(*) FROM trims WHERE year BETWEEN ? AND ? GROUP BY year", lo, hi))
+    assert sorted(per_year) == list(range(lo, hi + 1))
+    assert all(n > 1000 for n in per_year.values()), per_year
+    for table in ("makes", "models", "submodels", *PER_TRIM):
+        assert q(database, f"SELECT count(*) FROM {table}")[0][0] > 0
+    assert q(database, "SELECT count(DISTINCT make) FROM trims WHERE year BETWEEN ? AND ?", lo, hi)[0][0] >= 40
+
+
+def test_every_trim_has_its_rows(database: Path) -> None:
+    for table in ("bodies", "engines", "mileages"):
+        missing = q(database, f"SELECT count(*) FROM trims t LEFT JOIN {table} x ON x.trim_id = t.id WHERE x.id IS NULL")
+        assert missing == [(0,)], table
+        # one row per trim, with the trim's id (as the service: engine 9344 for trim 9344)
+        assert q(database, f"SELECT count(*) FROM {table} WHERE id != trim_id") == [(0,)]
+        assert q(database, f"SELECT count(*), count(DISTINCT trim_id) FROM {table}")[0] == \
+            q(database, "SELECT count(*), count(*) FROM trims")[0]
+    lo_hi = {"exterior_colors": (6, 10), "interior_colors": (2, 4)}
+    for table, (lo, hi) in lo_hi.items():
+        counts = q(database, f"SELECT min(n), max(n), count(*) FROM (SELECT t.id, count(c.id) n FROM trims t "
+                             f"LEFT JOIN {table} c ON c.trim_id = t.id GROUP BY t.id)")
+        assert counts[0][:2] == (lo, hi) and counts[0][2] == q(database, "SELECT count(*) FROM trims")[0][0]
+        assert q(database, f"SELECT count(*) FROM {table} WHERE id / 100 != trim_id") == [(0,)]
+
+
+def test_identity_copied_from_the_trim(database: Path) -> None:
+    for table in PER_TRIM:
+        bad = q(database, f"""SELECT count(*) FROM {table} x JOIN trims t ON t.id = x.trim_id
+            WHERE x.make_id != t.make_id OR x.model_id != t.model_id OR x.submodel_id != t.submodel_id
+               OR x.year != t.year OR x.make != t.make OR x.model != t.model OR x.submodel != t.submodel
+               OR x.trim != t.trim OR x.trim_description != t.description OR x.series IS NOT t.series""")
+        assert bad == [(0,)], table
+    assert q(database, """SELECT count(*) FROM trims t LEFT JOIN submodels s ON s.id = t.submodel_id
+        WHERE s.id IS NULL OR s.oem_make_model_id != t.model_id OR s.year != t.year OR s.submodel != t.submodel
+           OR s.make_id != t.make_id""") == [(0,)]
+    assert q(database, """SELECT count(*) FROM trims t LEFT JOIN models m ON m.id = t.model_id
+        WHERE m.id IS NULL OR m.name != t.model OR m.make != t.make OR m.make_id != t.make_id""") == [(0,)]
+    assert q(database, "SELECT count(*) FROM trims t LEFT JOIN makes k ON k.id = t.make_id "
+                       "WHERE k.id IS NULL OR k.name != t.make") == [(0,)]
+    # models: one per (make, baseModel)
+    assert q(database, "SELECT count(*) FROM (SELECT make, name FROM models GROUP BY make, name HAVING count(*) > 1)") \
+        == [(0,)]
+
+
+def test_whole_database_fits_the_schema(database: Path) -> None:
+    """Every column of the schema table, NOT NULL honoured, enumerated values only from SPEC's lists."""
+    for table in schema.tables():
+        rec = schema.table_record(table)
+        cols = [f for f in rec.fields if f.type != "nested"]
+        have = [r[1] for r in q(database, f"PRAGMA table_info({table})")]
+        assert have == [f.name for f in cols], table
+        assert q(database, f"SELECT count(*) FROM {table}")[0][0] > 0, table
+        for f in cols:
+            if not f.nullable:
+                assert q(database, f"SELECT count(*) FROM {table} WHERE {f.name} IS NULL") == [(0,)], (table, f.name)
+            if f.enum:
+                values = {v for (v,) in q(database, f"SELECT DISTINCT {f.name} FROM {table} WHERE {f.name} IS NOT NULL")}
+                assert values and values <= set(f.enum), (table, f.name, values - set(f.enum))
+            if f.type == "timestamp":
+                bad = [v for (v,) in q(database, f"SELECT DISTINCT {f.name} FROM {table}") if not TIMESTAMP.match(v)]
+                assert bad == [], (table, f.name, bad[:3])
+            if f.max_length:
+                assert q(database, f"SELECT count(*) FROM {table} WHERE length({f.name}) > ?", f.max_length) == [(0,)]
+    # the fuller enumerations are really used, not collapsed onto one value
+    assert len(q(database, "SELECT DISTINCT engine_type FROM engines")) >= 8
+    assert len(q(database, "SELECT DISTINCT transmission FROM engines")) >= 20
+    assert len(q(database, "SELECT DISTINCT type FROM bodies")) >= 12
+
+
+def test_enumerations_follow_epa(database: Path, epa_rows) -> None:
+    by_id = {int(r["id"]): r for r in epa_rows}
+    got = q(database, "SELECT trim_id, engine_type, transmission, drive_type, fuel_type, cylinders, size FROM engines")
+    assert len(got) == len(by_id)
+    checked = 0
+    for vid, etype, trans, drive, fuel, cyl, size in got:
+        r = by_id[vid]
+        if r["trany"] == "Automatic (S8)":
+            assert trans == "8-speed shiftable automatic"
+            checked += 1
+        if r["trany"] == "Manual 6-spd":
+            assert trans == "6-speed manual"
+        if r["atvType"] == "EV":
+            assert (etype, fuel, cyl, size) == ("electric", "electric", None, None)
+        if r["atvType"] == "Plug-in Hybrid":
+            assert etype == "plug-in hybrid"
+        if r["atvType"] == "FFV":
+            assert etype == "flex-fuel (FFV)" and fuel.startswith("flex-fuel")
+        if r["drive"] == "Front-Wheel Drive":
+            assert drive == "front wheel drive"
+        if r["fuelType"] == "Regular":
+            assert fuel == "regular unleaded"
+        if r["cylinders"] and r["atvType"] not in ("EV", "FCV"):
+            assert cyl is None or cyl == "rotary 0" or re.sub(r"\D", "", cyl) == str(int(float(r["cylinders"]))) \
+                or (cyl.startswith("flat") and cyl.endswith(str(int(float(r["cylinders"])))))
+            if r["displ"] not in ("", "NA"):
+                assert size == round(float(r["displ"]), 1)
+    assert checked > 1000
+
+
+def test_engine_layouts(database: Path) -> None:
+    # Known facts: Mercedes-Benz sold only inline sixes in 1995 (vPIC's VIN patterns say so; the make
+    # rules alone would have said V6); Subaru fours are boxers; the 2018 Camry's six is a V6.
+    assert {c for (c,) in q(database, "SELECT DISTINCT cylinders FROM engines WHERE make = 'Mercedes-Benz' "
+                                      "AND year = 1995 AND trim_description LIKE '%6cyl%'")} == {"I6"}
+    assert {c for (c,) in q(database, "SELECT DISTINCT cylinders FROM engines WHERE make = 'Subaru' "
+                                      "AND year = 2018 AND trim_description LIKE '%4cyl%'")} == {"flat 4"}
+    assert q(database, "SELECT DISTINCT cylinders FROM engines WHERE make = 'Toyota' AND model = 'Camry' "
+                       "AND year = 2018 AND size = 3.5") == [("V6",)]
+
+
+def test_electric_mileage_fields(database: Path, epa_rows) -> None:
+    ev = {int(r["id"]): r for r in epa_rows if r["atvType"] == "EV" and r["year"] == "2019"}
+    got = {row[0]: row[1:] for row in q(database, """SELECT trim_id, combined_mpg, epa_combined_mpg_electric,
+        range_electric, epa_kwh_100_mi_electric, epa_time_to_charge_hr_240v_electric FROM mileages WHERE trim_id IN
+        (SELECT id FROM trims WHERE year = 2019)""")}
+    assert ev
+    for vid, r in ev.items():
+        comb, mpge, rng, kwh, charge = got[vid]
+        assert comb is None and mpge == int(r["comb08"]) and rng == int(r["range"])
+        assert kwh == round(float(r["combE"]))
+        assert charge == (round(float(r["charge240"]), 2) if float(r["charge240"]) > 0 else None)
+    gas = q(database, "SELECT count(*) FROM mileages m JOIN engines e ON e.id = m.id WHERE e.engine_type = 'gas' "
+                      "AND (m.range_electric IS NOT NULL OR m.epa_kwh_100_mi_electric IS NOT NULL)")
+    assert gas == [(0,)]
+
+
+def test_derived_values_are_plausible(database: Path) -> None:
+    (lo, hi, nulls), = q(database, "SELECT min(msrp), max(msrp), sum(msrp IS NULL) FROM trims WHERE year >= 2015")
+    assert nulls == 0 and 8000 < lo < 30000 and 300000 < hi < 10000000
+    assert q(database, "SELECT count(*) FROM trims WHERE invoice >= msrp") == [(0,)]
+    assert q(database, "SELECT count(*) FROM bodies WHERE gross_weight <= curb_weight OR length <= wheel_base "
+                       "OR curb_weight < 1000") == [(0,)]
+    # a pickup is longer and heavier than a subcompact on average
+    (pickup_len, pickup_w), = q(database, "SELECT avg(length), avg(curb_weight) FROM bodies WHERE type LIKE 'Truck%'")
+    (car_len, car_w), = q(database, "SELECT avg(b.length), avg(b.curb_weight) FROM bodies b JOIN trims t ON t.id = b.id "
+                                    "WHERE b.type = 'Sedan'")
+    assert pickup_len > car_len + 20 and pickup_w > car_w + 500
+    assert q(database, "SELECT count(*) FROM exterior_colors WHERE rgb NOT GLOB '[0-9]*,[0-9]*,[0-9]*'") == [(0,)]
+
+
+def test_provenance_marks_every_column(database: Path) -> None:
+    prov = {(t, c): o for t, c, o, _ in q(database, "SELECT * FROM provenance")}
+    expected = {(t, f.name) for t in schema.tables() for f in schema.table_record(t).fields if f.type != "nested"}
+    assert set(prov) == expected
+    assert set(prov.values()) == {"real", "derived"}
+    for col in ("msrp", "invoice"):
+        assert prov[("trims", col)] == "derived"
+    for col in ("length", "curb_weight", "seats", "max_towing_capacity"):
+        assert prov[("bodies", col)] == "derived"
+    for col in ("horsepower_hp", "torque_ft_lbs", "valves", "cam_type"):
+        assert prov[("engines", col)] == "derived"
+    assert prov[("mileages", "fuel_tank_capacity")] == "derived"
+    assert prov[("mileages", "combined_mpg")] == "real"
+    assert prov[("exterior_colors", "rgb")] == "derived"
+
+
+def test_obd_codes(database: Path, sources_dir: Path) -> None:
+    assert q(database, "SELECT count(*) FROM (SELECT code, make FROM obd_codes GROUP BY code, make HAVING count(*) > 1)") \
+        == [(0,)]
+    demo = q(database, "SELECT code, make FROM obd_codes WHERE demo = 1 ORDER BY code")
+    assert demo == [("B1200", None), ("C1091", None), ("P0100", None), ("U1000", None)]
+    con = sqlite3.connect(f"file:{sources_dir / 'dtc-codes.sqlite'}?mode=ro", uri=True)
+    try:
+        (generic_p0100,), = con.execute("SELECT description FROM dtc_definitions WHERE code = 'P0100' "
+                                        "AND manufacturer = 'GENERIC'").fetchall()
+        n_generic = con.execute("SELECT count(DISTINCT code) FROM dtc_definitions WHERE manufacturer = 'GENERIC'").fetchone()[0]
+    finally:
+        con.close()
+    assert q(database, "SELECT description FROM obd_codes WHERE code = 'P0100' AND make IS NULL") == [(generic_p0100,)]
+    assert q(database, "SELECT count(*) FROM obd_codes WHERE make IS NULL")[0][0] >= n_generic
+    makes = {m for (m,) in q(database, "SELECT DISTINCT make FROM obd_codes WHERE make IS NOT NULL")}
+    assert {"Ford", "Chevrolet", "Mercedes-Benz", "Volkswagen", "Toyota"} <= makes
+
+
+def test_meta_and_vpic(database: Path) -> None:
+    meta = dict(q(database, "SELECT key, value FROM meta"))
+    assert meta["source"].startswith("files:")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", meta["built_at"])
+    assert meta["schema_version"] == dataset.schema_version()
+    assert meta["content_hash"] == dataset.content_hash(database)
+    for table in schema.tables():
+        assert int(meta[f"count_{table}"]) == q(database, f"SELECT count(*) FROM {table}")[0][0]
+    assert meta["vpic_path"] == "vpic.db"
+    vpic = database.parent / meta["vpic_path"]
+    names = {n for (n,) in q(vpic, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"Wmi", "Wmi_VinSchema", "VinSchema", "Pattern", "Element", "Make", "Model"} <= names
+
+
+def test_indexes_exist(database: Path) -> None:
+    idx = {(t, c) for t, c in q(database, "SELECT m.name, i.name FROM sqlite_master m, pragma_index_list(m.name) l, "
+                                          "pragma_index_info(l.name) i WHERE m.type = 'table'")}
+    for table in ("trims", *PER_TRIM):
+        for col in ("year", "make", "model", "make_id", "model_id"):
+            assert (table, col) in idx, (table, col)
+    for table in PER_TRIM:
+        assert (table, "trim_id") in idx
+    assert ("obd_codes", "code") in idx
+
+
+def test_full_build_is_deterministic(database: Path, sources_dir: Path, tmp_path: Path) -> None:
+    report = dataset.build(sources=sources_dir, out=tmp_path / "again.db")
+    assert report.content_hash == dataset.content_hash(database)
+    assert report.counts["trims"] == q(database, "SELECT count(*) FROM trims")[0][0]
+
+
+def test_ensure_database_reuses_a_current_build(database: Path, sources_dir: Path) -> None:
+    before = database.stat().st_mtime_ns
+    assert dataset.ensure_database(sources=sources_dir) == database
+    assert database.stat().st_mtime_ns == before
+
+
+# ---- sample, determinism, stable ids ------------------------------------------------------
+
+def test_sample_fallback_without_sources_or_network(offline: Path, capsys: pytest.CaptureFixture) -> None:
+    report = dataset.build(out=offline / "vehicledata.db")
+    err = capsys.readouterr().err
+    assert "SAMPLE" in err and "no vPIC" in err
+    assert report.source == "sample" and report.vpic_path is None
+    db = offline / "vehicledata.db"
+    meta = dict(q(db, "SELECT key, value FROM meta"))
+    assert meta["source"] == "sample" and meta["vpic_path"] == "" and meta["sample"] == "1"
+    lo, hi = schema.DEMO_YEARS
+    years = {y for (y,) in q(db, "SELECT DISTINCT year FROM trims")}
+    assert set(range(lo, hi + 1)) <= years
+    for table in PER_TRIM:
+        n = dict(q(db, f"SELECT year, count(*) FROM {table} GROUP BY year"))
+        assert all(n.get(y, 0) > 0 for y in range(lo, hi + 1)), table
+    assert q(db, "SELECT code FROM obd_codes WHERE demo = 1 ORDER BY code") == \
+        [("B1200",), ("C1091",), ("P0100",), ("U1000",)]
+
+
+def test_default_output_is_the_data_home(offline: Path) -> None:
+    assert dataset.data_home() == offline
+    assert dataset.default_db_path() == offline / "vehicledata.db"
+    path = dataset.ensure_database()
+    assert path == offline / "vehicledata.db" and path.is_file()
+
+
+def test_data_home_fallbacks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("VEHICLEDATA_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert dataset.data_home() == tmp_path / "xdg" / "vehicledata"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert dataset.data_home() == tmp_path / "h" / ".local" / "share" / "vehicledata"
+
+
+def test_sample_build_is_deterministic(tmp_path: Path) -> None:
+    src = sample_sources(tmp_path)
+    a = dataset.build(sources=src, out=tmp_path / "a.db")
+    b = dataset.build(sources=src, out=tmp_path / "b.db")
+    assert a.content_hash == b.content_hash == dataset.content_hash(tmp_path / "b.db")
+    # a changed input changes the hash
+    c = dataset.build(sources=sample_sources(tmp_path, lambda rows: rows[1:], "src2"), out=tmp_path / "c.db")
+    assert c.content_hash != a.content_hash and c.counts["trims"] == a.counts["trims"] - 1
+
+
+def test_ids_are_stable_when_other_rows_change(tmp_path: Path) -> None:
+    full = sample_sources(tmp_path)
+    # reversed order, and without the first ten vehicles
+    part = sample_sources(tmp_path, lambda rows: list(reversed(rows))[:-10], "part")
+    dataset.build(sources=full, out=tmp_path / "full.db")
+    dataset.build(sources=part, out=tmp_path / "part.db")
+    sql = ("SELECT t.id, t.make_id, t.model_id, t.submodel_id, t.description, t.msrp, b.length, e.horsepower_hp "
+           "FROM trims t JOIN bodies b ON b.id = t.id JOIN engines e ON e.id = t.id ORDER BY t.id")
+    full_rows = {r[0]: r for r in q(tmp_path / "full.db", sql)}
+    part_rows = q(tmp_path / "part.db", sql)
+    assert len(part_rows) == len(full_rows) - 10
+    for r in part_rows:
+        assert r == full_rows[r[0]]
+    colours = "SELECT id, color, rgb FROM exterior_colors ORDER BY id"
+    full_c = dict((i, (c, rgb)) for i, c, rgb in q(tmp_path / "full.db", colours))
+    assert all(full_c[i] == (c, rgb) for i, c, rgb in q(tmp_path / "part.db", colours))
+
+
+def test_ensure_database_rebuilds_when_inputs_change(tmp_path: Path) -> None:
+    src = sample_sources(tmp_path)
+    out = tmp_path / "db" / "v.db"
+    dataset.ensure_database(sources=src, out=out)
+    first = out.stat().st_mtime_ns
+    dataset.ensure_database(sources=src, out=out)
+    assert out.stat().st_mtime_ns == first
+    with open(src / "vehicles.csv", "a", encoding="latin-1") as fh:
+        fh.write("")  # same bytes: still current
+    dataset.ensure_database(sources=src, out=out)
+    assert out.stat().st_mtime_ns == first
+    shutil.copy(sample_sources(tmp_path, lambda rows: rows[:20], "small") / "vehicles.csv", src / "vehicles.csv")
+    dataset.ensure_database(sources=src, out=out)
+    assert q(out, "SELECT count(*) FROM trims") == [(20,)]
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+def test_sources_without_the_epa_table(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(dataset.SourceError, match=r"has no EPA table \(epa-vehicles.csv.zip"):
+        dataset.build(sources=tmp_path / "empty", out=tmp_path / "x.db")
+    with pytest.raises(dataset.SourceError, match="is not a directory"):
+        dataset.build(sources=tmp_path / "missing", out=tmp_path / "x.db")
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_not_an_epa_table_keeps_the_old_database(tmp_path: Path) -> None:
+    good = sample_sources(tmp_path)
+    out = tmp_path / "v.db"
+    dataset.build(sources=good, out=out)
+    before = dataset.content_hash(out)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "vehicles.csv").write_text("id,year,make\n1,2019,Ford\n")
+    with pytest.raises(dataset.SourceError, match=r"missing columns \['model', 'baseModel'"):
+        dataset.build(sources=bad, out=out)
+    assert dataset.content_hash(out) == before
+    assert [p.name for p in tmp_path.iterdir() if ".tmp" in p.name] == []
+
+
+def test_bad_zip_is_named(tmp_path: Path) -> None:
+    d = tmp_path / "s"
+    d.mkdir()
+    (d / "epa-vehicles.csv.zip").write_bytes(b"not a zip")
+    with pytest.raises(dataset.SourceError, match="epa-vehicles.csv.zip: not a zip archive"):
+        dataset.build(sources=d, out=tmp_path / "x.db")
+
+
+# ---- CLI ----------------------------------------------------------------------------------
+
+def test_cli_build_and_info(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from vehicledata.cli import main
+
+    src = sample_sources(tmp_path)
+    out = tmp_path / "cli.db"
+    assert main(["dataset", "build", "--sources", str(src), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"built {out}" in text and re.search(r"trims\s+47\b", text)
+    assert main(["dataset", "build", "--sources", str(src), "--out", str(out)]) == 0
+    assert "up to date" in capsys.readouterr().out
+    assert main(["dataset", "info", "--db", str(out)]) == 0
+    info = capsys.readouterr().out
+    assert dataset.content_hash(out) in info and re.search(r"obd_codes\s+26\b", info)
+    assert main(["dataset", "info", "--db", str(tmp_path / "none.db")]) == 1
+    assert "no vehicledata database" in capsys.readouterr().err
+    assert main(["dataset", "build", "--sources", str(tmp_path / "nope"), "--out", str(out)]) == 1
+    assert "is not a directory" in capsys.readouterr().err
+
+
+# ---- mapping units ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("trany, etype, expected", [
+    ("Automatic (S8)", "gas", ("8-speed shiftable automatic", "8A")),
+    ("Automatic 6-spd", "gas", ("6-speed automatic", "6A")),
+    ("Manual 5-spd", "gas", ("5-speed manual", "5M")),
+    ("Automatic (AM-S7)", "gas", ("7-speed automated manual", "7AM")),
+    ("Automatic (variable gear ratios)", "gas", ("continuously variable-speed automatic", "CVT")),
+    ("Automatic (variable gear ratios)", "hybrid", ("electrically variable-speed automatic", "CVT")),
+    ("Automatic (AV-S7)", "gas", ("continuously variable-speed shiftable automatic", "CVT")),
+    ("Automatic (A1)", "electric", ("1-speed direct drive", "DD")),
+    ("Automatic (A1)", "gas", ("1-speed automatic", "1A")),
+    ("Manual 3-spd", "gas", (None, "3M")),
+])
+def test_transmission_mapping(trany: str, etype: str, expected) -> None:
+    assert mapping.transmission(trany, etype) == expected
+    allowed = set(schema.record("engine").field("transmission").enum)
+    assert expected[0] is None or expected[0] in allowed
+
+
+def test_timestamps() -> None:
+    assert epa_timestamp("Wed Jul 05 00:00:00 EDT 2017") == "2017-07-05T00:00:00-04:00"
+    assert epa_timestamp("Tue Jan 01 00:00:00 EST 2013") == "2013-01-01T00:00:00-05:00"
+    with pytest.raises(ValueError, match="not an EPA timestamp: '2017-07-05'"):
+        epa_timestamp("2017-07-05")
+    import datetime as dt
+
+    utc = dt.timezone.utc
+    assert eastern_stamp(dt.datetime(2023, 1, 1, 17, 0, 0, tzinfo=utc)) == "2023-01-01 12:00:00"
+    assert eastern_stamp(dt.datetime(2023, 6, 29, 21, 1, 6, tzinfo=utc)) == "2023-06-29 17:01:06"
+
+
+def test_sample_is_package_data_in_epa_layout() -> None:
+    with open(SAMPLE_CSV, encoding="latin-1", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = list(reader)
+    assert 24 <= len(rows) <= 100
+    assert {"id", "year", "make", "model", "baseModel", "VClass", "trany", "comb08", "createdOn"} <= set(reader.fieldnames)
+    assert len(reader.fieldnames) == 84
+    assert SAMPLE_CSV.parent.parent == Path(dataset.__file__).parent
+    assert os.path.isfile(paths.SAMPLE_DIR / "obd-codes.csv")
+
+
+def test_docs_list_every_column_with_its_origin() -> None:
+    from vehicledata.dataset import provenance
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "dataset.md").read_text(encoding="utf-8")
+    section = docs.split("## Provenance of every column", 1)[1]
+    current = None
+    documented = set()
+    for line in section.splitlines():
+        if line.startswith("#### "):
+            current = line[5:].strip()
+        elif line.startswith("| ") and current and not line.startswith("| column") and not line.startswith("|---"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            documented.add((current, cells[0], cells[1], cells[2]))
+    assert documented == set(provenance.rows())
+
+
+def test_cached_download_is_used_and_sample_reuse_needs_no_network(offline: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import urllib.request
+
+    # a built sample is reused by ensure_database without a new download attempt
+    first = dataset.ensure_database()
+    assert dataset.read_meta(first)["source"] == "sample"
+    monkeypatch.delenv("VEHICLEDATA_OFFLINE")
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("ensure_database tried the network")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    before = first.stat().st_mtime_ns
+    assert dataset.ensure_database() == first and first.stat().st_mtime_ns == before
+    # a cached EPA download (here: the sample zipped) is preferred to the sample, still offline
+    cache = offline / "downloads" / "vehicles.csv.zip"
+    cache.parent.mkdir(parents=True)
+    with zipfile.ZipFile(cache, "w") as zf:
+        zf.write(SAMPLE_CSV, "vehicles.csv")
+    dataset.ensure_database()
+    meta = dataset.read_meta(first)
+    assert meta["source"] == "download" and meta["count_trims"] == "47"
+
+
+def test_rows_are_checked_against_the_schema() -> None:
+    from vehicledata.dataset import store
+
+    con = sqlite3.connect(":memory:")
+    store.create(con)
+    row = {"id": 1, "make_id": 2, "model_id": 3, "submodel_id": 4, "trim_id": 1, "year": 2019, "make": "Ford",
+           "model": "F150", "series": None, "submodel": "Base", "trim": "Base", "trim_description": "d",
+           "type": "Sedan", "doors": 4, "created": "2019-01-01T00:00:00-05:00",
+           "modified": "2019-01-01T00:00:00-05:00"}
+    warnings: List[str] = []
+    assert store.insert(con, "bodies", [row], warnings.append) == 1
+    # columns the builder does not know are nullable: NULL, said once
+    assert warnings and "not filled by the builder" in warnings[0] and "length" in warnings[0]
+    assert con.execute("SELECT type, length, curb_weight FROM bodies").fetchall() == [("Sedan", None, None)]
+    with pytest.raises(dataset.SchemaMismatch, match=r"bodies.type: 'Limousine' is not an allowed value"):
+        store.insert(con, "bodies", [dict(row, type="Limousine")])
+    with pytest.raises(dataset.SchemaMismatch, match=r"bodies.make is NULL for row 1"):
+        store.insert(con, "bodies", [dict(row, make=None)])
+    no_make = dict(row)
+    del no_make["make"]
+    with pytest.raises(dataset.SchemaMismatch, match=r"NOT NULL column\(s\) \['make'\]"):
+        store.insert(con, "bodies", [no_make])
+
+
+def test_bad_rows_are_named(tmp_path: Path) -> None:
+    src = sample_sources(tmp_path, lambda rows: rows[:3] + [dict(rows[3], year="19x9")] + rows[4:])
+    with pytest.raises(dataset.SourceError, match=r"vehicles.csv line 5: bad id/year '900004'/'19x9'"):
+        dataset.build(sources=src, out=tmp_path / "x.db")
+    src2 = sample_sources(tmp_path, lambda rows: [dict(rows[0], createdOn="yesterday")] + rows[1:], "s2")
+    with pytest.raises(dataset.SourceError, match=r"id 900001: not an EPA timestamp: 'yesterday'"):
+        dataset.build(sources=src2, out=tmp_path / "x.db")
+    src3 = sample_sources(tmp_path, lambda rows: rows + [rows[0]], "s3")
+    with pytest.raises(dataset.SourceError, match=r"EPA id 900001 appears twice"):
+        dataset.build(sources=src3, out=tmp_path / "x.db")
+    assert not (tmp_path / "x.db").exists()
