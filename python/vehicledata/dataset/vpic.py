@@ -41,6 +41,7 @@ def install(source: Path, target: Path, progress: Optional[Callable[[int, int], 
         else:
             shutil.copyfile(source, tmp)
             written = tmp.stat().st_size
+        _rollback_journal(tmp)
         check(tmp)
         os.replace(tmp, target)
     except (OSError, EOFError, zlib.error) as exc:
@@ -49,6 +50,25 @@ def install(source: Path, target: Path, progress: Optional[Callable[[int, int], 
         if tmp.exists():
             tmp.unlink()
     return written
+
+
+def _rollback_journal(path: Path) -> None:
+    """The packaged vPIC file is in WAL mode: readers would leave -wal/-shm files beside it.
+
+    Switch it to a rollback journal once, so read-only opens leave nothing behind.
+    """
+    try:
+        con = sqlite3.connect(str(path))
+        try:
+            con.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise SourceError(f"{path}: not an SQLite database ({exc})") from None
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            side.unlink()
 
 
 def check(path: Path) -> None:
