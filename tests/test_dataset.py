@@ -307,6 +307,19 @@ def test_ensure_database_reuses_a_current_build(database: Path, sources_dir: Pat
     assert database.stat().st_mtime_ns == before
 
 
+def test_ensure_database_without_sources_keeps_a_build_from_real_files(offline: Path, tmp_path: Path) -> None:
+    src = sample_sources(tmp_path)
+    db = offline / "vehicledata.db"
+    dataset.build(sources=src, out=db)
+    assert dict(q(db, "SELECT key, value FROM meta"))["source"] == f"files:{src}"
+    before = db.stat().st_mtime_ns
+    # No sources named now (nor in the environment): the real-files build is kept, not
+    # replaced by the sample.
+    assert dataset.ensure_database() == db
+    assert db.stat().st_mtime_ns == before
+    assert dict(q(db, "SELECT key, value FROM meta"))["source"] == f"files:{src}"
+
+
 # ---- sample, determinism, stable ids ------------------------------------------------------
 
 def test_sample_fallback_without_sources_or_network(offline: Path, capsys: pytest.CaptureFixture) -> None:

@@ -1,4 +1,92 @@
-// Emulator command-line options (placeholder until the emulator lands).
+// Emulator command-line options.
+#include "vehicledata/emulator/options.h"
+
+#include <charconv>
+#include <cstdlib>
+
 namespace vehicledata::emulator {
-int placeholder() { return 0; }
+
+namespace {
+template <class T>
+T parse_number(const std::string& flag, const std::string& text, T min, T max) {
+    T v{};
+    auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size())
+        throw OptionsError(flag + " expects an integer, got '" + text + "'");
+    if (v < min || v > max)
+        throw OptionsError(flag + " must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                           text);
+    return v;
+}
+}  // namespace
+
+std::string usage_text() {
+    return "usage: vehicledata-emulator [--host 127.0.0.1] [--port 0] [--db PATH] [--accounts FILE]\n"
+           "                            [--rate-limit 600] [--login-rate-limit 20] [--window-seconds 60]\n"
+           "                            [--token-ttl 604800] [--threads 16] [--jwt-secret S] [--maintenance]\n"
+           "                            [--log]\n"
+           "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n";
+}
+
+Options parse_options(const std::vector<std::string>& args, bool& help) {
+    Options o;
+    help = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string flag = args[i];
+        std::string value;
+        bool inline_value = false;
+        if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = flag.substr(eq + 1);
+            flag = flag.substr(0, eq);
+            inline_value = true;
+        }
+        auto need = [&]() -> const std::string& {
+            if (inline_value) return value;
+            if (i + 1 >= args.size()) throw OptionsError(flag + " needs a value");
+            value = args[++i];
+            return value;
+        };
+        if (flag == "-h" || flag == "--help") {
+            help = true;
+        } else if (flag == "--host") {
+            o.host = need();
+            if (o.host.empty()) throw OptionsError("--host must not be empty");
+        } else if (flag == "--port") {
+            o.port = parse_number<int>(flag, need(), 0, 65535);
+        } else if (flag == "--db") {
+            o.db = need();
+        } else if (flag == "--accounts") {
+            o.accounts_file = need();
+        } else if (flag == "--rate-limit") {
+            o.rate_limit = parse_number<int>(flag, need(), 1, 100000000);
+        } else if (flag == "--login-rate-limit") {
+            o.login_rate_limit = parse_number<int>(flag, need(), 1, 100000000);
+        } else if (flag == "--window-seconds") {
+            o.window_seconds = parse_number<int>(flag, need(), 1, 86400);
+        } else if (flag == "--token-ttl") {
+            o.token_ttl = parse_number<std::int64_t>(flag, need(), 1, 10LL * 365 * 86400);
+        } else if (flag == "--threads") {
+            o.threads = parse_number<int>(flag, need(), 1, 256);
+        } else if (flag == "--jwt-secret") {
+            o.jwt_secret = need();
+            if (o.jwt_secret.empty()) throw OptionsError("--jwt-secret must not be empty");
+        } else if (flag == "--maintenance") {
+            if (inline_value) throw OptionsError("--maintenance takes no value");
+            o.maintenance = true;
+        } else if (flag == "--log") {
+            o.quiet = false;
+        } else {
+            throw OptionsError("unknown option '" + args[i] + "'");
+        }
+    }
+    return o;
+}
+
+std::string default_database_path() {
+    if (const char* h = std::getenv("VEHICLEDATA_HOME"); h && *h) return std::string(h) + "/vehicledata.db";
+    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/vehicledata/vehicledata.db";
+    const char* home = std::getenv("HOME");
+    return std::string(home ? home : ".") + "/.local/share/vehicledata/vehicledata.db";
+}
+
 }  // namespace vehicledata::emulator

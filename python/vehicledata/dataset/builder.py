@@ -312,6 +312,14 @@ def is_current(db_path: Path, src: Sources) -> bool:
     return not vp or (db_path.parent / vp).is_file()
 
 
+def _built_from_files(db_path: Path) -> bool:
+    meta = store.read_meta(db_path)
+    if not meta or meta.get("schema_version") != store.schema_version():
+        return False
+    vp = meta.get("vpic_path")
+    return meta.get("source", "").startswith("files:") and (not vp or (db_path.parent / vp).is_file())
+
+
 def ensure_database(sources: Optional[PathLike] = None, out: Optional[PathLike] = None,
                     progress: ProgressArg = None) -> Path:
     """The database path, built first only if it is missing or stale (schema or inputs changed).
@@ -319,6 +327,10 @@ def ensure_database(sources: Optional[PathLike] = None, out: Optional[PathLike] 
     Without sources, a database already built from the cached EPA download or from the sample is
     reused without touching the network."""
     out_path = Path(out).expanduser() if out is not None else paths.default_db_path()
+    if sources is None and not os.environ.get("VEHICLEDATA_SOURCES") and _built_from_files(out_path):
+        # Nobody named sources now, but this database was built from real files earlier (and
+        # for this schema): keep it rather than replace it with a download or the sample.
+        return out_path
     # First without the network: a current build from the cached download or the sample is kept
     # (`vehicledata dataset build` is the way to try the download again).
     src = find_sources(sources, download=False)

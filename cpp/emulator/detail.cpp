@@ -1,0 +1,206 @@
+// Detail endpoints (trim v2 and legacy, OBD code) and nested records.
+#include <cctype>
+#include <charconv>
+
+#include "vehicledata/emulator/api.h"
+
+namespace vehicledata::emulator {
+
+namespace {
+
+void set_json(httplib::Response& res, std::string&& body) {
+    res.status = 200;
+    res.body = std::move(body);
+    res.set_header("Content-Type", "application/json");
+}
+
+bool full_access(const Call& call) { return call.identity.valid && call.identity.subscribed; }
+
+std::string singular(std::string s) {
+    if (!s.empty() && s.back() == 's') s.pop_back();
+    return s;
+}
+
+const format::QueryParam* param(const Call& call, std::string_view name) {
+    for (const auto& p : call.params)
+        if (p.name == name) return p.value.empty() ? nullptr : &p;
+    return nullptr;
+}
+
+}  // namespace
+
+void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stmt, const Plan& plan, bool demo) {
+    (void)demo;  // nested rows share their trim's model year: the parent row is already restricted
+    const schema::Field& f = *item.field;
+    const schema::Record* n = schema::find_record(f.nested);
+    if (!n) {
+        out.append("null");
+        return;
+    }
+    if (f.nested_array) {
+        const int id_col = plan.column_of("id");
+        if (id_col < 0) {
+            out.append("[]");
+            return;
+        }
+        const std::int64_t trim_id = sqlite3_column_int64(stmt, id_col);
+        if (n->table.empty()) {
+            // A list of {description}: the distinct values of the attribute named like the field
+            // (transmissions -> engines.transmission, drive_types -> engines.drive_type).
+            const std::string suffix = "." + singular(f.name);
+            const schema::Attribute* attr = nullptr;
+            for (const auto& a : schema::attributes())
+                if (a.name.size() > suffix.size() && a.name.compare(a.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+                    attr = &a;
+            const auto fields = n->record_fields();
+            if (!attr || fields.size() != 1) {
+                out.append("[]");
+                return;
+            }
+            Statement st = store_.statement("SELECT DISTINCT " + attr->column + " FROM " + attr->table +
+                                            " WHERE trim_id = ? AND " + attr->column + " IS NOT NULL ORDER BY " +
+                                            attr->column);
+            st.bind({query::Scalar(trim_id)});
+            std::string key;
+            format::append_json_string(key, fields[0]->name);
+            out.push_back('[');
+            bool first = true;
+            while (st.step()) {
+                if (!first) out.push_back(',');
+                first = false;
+                out.push_back('{');
+                out.append(key);
+                out.push_back(':');
+                write_json_value(out, st.get(), 0, *fields[0]);
+                out.push_back('}');
+            }
+            out.push_back(']');
+            return;
+        }
+        const Plan& np = plan_of(*n, false);
+        Statement st = store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE trim_id = ? ORDER BY id");
+        st.bind({query::Scalar(trim_id)});
+        out.push_back('[');
+        bool first = true;
+        while (st.step()) {
+            if (!first) out.push_back(',');
+            first = false;
+            write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) {
+                write_nested(o, it, st.get(), np, demo);
+            });
+        }
+        out.push_back(']');
+        return;
+    }
+    // One object: the row of the nested record's table whose id is the parent's <table>_id.
+    const int key_col = plan.column_of(singular(n->table) + "_id");
+    if (key_col < 0 || sqlite3_column_type(stmt, key_col) == SQLITE_NULL) {
+        out.append("null");
+        return;
+    }
+    const Plan& np = plan_of(*n, false);
+    Statement st = store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE id = ? LIMIT 1");
+    st.bind({query::Scalar(static_cast<std::int64_t>(sqlite3_column_int64(stmt, key_col)))});
+    if (!st.step()) {
+        out.append("null");
+        return;
+    }
+    write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), np, demo); });
+}
+
+void Api::trim_detail(const Call& call, httplib::Response& res, bool legacy) {
+    const schema::Endpoint& e = *call.route->endpoint;
+    std::int64_t id = 0;
+    const std::string& arg = call.route->arg;
+    auto r = std::from_chars(arg.data(), arg.data() + arg.size(), id);
+    if (arg.empty() || r.ec != std::errc() || r.ptr != arg.data() + arg.size() || id < 0)
+        throw HttpError(400, "BadRequestException", "Invalid trim id '" + arg + "': expected a positive integer");
+    bool verbose = false;
+    if (legacy) {
+        if (const auto* v = param(call, "verbose")) {
+            if (v->value == "yes") verbose = true;
+            else if (v->value != "no")
+                throw HttpError(400, "BadRequestException", "Invalid verbose '" + v->value + "': expected yes or no");
+        }
+    }
+    const schema::Record* record = schema::find_record(e.record);
+    const Plan& plan = plan_of(*record, verbose);
+    const bool demo = !full_access(call);
+    std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE id = ?";
+    if (demo && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
+    Statement st = store_.statement(sql);
+    st.bind({query::Scalar(id)});
+    if (!st.step())
+        throw HttpError(404, "RecordNotFoundException", "Record not found in table \"" + e.table + "\"");
+    std::string out;
+    out.reserve(16384);
+    write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); });
+    if (verbose) {
+        const Plan& dp = plan_of(*schema::find_record("trim_detail"), false);
+        for (const auto& it : dp.items) {
+            if (it.column >= 0 || !it.field->nested_array) continue;
+            if (schema::find_record(it.field->nested)->table.empty()) continue;
+            out.pop_back();
+            out.push_back(',');
+            out.append(it.key);
+            write_nested(out, it, st.get(), plan, demo);
+            out.push_back('}');
+        }
+    }
+    set_json(res, std::move(out));
+}
+
+void Api::obd_detail(const Call& call, httplib::Response& res) {
+    const schema::Endpoint& e = *call.route->endpoint;
+    std::string code = call.route->arg;
+    if (code.empty() || code.size() > 16)
+        throw HttpError(400, "BadRequestException", "Invalid OBD code '" + code + "'");
+    for (auto& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const Plan& plan = plan_of(*schema::find_record(e.record), false);
+    std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE code = ?";
+    if (!full_access(call) && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
+    sql += " ORDER BY make IS NOT NULL, make LIMIT 1";
+    Statement st = store_.statement(sql);
+    st.bind({query::Scalar(code)});
+    if (!st.step()) throw HttpError(404, "RecordNotFoundException", "Record not found in table \"obd_codes\"");
+    std::string out;
+    write_json_row(out, st.get(), plan);
+    set_json(res, std::move(out));
+}
+
+void Api::license_plate(const Call& call, httplib::Response& res) {
+    static const char* kCountries[] = {"US", "CA", "AU", "UK", "FR", "IE", "NZ", "MX", "DE", "CZ", "PT"};
+    const auto* cc = param(call, "country_code");
+    const auto* lookup = param(call, "lookup");
+    const auto* region = param(call, "region");
+    if (!cc) throw HttpError(400, "BadRequestException", "The country_code parameter is required");
+    bool known = false;
+    for (const char* c : kCountries) known = known || cc->value == c;
+    if (!known)
+        throw HttpError(400, "BadRequestException",
+                        "Invalid country_code '" + cc->value + "': expected one of US, CA, AU, UK, FR, IE, NZ, MX, DE, CZ, PT");
+    if (!lookup) throw HttpError(400, "BadRequestException", "The lookup parameter is required");
+    if (!region && (cc->value == "US" || cc->value == "CA" || cc->value == "AU"))
+        throw HttpError(400, "BadRequestException", "The region parameter is required for country_code " + cc->value);
+    if (lookup->value.find("#TEST") == std::string::npos)
+        throw HttpError(404, "NotFoundException", "License plate not found");
+    // The service's documented test answer for lookups containing #TEST.
+    const schema::Record* r = schema::find_record("license_plate");
+    const char* values[] = {"2019", "Toyota", "Camry", "Sedan", "4T1B11HK1KU000000", "2.5L I4", "United States"};
+    std::string out = "{";
+    std::size_t i = 0;
+    for (const auto* f : r->record_fields()) {
+        if (i) out.push_back(',');
+        format::append_json_string(out, f->name);
+        out.push_back(':');
+        const char* v = i < 7 ? values[i] : nullptr;
+        if (!v) out.append("null");
+        else if (f->type == schema::Type::Int) out.append(v);
+        else format::append_json_string(out, v);
+        ++i;
+    }
+    out.push_back('}');
+    set_json(res, std::move(out));
+}
+
+}  // namespace vehicledata::emulator

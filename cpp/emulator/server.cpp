@@ -1,0 +1,294 @@
+// The emulator's HTTP server and its request pipeline.
+#include "vehicledata/emulator/server.h"
+
+#include <openssl/rand.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "vehicledata/jwt.h"
+
+namespace vehicledata::emulator {
+
+namespace {
+
+std::string random_secret() {
+    unsigned char b[32];
+    if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("RAND_bytes failed");
+    return jwt::base64url_encode(std::string_view(reinterpret_cast<const char*>(b), sizeof b));
+}
+
+std::string rate_message(int limit) {
+    return "TooManyRequestsException - Max Per Minute: " + std::to_string(limit) +
+           " (note: daily rate limits may apply, see your subscription plans details)";
+}
+
+std::string raw_path(const httplib::Request& req) {
+    const std::string& t = req.target;
+    auto q = t.find('?');
+    return q == std::string::npos ? t : t.substr(0, q);
+}
+
+const char* exception_for(int status) {
+    switch (status) {
+        case 400: return "BadRequestException";
+        case 401: return "UnauthorizedException";
+        case 403: return "ForbiddenException";
+        case 404: return "NotFoundException";
+        case 405: return "MethodNotAllowedException";
+        case 413: return "PayloadTooLargeException";
+        case 414: return "UriTooLongException";
+        case 429: return "TooManyRequestsException";
+        case 500: return "InternalErrorException";
+        case 502: return "BadGatewayException";
+        case 503: return "ServiceUnavailableException";
+        case 504: return "GatewayTimeoutException";
+        default: return "HttpException";
+    }
+}
+
+const char* reason_for(int status) {
+    switch (status) {
+        case 400: return "Bad Request";
+        case 404: return "Not Found";
+        case 405: return "Method Not Allowed";
+        case 413: return "Payload Too Large";
+        case 414: return "URI Too Long";
+        case 500: return "Internal Server Error";
+        default: return "Error";
+    }
+}
+
+}  // namespace
+
+void write_error(httplib::Response& res, int status, const std::string& exception, const std::string& url,
+                 const std::string& message, bool text) {
+    res.status = status;
+    if (text) {
+        res.body = message;
+        res.set_header("Content-Type", "text/plain; charset=UTF-8");
+        return;
+    }
+    std::string out;
+    out.reserve(128 + message.size());
+    out.append("{\"exception\":");
+    format::append_json_string(out, exception);
+    out.append(",\"code\":");
+    format::append_int(out, status);
+    out.append(",\"url\":");
+    format::append_json_string(out, url);
+    out.append(",\"message\":");
+    format::append_json_string(out, message);
+    out.push_back('}');
+    res.body = std::move(out);
+    res.set_header("Content-Type", "application/json");
+}
+
+Server::Server(Options options)
+    : options_(std::move(options)),
+      limiter_(static_cast<std::int64_t>(options_.window_seconds) * 1000),
+      login_limiter_(static_cast<std::int64_t>(options_.window_seconds) * 1000) {
+    store_ = std::make_unique<Store>(options_.db.empty() ? default_database_path() : options_.db);
+    auto accounts = options_.accounts_file.empty() ? default_accounts() : load_accounts(options_.accounts_file);
+    auth_ = std::make_unique<Auth>(std::move(accounts),
+                                   options_.jwt_secret.empty() ? random_secret() : options_.jwt_secret,
+                                   options_.token_ttl, clock_);
+    api_ = std::make_unique<Api>(*store_, *auth_, usage_, clock_);
+    maintenance_ = options_.maintenance;
+
+    const int threads = options_.threads;
+    http_.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+    http_.set_tcp_nodelay(true);
+    http_.set_keep_alive_max_count(1000000);
+    http_.set_keep_alive_timeout(5);
+    http_.set_payload_max_length(1 << 20);
+    http_.set_read_timeout(10);
+    http_.set_write_timeout(30);
+    // GET and HEAD are answered before httplib reads a body or matches routes;
+    // other methods fall through to the catch-all handlers below, which see the body.
+    http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        if (req.method != "GET" && req.method != "HEAD") return httplib::Server::HandlerResponse::Unhandled;
+        dispatch(req, res);
+        return httplib::Server::HandlerResponse::Handled;
+    });
+    auto any = [this](const httplib::Request& req, httplib::Response& res) { dispatch(req, res); };
+    http_.Post(".*", any);
+    http_.Put(".*", any);
+    http_.Patch(".*", any);
+    http_.Delete(".*", any);
+    http_.Options(".*", any);
+    http_.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "internal error";
+        try {
+            if (ep) std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+            what = e.what();
+        } catch (...) {
+        }
+        write_error(res, 500, "InternalErrorException", raw_path(req), what, false);
+    });
+    // Errors httplib answers itself (a POST without Content-Length, a body over the
+    // maximum, an unknown method) get the service's JSON error body too.
+    http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty() || res.is_chunked_content_provider_ || res.content_length_ > 0) return;
+        write_error(res, res.status, exception_for(res.status), raw_path(req), reason_for(res.status), false);
+    });
+    if (!options_.quiet) {
+        http_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+            std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.target.c_str(), res.status);
+        });
+    }
+}
+
+Server::~Server() { stop(); }
+
+int Server::bind() {
+    port_ = options_.port == 0 ? http_.bind_to_any_port(options_.host)
+                               : (http_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
+    if (port_ <= 0)
+        throw std::runtime_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+    return port_;
+}
+
+std::string Server::url() const {
+    std::string host = options_.host;
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    return "http://" + host + ":" + std::to_string(port_);
+}
+
+void Server::run() { http_.listen_after_bind(); }
+
+void Server::stop() {
+    if (http_.is_running()) http_.stop();
+}
+
+void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
+    const std::string& path = req.path;
+    if (path.rfind("/_emulator/", 0) == 0 || path == "/_emulator") {
+        control(req, res);
+        return;
+    }
+    serve(req, res);
+    stats_.record(path, res.status < 0 ? 200 : res.status);
+}
+
+void Server::apply_fault(const Fault& f, const httplib::Request& req, httplib::Response& res, bool text) {
+    if (f.body) {
+        res.status = f.status;
+        res.body = *f.body;
+        const bool json = !f.body->empty() && (f.body->front() == '{' || f.body->front() == '[');
+        res.set_header("Content-Type", json ? "application/json" : "text/plain; charset=UTF-8");
+    } else {
+        std::string message = f.status == 429 ? rate_message(options_.rate_limit)
+                                               : "Fault injected by the emulator's control plane";
+        write_error(res, f.status, exception_for(f.status), raw_path(req), message, text);
+    }
+    if (f.retry_after >= 0) res.set_header("Retry-After", std::to_string(f.retry_after));
+}
+
+void Server::serve(const httplib::Request& req, httplib::Response& res) {
+    const std::string& path = req.path;
+    std::optional<Route> route = match_route(path);
+    const bool text = route && route->text_errors;
+
+    bool truncate = false;
+    if (auto f = faults_.take(path)) {
+        if (f->delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f->delay_ms));
+        switch (f->action) {
+            case FaultAction::Status:
+                apply_fault(*f, req, res, text);
+                return;
+            case FaultAction::Drop:
+                drop_connection(req);
+                res.status = 499;
+                return;
+            case FaultAction::Truncate:
+                truncate = true;
+                break;
+            case FaultAction::Delay:
+                break;
+        }
+    }
+    if (maintenance_.load()) {
+        write_error(res, 503, "ServiceUnavailableException", raw_path(req),
+                    "Service Unavailable: scheduled maintenance, please retry later", text);
+        res.set_header("Retry-After", "60");
+        return;
+    }
+    if (!route) {
+        write_error(res, 404, "NotFoundException", raw_path(req), "Not Found", false);
+        return;
+    }
+    const bool method_ok = req.method == route->method || (req.method == "HEAD" && std::string(route->method) == "GET");
+    if (!method_ok) {
+        write_error(res, 405, "MethodNotAllowedException", raw_path(req),
+                    "Method Not Allowed: " + req.method + " is not valid for " + raw_path(req) + " (use " +
+                        route->method + ")",
+                    text);
+        res.set_header("Allow", route->method);
+        return;
+    }
+
+    Call call;
+    call.route = &*route;
+    call.target = req.target;
+    call.path = path;
+    call.body = req.body;
+    call.remote_addr = req.remote_addr;
+    try {
+        auto q = req.target.find('?');
+        if (q != std::string::npos)
+            call.params = dedupe_params(format::parse_query(std::string_view(req.target).substr(q + 1)));
+    } catch (const format::QueryStringError& e) {
+        write_error(res, 400, "BadRequestException", raw_path(req), e.what(), text);
+        return;
+    }
+    call.identity = auth_->identify(req.get_header_value("Authorization"));
+
+    // Rate limits: logins per client address; everything else per account (JWT sub) or client address.
+    int retry_after = 1;
+    const std::int64_t now_ms = clock_.now_ms();
+    if (route->kind == RouteKind::Login) {
+        if (!login_limiter_.hit("ip:" + req.remote_addr, options_.login_rate_limit, now_ms, retry_after)) {
+            write_error(res, 429, "TooManyRequestsException", raw_path(req), rate_message(options_.login_rate_limit),
+                        true);
+            res.set_header("Retry-After", std::to_string(retry_after));
+            return;
+        }
+    } else {
+        const std::string key =
+            call.identity.valid ? "acct:" + call.identity.account_id : "ip:" + req.remote_addr;
+        if (!limiter_.hit(key, options_.rate_limit, now_ms, retry_after)) {
+            write_error(res, 429, "TooManyRequestsException", raw_path(req), rate_message(options_.rate_limit), text);
+            res.set_header("Retry-After", std::to_string(retry_after));
+            return;
+        }
+        if (call.identity.valid) usage_.count(call.identity.account_id, now_ms / 1000);
+    }
+
+    try {
+        api_->handle(call, res);
+    } catch (const HttpError& e) {
+        write_error(res, e.status, e.exception, raw_path(req), e.what(), text);
+    } catch (const std::exception& e) {
+        write_error(res, 500, "InternalErrorException", raw_path(req), e.what(), text);
+    }
+
+    if (truncate && res.status == 200) {
+        // Declare the full length, send half of it, then close the connection.
+        auto body = std::make_shared<std::string>(std::move(res.body));
+        res.body.clear();
+        std::string type = res.get_header_value("Content-Type");
+        if (!body->empty()) {
+            res.set_content_provider(body->size(), type, [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+                const std::size_t half = body->size() / 2;
+                if (offset >= half) return false;
+                sink.write(body->data() + offset, half - offset);
+                return true;
+            });
+        }
+    }
+}
+
+}  // namespace vehicledata::emulator

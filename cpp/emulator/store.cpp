@@ -1,0 +1,205 @@
+// Read-only SQLite store: one connection and statement cache per thread.
+#include "vehicledata/emulator/store.h"
+
+#include <atomic>
+#include <memory>
+#include <sys/stat.h>
+#include <type_traits>
+
+#include "vehicledata/schema.h"
+
+namespace vehicledata::emulator {
+
+namespace {
+
+std::atomic<std::uint64_t> g_generation{1};
+
+struct Connection {
+    sqlite3* db = nullptr;
+    std::unordered_map<std::string, sqlite3_stmt*> statements;
+    ~Connection() {
+        for (auto& [sql, s] : statements) sqlite3_finalize(s);
+        if (db) sqlite3_close_v2(db);
+    }
+};
+
+// The database never changes while the emulator runs: open it as immutable
+// (no file locks, no journal checks per read transaction).
+std::string immutable_uri(const std::string& path) {
+    std::string uri = "file:";
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            static const char* hex = "0123456789ABCDEF";
+            uri.push_back('%');
+            uri.push_back(hex[static_cast<unsigned char>(c) >> 4]);
+            uri.push_back(hex[c & 15]);
+        } else {
+            uri.push_back(c);
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+sqlite3* open_readonly(const std::string& path, const std::string& vpic_path = {}) {
+    static const bool configured = [] {
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  // no global allocator mutex (before sqlite3_initialize)
+        return true;
+    }();
+    (void)configured;
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(immutable_uri(path).c_str(), &db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+        if (db) sqlite3_close_v2(db);
+        throw StoreError("cannot open database " + path + ": " + msg);
+    }
+    sqlite3_busy_timeout(db, 2000);
+    if (!vpic_path.empty()) {
+        sqlite3_stmt* a = nullptr;
+        if (sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS vpic", -1, &a, nullptr) == SQLITE_OK) {
+            const std::string uri = immutable_uri(vpic_path);
+            sqlite3_bind_text(a, 1, uri.c_str(), -1, SQLITE_TRANSIENT);
+            sqlite3_step(a);
+        }
+        sqlite3_finalize(a);
+    }
+    sqlite3_exec(db, "PRAGMA query_only = 1; PRAGMA cache_size = -32768; PRAGMA mmap_size = 268435456;", nullptr,
+                 nullptr, nullptr);
+    return db;
+}
+
+// Connections of this thread, by store generation.
+thread_local std::unordered_map<std::uint64_t, std::unique_ptr<Connection>> t_connections;
+
+}  // namespace
+
+Statement::~Statement() {
+    if (s_ && owned_) {
+        sqlite3_finalize(s_);
+    } else if (s_) {
+        sqlite3_reset(s_);
+        sqlite3_clear_bindings(s_);
+    }
+}
+
+void Statement::bind(const std::vector<query::Scalar>& values) {
+    int i = 1;
+    for (const auto& v : values) {
+        int rc = std::visit(
+            [&](const auto& x) -> int {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<T, std::monostate>) return sqlite3_bind_null(s_, i);
+                else if constexpr (std::is_same_v<T, bool>) return sqlite3_bind_int64(s_, i, x ? 1 : 0);
+                else if constexpr (std::is_same_v<T, std::int64_t>) return sqlite3_bind_int64(s_, i, x);
+                else if constexpr (std::is_same_v<T, double>) return sqlite3_bind_double(s_, i, x);
+                else return sqlite3_bind_text(s_, i, x.data(), static_cast<int>(x.size()), SQLITE_TRANSIENT);
+            },
+            v);
+        if (rc != SQLITE_OK) throw StoreError(std::string("bind failed: ") + sqlite3_errstr(rc));
+        ++i;
+    }
+}
+
+bool Statement::step() {
+    int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw StoreError(std::string("query failed: ") + sqlite3_errmsg(sqlite3_db_handle(s_)));
+}
+
+Store::Store(std::string path) : path_(std::move(path)), generation_(g_generation.fetch_add(1)) {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        throw StoreError("database not found: " + path_ +
+                         " (build it with `vehicledata dataset build`, or pass --db PATH)");
+    Connection probe;
+    probe.db = open_readonly(path_);
+    for (const auto& r : schema::records()) {
+        if (!r.primary) continue;
+        // Every column of the schema table must be there: a stale database fails here, not mid-request.
+        std::string cols;
+        for (const auto& f : r.fields) {
+            if (f.type == schema::Type::Nested) continue;
+            if (!cols.empty()) cols += ", ";
+            cols += f.sql();
+        }
+        std::string sql = "SELECT " + (cols.empty() ? std::string("1") : cols) + " FROM " + r.table + " LIMIT 0";
+        sqlite3_stmt* s = nullptr;
+        if (sqlite3_prepare_v2(probe.db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK) {
+            std::string msg = sqlite3_errmsg(probe.db);
+            throw StoreError("database " + path_ + " does not match the schema (table " + r.table + ": " + msg +
+                             "); rebuild it with `vehicledata dataset build`");
+        }
+        sqlite3_finalize(s);
+    }
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(probe.db, "SELECT key, value FROM meta", -1, &s, nullptr) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            auto k = sqlite3_column_text(s, 0);
+            auto v = sqlite3_column_text(s, 1);
+            if (k) meta_[reinterpret_cast<const char*>(k)] = v ? reinterpret_cast<const char*>(v) : "";
+        }
+        sqlite3_finalize(s);
+    }
+    // The vPIC tables for VIN decoding, when the dataset has them.
+    if (std::string rel = meta("vpic_path"); !rel.empty()) {
+        std::string candidate = rel;
+        if (rel[0] != '/') {
+            auto slash = path_.rfind('/');
+            candidate = (slash == std::string::npos ? std::string(".") : path_.substr(0, slash)) + "/" + rel;
+        }
+        struct stat vst {};
+        if (::stat(candidate.c_str(), &vst) == 0 && S_ISREG(vst.st_mode)) {
+            sqlite3* probe_v = open_readonly(path_, candidate);
+            sqlite3_stmt* t = nullptr;
+            bool ok = sqlite3_prepare_v2(probe_v, "SELECT Id, Wmi, MakeId FROM vpic.Wmi LIMIT 0", -1, &t, nullptr) == SQLITE_OK;
+            sqlite3_finalize(t);
+            sqlite3_close_v2(probe_v);
+            if (ok) vpic_path_ = candidate;
+        }
+    }
+}
+
+Store::~Store() = default;
+
+Statement Store::statement(const std::string& sql) {
+    auto& conn = t_connections[generation_];
+    if (!conn) {
+        conn = std::make_unique<Connection>();
+        conn->db = open_readonly(path_, vpic_path_);
+    }
+    auto it = conn->statements.find(sql);
+    if (it != conn->statements.end()) return Statement(it->second);
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v3(conn->db, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
+                           nullptr) != SQLITE_OK)
+        throw StoreError(std::string("cannot prepare query: ") + sqlite3_errmsg(conn->db) + " [" + sql + "]");
+    // Bound the per-thread cache (distinct SQL texts come from distinct filter
+    // combinations): past the bound, statements are used once and finalized.
+    if (conn->statements.size() >= 4000) return Statement(s, true);
+    conn->statements.emplace(sql, s);
+    return Statement(s);
+}
+
+std::string Store::meta(const std::string& key) const {
+    auto it = meta_.find(key);
+    return it == meta_.end() ? std::string() : it->second;
+}
+
+std::shared_ptr<const Store::Ids> Store::cached_ids(const std::string& key) const {
+    std::lock_guard<std::mutex> lock(ids_mutex_);
+    auto it = ids_.find(key);
+    return it == ids_.end() ? nullptr : it->second;
+}
+
+void Store::remember_ids(const std::string& key, std::shared_ptr<const Ids> ids) {
+    std::lock_guard<std::mutex> lock(ids_mutex_);
+    if (cached_id_count_ + ids->size() > kMaxCachedIds || ids_.size() >= 100000) {
+        ids_.clear();
+        cached_id_count_ = 0;
+    }
+    if (ids_.emplace(key, ids).second) cached_id_count_ += ids->size();
+}
+
+}  // namespace vehicledata::emulator

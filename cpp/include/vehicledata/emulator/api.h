@@ -1,0 +1,121 @@
+// The service's operations over the store: route matching and handlers.
+//
+// Thread safety: an Api is shared by all worker threads; handle() may run
+// concurrently (the store hands each thread its own connection).
+#pragma once
+
+#include <httplib.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vehicledata/emulator/records.h"
+#include "vehicledata/emulator/state.h"
+#include "vehicledata/emulator/store.h"
+#include "vehicledata/format.h"
+#include "vehicledata/schema.h"
+
+namespace vehicledata::emulator {
+
+// An error answer: JSON {exception, code, url, message} or, on routes with
+// text errors (login, data feed download), the message as text/plain.
+class HttpError : public std::runtime_error {
+public:
+    HttpError(int status, std::string exception, const std::string& message)
+        : std::runtime_error(message), status(status), exception(std::move(exception)) {}
+    int status;
+    std::string exception;
+};
+
+enum class RouteKind {
+    Login, AccountRequests, AccountToday, FeedDownload, FeedLastUpdated,
+    Search, Years, TrimDetail, TrimLegacyDetail, ObdDetail, Attributes, Vin, LicensePlate,
+};
+
+struct Route {
+    RouteKind kind = RouteKind::Search;
+    const schema::Endpoint* endpoint = nullptr;
+    std::string arg;            // path parameter ({id}, {code}, {vin}), decoded
+    const char* method = "GET";
+    bool text_errors = false;   // login and data feed download answer errors as text/plain
+    bool rate_limited = true;
+};
+
+// The route of a decoded request path, or nullopt for an unknown path.
+std::optional<Route> match_route(std::string_view path);
+
+struct Call {
+    const Route* route = nullptr;
+    std::string_view target;   // request target as sent (path and query)
+    std::string_view path;     // decoded path
+    std::vector<format::QueryParam> params;  // in order; a repeated name keeps its first place and last value
+    Identity identity;
+    std::string_view body;
+    std::string_view remote_addr;
+};
+
+// Dedupes query parameters as PHP does (first position, last value).
+std::vector<format::QueryParam> dedupe_params(std::vector<format::QueryParam> params);
+
+// The ZIP of the data feed, built once on first use into a temporary file.
+class Feed {
+public:
+    explicit Feed(Store& store) : store_(store) {}
+    ~Feed();
+    struct File {
+        std::string path;
+        std::size_t size = 0;
+        int fd = -1;
+    };
+    // Builds (once) and returns the archive; throws StoreError on failure.
+    std::shared_ptr<const File> get();
+
+private:
+    Store& store_;
+    std::mutex mutex_;
+    std::shared_ptr<File> file_;
+};
+
+// Writes every resource of the feed as CSV into a ZIP at `zip_path`.
+void write_feed_zip(Store& store, const std::string& zip_path);
+
+class Api {
+public:
+    Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock);
+    // Answers a routed call; throws HttpError for error answers.
+    void handle(const Call& call, httplib::Response& res);
+
+private:
+    void search(const Call& call, httplib::Response& res);
+    void years(const Call& call, httplib::Response& res);
+    void attributes(const Call& call, httplib::Response& res);
+    void trim_detail(const Call& call, httplib::Response& res, bool legacy);
+    void obd_detail(const Call& call, httplib::Response& res);
+    void license_plate(const Call& call, httplib::Response& res);
+    void vin(const Call& call, httplib::Response& res);
+    void login(const Call& call, httplib::Response& res);
+    void account(const Call& call, httplib::Response& res, bool today);
+    void feed_last_updated(const Call& call, httplib::Response& res);
+    void feed_download(const Call& call, httplib::Response& res);
+
+    // Writes the nested value of `item` for the row whose plan columns are in `stmt`.
+    void write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stmt, const Plan& plan, bool demo);
+    const Plan& plan_of(const schema::Record& record, bool verbose);
+
+    Store& store_;
+    Auth& auth_;
+    UsageCounters& usage_;
+    const Clock& clock_;
+    Feed feed_;
+    // Plans of every record, plain and verbose; built in the constructor, read-only after.
+    std::map<std::pair<const schema::Record*, bool>, std::unique_ptr<Plan>> plans_;
+    RowCache rows_;
+};
+
+}  // namespace vehicledata::emulator

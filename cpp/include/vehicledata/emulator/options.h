@@ -1,0 +1,40 @@
+// Command-line options of the emulator (`vehicledata emulator`, `vehicledata-emulator`).
+// Plain data; parse once on the main thread.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vehicledata::emulator {
+
+struct Options {
+    std::string host = "127.0.0.1";
+    int port = 0;                    // 0: any free port
+    std::string db;                  // "": default_database_path()
+    std::string accounts_file;       // "": the built-in demo accounts
+    int rate_limit = 600;            // requests per window per account (or client address)
+    int login_rate_limit = 20;       // logins per window per client address
+    int window_seconds = 60;         // length of the sliding rate-limit window
+    std::int64_t token_ttl = 604800; // JWT lifetime in seconds
+    int threads = 16;                // worker threads (each keep-alive connection holds one)
+    std::string jwt_secret;          // "": random per process
+    bool maintenance = false;        // start in maintenance mode (503 everywhere but the control plane)
+    bool quiet = true;               // no per-request log on stderr
+};
+
+class OptionsError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+// Parses argv[1..]; throws OptionsError naming the bad flag.  `--help` sets help.
+Options parse_options(const std::vector<std::string>& args, bool& help);
+std::string usage_text();
+
+// $VEHICLEDATA_HOME/vehicledata.db, else $XDG_DATA_HOME/vehicledata/vehicledata.db,
+// else ~/.local/share/vehicledata/vehicledata.db.
+std::string default_database_path();
+
+}  // namespace vehicledata::emulator

@@ -1,0 +1,65 @@
+// The emulator's HTTP server: cpp-httplib with a worker pool, every request
+// dispatched by one pre-routing hook (control plane, faults, maintenance,
+// routing, rate limits, usage counters, then the Api).
+//
+// Thread safety: construct, bind() and run() on one thread; stop() may be
+// called from any other thread (e.g. a signal-waiting thread).
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "vehicledata/emulator/api.h"
+#include "vehicledata/emulator/options.h"
+#include "vehicledata/emulator/state.h"
+#include "vehicledata/emulator/store.h"
+
+namespace vehicledata::emulator {
+
+class Server {
+public:
+    // Opens the database and accounts; throws StoreError / std::runtime_error.
+    explicit Server(Options options);
+    ~Server();
+    // Binds the listening socket; returns the port, throws std::runtime_error on failure.
+    int bind();
+    // "http://HOST:PORT" after bind().
+    std::string url() const;
+    // Serves until stop().
+    void run();
+    void stop();
+
+private:
+    void dispatch(const httplib::Request& req, httplib::Response& res);
+    void control(const httplib::Request& req, httplib::Response& res);
+    void serve(const httplib::Request& req, httplib::Response& res);
+    void apply_fault(const Fault& f, const httplib::Request& req, httplib::Response& res, bool text);
+
+    Options options_;
+    Clock clock_;
+    std::unique_ptr<Store> store_;
+    std::unique_ptr<Auth> auth_;
+    RateLimiter limiter_;
+    RateLimiter login_limiter_;
+    UsageCounters usage_;
+    Faults faults_;
+    Stats stats_;
+    std::atomic<bool> maintenance_{false};
+    std::unique_ptr<Api> api_;
+    httplib::Server http_;
+    int port_ = -1;
+};
+
+// Writes an error answer: JSON {exception, code, url, message}, or the message
+// as text/plain when `text`.
+void write_error(httplib::Response& res, int status, const std::string& exception, const std::string& url,
+                 const std::string& message, bool text);
+
+// Closes the connection of a request at once (no response), by finding its
+// socket among the process's descriptors.  Returns false if not found.
+bool drop_connection(const httplib::Request& req);
+
+}  // namespace vehicledata::emulator

@@ -1,0 +1,85 @@
+// Read-only SQLite access for the emulator.
+//
+// Thread safety: a Store is shared by all worker threads.  Each thread gets its
+// own connection (SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX) with its own cache
+// of prepared statements, created on first use; statements returned by
+// statement() belong to the calling thread only.  The result cache is guarded by
+// a mutex (the database never changes while the emulator runs).
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "vehicledata/query.h"
+
+namespace vehicledata::emulator {
+
+class StoreError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A statement borrowed from the thread's cache; reset and unbound when it goes out of scope.
+class Statement {
+public:
+    explicit Statement(sqlite3_stmt* s, bool owned = false) : s_(s), owned_(owned) {}
+    ~Statement();
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    sqlite3_stmt* get() const { return s_; }
+    // Binds values to ?1.. in order.
+    void bind(const std::vector<query::Scalar>& values);
+    // sqlite3_step; true on SQLITE_ROW, false on SQLITE_DONE; throws StoreError otherwise.
+    bool step();
+
+private:
+    sqlite3_stmt* s_;
+    bool owned_;  // finalized on destruction (not in the thread's cache)
+};
+
+class Store {
+public:
+    // Opens the database read-only and checks that it has the schema's tables.
+    // Throws StoreError naming the problem (missing file, missing table).
+    explicit Store(std::string path);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    // The calling thread's prepared statement for sql.
+    Statement statement(const std::string& sql);
+    const std::string& path() const { return path_; }
+    // meta(key, value) rows, read at open ("" when absent).
+    std::string meta(const std::string& key) const;
+    // True when the vPIC tables (meta vpic_path, relative to the database's
+    // folder) exist; they are then attached to every connection as schema "vpic".
+    bool has_vpic() const { return !vpic_path_.empty(); }
+
+    // Result sets of searches as sorted rowid lists, keyed by the query text
+    // and its parameters (the database is read-only, so they never go stale).
+    // The cache holds at most kMaxCachedIds rowids; past that it starts over.
+    using Ids = std::vector<std::int64_t>;
+    std::shared_ptr<const Ids> cached_ids(const std::string& key) const;
+    void remember_ids(const std::string& key, std::shared_ptr<const Ids> ids);
+    static constexpr std::size_t kMaxCachedIds = 8u << 20;
+
+private:
+    std::string path_;
+    std::string vpic_path_;
+    std::uint64_t generation_;
+    std::map<std::string, std::string> meta_;
+    mutable std::mutex ids_mutex_;
+    std::unordered_map<std::string, std::shared_ptr<const Ids>> ids_;
+    std::size_t cached_id_count_ = 0;
+};
+
+}  // namespace vehicledata::emulator

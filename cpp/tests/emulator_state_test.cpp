@@ -1,0 +1,166 @@
+#include <gtest/gtest.h>
+
+#include "vehicledata/emulator/api.h"
+#include "vehicledata/emulator/options.h"
+#include "vehicledata/emulator/state.h"
+#include "vehicledata/jwt.h"
+
+namespace emu = vehicledata::emulator;
+
+TEST(EmulatorOptions, ParsesEveryFlagAndRejectsBadOnes) {
+    bool help = false;
+    auto o = emu::parse_options({"--host", "0.0.0.0", "--port=8080", "--db", "x.db", "--accounts", "a.json",
+                                 "--rate-limit", "30", "--login-rate-limit", "3", "--token-ttl", "60",
+                                 "--threads", "2", "--jwt-secret", "s", "--maintenance", "--window-seconds", "5"},
+                                help);
+    EXPECT_FALSE(help);
+    EXPECT_EQ(o.host, "0.0.0.0");
+    EXPECT_EQ(o.port, 8080);
+    EXPECT_EQ(o.db, "x.db");
+    EXPECT_EQ(o.accounts_file, "a.json");
+    EXPECT_EQ(o.rate_limit, 30);
+    EXPECT_EQ(o.login_rate_limit, 3);
+    EXPECT_EQ(o.token_ttl, 60);
+    EXPECT_EQ(o.threads, 2);
+    EXPECT_EQ(o.jwt_secret, "s");
+    EXPECT_TRUE(o.maintenance);
+    EXPECT_EQ(o.window_seconds, 5);
+    EXPECT_THROW(emu::parse_options({"--port", "70000"}, help), emu::OptionsError);
+    EXPECT_THROW(emu::parse_options({"--port", "x"}, help), emu::OptionsError);
+    EXPECT_THROW(emu::parse_options({"--rate-limit"}, help), emu::OptionsError);
+    EXPECT_THROW(emu::parse_options({"--bogus"}, help), emu::OptionsError);
+    emu::parse_options({"--help"}, help);
+    EXPECT_TRUE(help);
+}
+
+TEST(EmulatorAccounts, DefaultsAndParsing) {
+    auto d = emu::default_accounts();
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_EQ(d[0].api_token, "demo-premium-token");
+    EXPECT_TRUE(d[0].data_feed);
+    EXPECT_EQ(d[1].rate_limit_type, "soft");
+    EXPECT_FALSE(d[2].subscribed);
+    EXPECT_EQ(d[0].id, emu::uuid_from("demo-premium-token"));
+    EXPECT_EQ(d[0].id.size(), 36u);
+    EXPECT_EQ(d[0].id[14], '4');
+
+    auto a = emu::parse_accounts(R"([{"api_token":"t","api_secret":"s","subscribed":true,"rate_limit_type":"soft"}])");
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_TRUE(a[0].subscribed);
+    EXPECT_FALSE(a[0].data_feed);
+    EXPECT_THROW(emu::parse_accounts("{}"), std::runtime_error);
+    EXPECT_THROW(emu::parse_accounts(R"([{"api_token":"t"}])"), std::runtime_error);
+    EXPECT_THROW(emu::parse_accounts(R"([{"api_token":"t","api_secret":"s","rate_limit_type":"x"}])"), std::runtime_error);
+    EXPECT_THROW(emu::parse_accounts(R"([{"api_token":"t","api_secret":"s"},{"api_token":"t","api_secret":"u"}])"),
+                 std::runtime_error);
+}
+
+TEST(EmulatorAuth, IssuesTokensItAcceptsAndRejectsOthers) {
+    emu::Clock clock;
+    emu::Auth auth(emu::default_accounts(), "secret", 100, clock);
+    const emu::Account* premium = auth.find("demo-premium-token", "demo-premium-secret");
+    ASSERT_NE(premium, nullptr);
+    EXPECT_EQ(auth.find("demo-premium-token", "wrong"), nullptr);
+    std::string token = auth.issue(*premium);
+    auto id = auth.identify("Bearer " + token);
+    EXPECT_TRUE(id.valid) << id.problem;
+    EXPECT_EQ(id.account_id, premium->id);
+    EXPECT_TRUE(id.subscribed);
+    EXPECT_TRUE(id.data_feed);
+    auto free_id = auth.identify("Bearer " + auth.issue(*auth.find("demo-free-token", "demo-free-secret")));
+    EXPECT_TRUE(free_id.valid);
+    EXPECT_FALSE(free_id.subscribed);
+
+    EXPECT_FALSE(auth.identify("").presented);
+    EXPECT_FALSE(auth.identify("Basic abc").valid);
+    EXPECT_FALSE(auth.identify("Bearer not.a.jwt").valid);
+    emu::Auth other(emu::default_accounts(), "other-secret", 100, clock);
+    EXPECT_FALSE(other.identify("Bearer " + token).valid);
+    clock.set_offset_seconds(101);
+    auto expired = auth.identify("Bearer " + token);
+    EXPECT_FALSE(expired.valid);
+    EXPECT_EQ(expired.problem, "token expired");
+}
+
+TEST(EmulatorLimits, SlidingWindowAllowsLimitThenGivesRetryAfter) {
+    emu::RateLimiter lim(60000);
+    int retry = 0;
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(lim.hit("a", 3, 1000 + i * 1000, retry));
+    EXPECT_FALSE(lim.hit("a", 3, 4000, retry));
+    EXPECT_EQ(retry, 57);  // the first hit (t=1s) leaves the window at t=61s
+    EXPECT_TRUE(lim.hit("b", 3, 4000, retry));  // keys are separate
+    EXPECT_TRUE(lim.hit("a", 3, 61001, retry));
+    EXPECT_FALSE(lim.hit("a", 3, 61002, retry));
+    lim.reset();
+    EXPECT_TRUE(lim.hit("a", 3, 61003, retry));
+}
+
+TEST(EmulatorUsage, CountsPerAccountAndUtcMinus5Day) {
+    emu::UsageCounters u;
+    const std::int64_t jan1_noon = 1672592400;  // 2023-01-01 17:00 UTC
+    u.count("x", jan1_noon);
+    u.count("x", jan1_noon + 1);
+    u.count("x", 1672549199);   // 2022-12-31 23:59:59 UTC-5
+    u.count("y", jan1_noon);
+    EXPECT_EQ(u.today("x", jan1_noon), 2);
+    EXPECT_EQ(u.today("y", jan1_noon), 1);
+    EXPECT_EQ(u.today("z", jan1_noon), 0);
+    auto days = u.since_last_month("x", jan1_noon);
+    ASSERT_EQ(days.size(), 2u);
+    EXPECT_EQ(days[0].first, "2022-12-31");
+    EXPECT_EQ(days[0].second, 1);
+    EXPECT_EQ(days[1].first, "2023-01-01");
+    // Two months later the December day is out of range.
+    EXPECT_TRUE(u.since_last_month("x", jan1_noon + 62LL * 86400).empty());
+    u.reset();
+    EXPECT_EQ(u.today("x", jan1_noon), 0);
+}
+
+TEST(EmulatorFaults, ParseTakeAndExpire) {
+    auto f = emu::parse_fault(R"({"path":"/api/trims","count":2,"status":429,"retry_after":3})");
+    EXPECT_EQ(f.status, 429);
+    EXPECT_EQ(f.retry_after, 3);
+    EXPECT_EQ(f.action, emu::FaultAction::Status);
+    EXPECT_THROW(emu::parse_fault(R"({"count":1})"), std::invalid_argument);
+    EXPECT_THROW(emu::parse_fault(R"({"path":"x"})"), std::invalid_argument);
+    EXPECT_THROW(emu::parse_fault(R"({"path":"/a","action":"explode"})"), std::invalid_argument);
+    EXPECT_THROW(emu::parse_fault(R"({"path":"/a","status":99})"), std::invalid_argument);
+    EXPECT_THROW(emu::parse_fault(R"({"path":"/a","action":"delay"})"), std::invalid_argument);
+    EXPECT_THROW(emu::parse_fault(R"({"path":"/a","colour":1})"), std::invalid_argument);
+    EXPECT_THROW(emu::parse_fault("not json"), std::invalid_argument);
+    emu::Faults faults;
+    faults.add(f);
+    EXPECT_FALSE(faults.take("/api/makes").has_value());
+    EXPECT_TRUE(faults.take("/api/trims/v2").has_value());
+    EXPECT_TRUE(faults.take("/api/trims").has_value());
+    EXPECT_FALSE(faults.take("/api/trims").has_value());
+}
+
+TEST(EmulatorRoutes, MatchesKnownPathsOnly) {
+    auto r = emu::match_route("/api/trims/v2");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, emu::RouteKind::Search);
+    ASSERT_NE(r->endpoint, nullptr);
+    EXPECT_EQ(r->endpoint->path, "/api/trims/v2");
+    r = emu::match_route("/api/trims/v2/123");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, emu::RouteKind::TrimDetail);
+    EXPECT_EQ(r->arg, "123");
+    r = emu::match_route("/api/trims/9");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, emu::RouteKind::TrimLegacyDetail);
+    r = emu::match_route("/api/auth/login");
+    ASSERT_TRUE(r);
+    EXPECT_STREQ(r->method, "POST");
+    EXPECT_TRUE(r->text_errors);
+    EXPECT_FALSE(emu::match_route("/api/trims/v2/1/2"));
+    EXPECT_FALSE(emu::match_route("/api/unknown"));
+    EXPECT_FALSE(emu::match_route("/"));
+}
+
+TEST(EmulatorRoutes, DedupeKeepsFirstPlaceAndLastValue) {
+    auto ps = emu::dedupe_params({{"year", "1"}, {"make", "a"}, {"year", "2"}});
+    ASSERT_EQ(ps.size(), 2u);
+    EXPECT_EQ(ps[0].name, "year");
+    EXPECT_EQ(ps[0].value, "2");
+}

@@ -1,0 +1,277 @@
+"""Start and drive the local emulator of the Vehicle Data Service.
+
+>>> from vehicledata.testing import Emulator
+>>> with Emulator() as emu:                      # doctest: +SKIP
+...     print(emu.url)                           # http://127.0.0.1:40123
+...     emu.fault("/api/trims/v2", status=503, count=2, retry_after=1)
+
+The executable is ``vehicledata-emulator``: found through ``$VEHICLEDATA_EMULATOR_BIN``, next to
+``vehicledata._core`` in ``bin/``, or in the ``bin/`` folder of any ``vehicledata.__path__`` entry.
+The control plane it drives is documented in docs/emulator.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import urllib.error
+import urllib.request
+import weakref
+from pathlib import Path
+from typing import Any, Dict, IO, List, Mapping, Optional, Sequence, Union
+
+__all__ = ["DEMO_ACCOUNTS", "Emulator", "EmulatorError", "find_executable"]
+
+#: The accounts the emulator knows when it is started without ``accounts``.
+DEMO_ACCOUNTS: Dict[str, Dict[str, Any]] = {
+    "premium": {"api_token": "demo-premium-token", "api_secret": "demo-premium-secret",
+                "subscribed": True, "data_feed": True, "rate_limit_type": "hard"},
+    "basic": {"api_token": "demo-basic-token", "api_secret": "demo-basic-secret",
+              "subscribed": True, "data_feed": False, "rate_limit_type": "soft"},
+    "free": {"api_token": "demo-free-token", "api_secret": "demo-free-secret",
+             "subscribed": False, "data_feed": False, "rate_limit_type": "hard"},
+}
+
+_EXE = "vehicledata-emulator"
+
+
+class EmulatorError(RuntimeError):
+    """The emulator could not be found, started or driven."""
+
+
+def find_executable() -> str:
+    """Path of the ``vehicledata-emulator`` executable (see the module docs for the search order)."""
+    env = os.environ.get("VEHICLEDATA_EMULATOR_BIN")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise EmulatorError(f"VEHICLEDATA_EMULATOR_BIN={env} is not an executable file")
+        return env
+    candidates: List[Path] = []
+    try:
+        from vehicledata import _core
+
+        candidates.append(Path(_core.__file__).resolve().parent / "bin" / _EXE)
+    except ImportError:
+        pass
+    import vehicledata
+
+    for entry in vehicledata.__path__:
+        candidates.append(Path(entry) / "bin" / _EXE)
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return str(c)
+    tried = ", ".join(str(c) for c in candidates) or "(no candidates)"
+    raise EmulatorError(f"cannot find {_EXE}; tried {tried}; set VEHICLEDATA_EMULATOR_BIN")
+
+
+def build_args(*, host: str = "127.0.0.1", port: int = 0, db: Optional[Union[str, os.PathLike]] = None,
+               accounts: Optional[str] = None, rate_limit: int = 600, login_rate_limit: int = 20,
+               token_ttl: int = 604800, threads: Optional[int] = None, jwt_secret: Optional[str] = None,
+               maintenance: bool = False, window_seconds: Optional[int] = None,
+               log: bool = False, extra_args: Sequence[str] = ()) -> List[str]:
+    """Command-line flags of the executable for these settings."""
+    args = ["--host", host, "--port", str(int(port)), "--rate-limit", str(int(rate_limit)),
+            "--login-rate-limit", str(int(login_rate_limit)), "--token-ttl", str(int(token_ttl))]
+    if db is not None:
+        args += ["--db", os.fspath(db)]
+    if accounts is not None:
+        args += ["--accounts", accounts]
+    if threads is not None:
+        args += ["--threads", str(int(threads))]
+    if jwt_secret is not None:
+        args += ["--jwt-secret", jwt_secret]
+    if window_seconds is not None:
+        args += ["--window-seconds", str(int(window_seconds))]
+    if maintenance:
+        args.append("--maintenance")
+    if log:
+        args.append("--log")
+    return args + [str(a) for a in extra_args]
+
+
+def _terminate(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+class Emulator:
+    """A running emulator process, as a context manager.
+
+    ``db`` defaults to :func:`vehicledata.dataset.ensure_database` (built on first use).
+    ``accounts`` is a list of account dicts (written to a temporary file) or a path to such a
+    JSON file; without it the emulator uses :data:`DEMO_ACCOUNTS`.
+    """
+
+    def __init__(self, port: int = 0, host: str = "127.0.0.1", db: Optional[Union[str, os.PathLike]] = None,
+                 accounts: Optional[Union[str, os.PathLike, Sequence[Mapping[str, Any]]]] = None,
+                 rate_limit: int = 600, login_rate_limit: int = 20, token_ttl: int = 604800,
+                 threads: Optional[int] = None, extra_args: Sequence[str] = (), *,
+                 startup_timeout: float = 30.0, jwt_secret: Optional[str] = None,
+                 window_seconds: Optional[int] = None, maintenance: bool = False) -> None:
+        self.host = host
+        self.port = port
+        self._db = db
+        self._accounts = accounts
+        self._settings = dict(rate_limit=rate_limit, login_rate_limit=login_rate_limit, token_ttl=token_ttl,
+                              threads=threads, jwt_secret=jwt_secret, window_seconds=window_seconds,
+                              maintenance=maintenance)
+        self._extra_args = list(extra_args)
+        self._startup_timeout = startup_timeout
+        self._proc: Optional[subprocess.Popen] = None
+        self._tmpdir: Optional[tempfile.TemporaryDirectory] = None
+        self._stderr: Optional[IO[bytes]] = None
+        self.url: str = ""
+
+    # ---- lifecycle -------------------------------------------------------------------
+    def start(self) -> "Emulator":
+        if self._proc is not None:
+            return self
+        exe = find_executable()
+        db = self._db
+        if db is None:
+            from vehicledata import dataset
+
+            db = dataset.ensure_database()
+        accounts_path: Optional[str] = None
+        if self._accounts is not None:
+            if isinstance(self._accounts, (str, os.PathLike)):
+                accounts_path = os.fspath(self._accounts)
+            else:
+                self._tmpdir = tempfile.TemporaryDirectory(prefix="vehicledata-emulator-")
+                accounts_path = os.path.join(self._tmpdir.name, "accounts.json")
+                with open(accounts_path, "w", encoding="utf-8") as fh:
+                    json.dump([dict(a) for a in self._accounts], fh)
+        args = [exe] + build_args(host=self.host, port=self.port, db=db, accounts=accounts_path,
+                                  extra_args=self._extra_args, **self._settings)  # type: ignore[arg-type]
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL)
+        # An Emulator dropped without stop() still ends its process.
+        weakref.finalize(self, _terminate, self._proc)
+        line = self._first_line(self._proc, self._startup_timeout)
+        prefix = "listening on "
+        if not line.startswith(prefix):
+            err = self._stderr_text()
+            self.stop()
+            raise EmulatorError(f"emulator did not start ({' '.join(args)}): "
+                                f"{line.strip() or 'no output'}; stderr: {err.strip() or '(empty)'}")
+        self.url = line[len(prefix):].strip()
+        self.port = int(self.url.rsplit(":", 1)[1])
+        return self
+
+    def _first_line(self, proc: subprocess.Popen, timeout: float) -> str:
+        result: List[bytes] = []
+
+        def read() -> None:
+            assert proc.stdout is not None
+            result.append(proc.stdout.readline())
+
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        t.join(timeout)
+        if t.is_alive() or not result:
+            err = self._stderr_text()
+            self.stop()
+            raise EmulatorError(f"emulator printed no address within {timeout:.0f}s; stderr: {err.strip() or '(empty)'}")
+        return result[0].decode("utf-8", "replace")
+
+    def _stderr_text(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0)
+            return self._stderr.read().decode("utf-8", "replace")[-4000:]
+        except (OSError, ValueError):
+            return ""
+
+    def stop(self) -> None:
+        """Stops the process (SIGTERM, then SIGKILL after 5 s)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(5)
+            if proc.stdout is not None:
+                proc.stdout.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()
+            self._tmpdir = None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def returncode(self) -> Optional[int]:
+        return None if self._proc is None else self._proc.poll()
+
+    def __enter__(self) -> "Emulator":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"Emulator(url={self.url!r}, running={self.running})"
+
+    # ---- control plane -----------------------------------------------------------------
+    def _control(self, method: str, route: str, body: Optional[Mapping[str, Any]] = None) -> Any:
+        if not self.url:
+            raise EmulatorError("the emulator is not running")
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + "/_emulator/" + route, data=data, method=method,
+                                     headers={"Content-Type": "application/json"} if data else {})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            raise EmulatorError(f"{method} /_emulator/{route}: {exc.code} {exc.read().decode(errors='replace')}") from None
+
+    def health(self) -> Dict[str, Any]:
+        return self._control("GET", "health")
+
+    def reset(self) -> None:
+        """Clears rate-limit windows, usage counters, faults, statistics, maintenance and the clock offset."""
+        self._control("POST", "reset")
+
+    def fault(self, path: str, status: int = 503, count: int = 1, retry_after: Optional[int] = None,
+              action: str = "status", delay_ms: Optional[int] = None, body: Optional[str] = None) -> None:
+        """Schedules a fault for the next ``count`` requests whose path starts with ``path``.
+
+        action: "status" (answer ``status``), "drop" (close the connection without an answer),
+        "truncate" (send half of the real body), "delay" (answer normally after ``delay_ms``).
+        """
+        spec: Dict[str, Any] = {"path": path, "count": count, "status": status, "action": action}
+        if retry_after is not None:
+            spec["retry_after"] = retry_after
+        if delay_ms is not None:
+            spec["delay_ms"] = delay_ms
+        if body is not None:
+            spec["body"] = body
+        self._control("POST", "faults", spec)
+
+    def clear_faults(self) -> None:
+        self._control("DELETE", "faults")
+
+    def maintenance(self, enabled: bool = True) -> None:
+        self._control("POST", "maintenance", {"enabled": bool(enabled)})
+
+    def shift_clock(self, seconds: int) -> Dict[str, Any]:
+        """Sets the emulator's clock offset (seconds, absolute, not cumulative)."""
+        return self._control("POST", "clock", {"offset_seconds": int(seconds)})
+
+    def stats(self) -> Dict[str, Any]:
+        return self._control("GET", "stats")

@@ -1,0 +1,178 @@
+"""Helpers of the emulator conformance suite (imported by conftest.py and the tests).
+
+Every test talks to a real ``vehicledata-emulator`` process over loopback, on the real database
+(the session fixture ``database`` of tests/conftest.py).  Expected values come from the database
+itself, read with :mod:`sqlite3` and rendered by the small independent renderer below from the
+schema table (``vehicledata.schema``), never from the emulator's own code.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from urllib.parse import urlsplit
+
+import pytest
+
+from vehicledata import schema
+from vehicledata.testing import DEMO_ACCOUNTS, Emulator
+
+DEMO_SQL = "year BETWEEN 2015 AND 2020"
+CONFORMANCE_SECRET = "conformance-secret"
+
+
+@dataclass
+class Response:
+    status: int
+    headers: Dict[str, str]
+    body: bytes
+    reason: str = ""
+    _json: Any = field(default=None, repr=False)
+
+    def json(self) -> Any:
+        if self._json is None:
+            self._json = json.loads(self.body)
+        return self._json
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8")
+
+
+class Http:
+    """A tiny keep-alive HTTP client that sends the target exactly as given."""
+
+    def __init__(self, base_url: str) -> None:
+        u = urlsplit(base_url)
+        self.host, self.port = u.hostname or "127.0.0.1", u.port or 80
+        self._conn: Optional[http.client.HTTPConnection] = None
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._conn is None:
+            self._conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def request(self, method: str, target: str, *, token: Optional[str] = None, body: Optional[bytes] = None,
+                headers: Optional[Mapping[str, str]] = None) -> Response:
+        hdrs = dict(headers or {})
+        if token is not None:
+            hdrs["Authorization"] = f"Bearer {token}"
+        if body is not None and method in ("POST", "PUT", "PATCH", "DELETE"):
+            hdrs.setdefault("Content-Type", "application/json")
+        for attempt in range(2):
+            conn = self._connection()
+            try:
+                conn.request(method, target, body=body, headers=hdrs)
+                r = conn.getresponse()
+                data = r.read()
+                resp = Response(r.status, {k.lower(): v for k, v in r.getheaders()}, data, r.reason)
+                if r.will_close:
+                    self.close()
+                return resp
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def get(self, target: str, token: Optional[str] = None, **kw: Any) -> Response:
+        return self.request("GET", target, token=token, **kw)
+
+    def post_json(self, target: str, payload: Any, token: Optional[str] = None) -> Response:
+        return self.request("POST", target, token=token, body=json.dumps(payload).encode())
+
+    def login(self, name: str) -> str:
+        acct = DEMO_ACCOUNTS[name]
+        r = self.post_json("/api/auth/login", {"api_token": acct["api_token"], "api_secret": acct["api_secret"]})
+        assert r.status == 200, r.body
+        return r.text
+
+
+# ---- the independent renderer ---------------------------------------------------------
+def render_decimal(value: float, scale: int) -> str:
+    q = Decimal(1).scaleb(-scale)
+    return str(Decimal(repr(float(value))).quantize(q, rounding=ROUND_HALF_UP))
+
+
+def render_value(f: schema.Field, value: Any) -> Any:
+    if value is None:
+        return None
+    if f.type in ("int", "int64"):
+        return int(value)
+    if f.type == "decimal":
+        return render_decimal(value, f.scale)
+    if f.type == "float":
+        return float(value)
+    if f.type == "bool":
+        return bool(value)
+    return str(value)
+
+
+def record_fields(record: str, verbose: bool = False) -> List[schema.Field]:
+    r = schema.record(record)
+    return [f for f in r.fields
+            if f.type != "nested" and (f.in_record or (verbose and f.type != "timestamp"))]
+
+
+def select_list(record: str, verbose: bool = False) -> str:
+    return ", ".join(f.column or f.name for f in record_fields(record, verbose))
+
+
+def render_row(record: str, row: Sequence[Any], verbose: bool = False) -> Dict[str, Any]:
+    return {f.name: render_value(f, v) for f, v in zip(record_fields(record, verbose), row)}
+
+
+class Db:
+    """Read-only access to the real database for expected values."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
+        return self.con.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        row = self.con.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    def records(self, record: str, where: str = "", params: Sequence[Any] = (), order: str = "id",
+                limit: Optional[int] = None, offset: int = 0, verbose: bool = False) -> List[Dict[str, Any]]:
+        table = schema.record(record).table
+        sql = f"SELECT {select_list(record, verbose)} FROM {table}"
+        if where:
+            sql += f" WHERE {where}"
+        if order:
+            sql += f" ORDER BY {order}"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        return [render_row(record, row, verbose) for row in self.all(sql, params)]
+
+    def count(self, table: str, where: str = "", params: Sequence[Any] = ()) -> int:
+        return int(self.one(f"SELECT COUNT(*) FROM {table}" + (f" WHERE {where}" if where else ""), params))
+
+
+def assert_error(r: Response, status: int, exception: str, path: str, message_part: str = "") -> None:
+    """A JSON error answer with exactly the members {exception, code, url, message}."""
+    assert r.status == status, (r.status, r.body)
+    assert r.headers.get("content-type", "").startswith("application/json"), r.headers
+    body = r.json()
+    assert list(body) == ["exception", "code", "url", "message"], body
+    assert body["exception"] == exception, body
+    assert body["code"] == status, body
+    assert body["url"] == path, body
+    assert isinstance(body["message"], str) and body["message"], body
+    assert message_part in body["message"], body
+
+
+def envelope_endpoints() -> List[schema.Endpoint]:
+    return [e for e in schema.endpoints().values() if e.shape == "envelope"]

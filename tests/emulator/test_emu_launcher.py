@@ -1,0 +1,156 @@
+"""The executable, the Python launcher, the CLI and the pytest plugin."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+from emu_support import Http
+from vehicledata.testing import DEMO_ACCOUNTS, Emulator, EmulatorError, find_executable
+
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+
+def start(args: List[str]) -> subprocess.Popen:
+    return subprocess.Popen([find_executable(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_first_line_and_clean_stop(database: Path, sig: int) -> None:
+    p = start(["--db", str(database), "--port", "0", "--threads", "2"])
+    try:
+        assert p.stdout is not None
+        line = p.stdout.readline().decode()
+        assert line.startswith("listening on http://127.0.0.1:") and line.endswith("\n")
+        port = int(line.strip().rsplit(":", 1)[1])
+        assert 0 < port < 65536
+        assert Http(f"http://127.0.0.1:{port}").get("/_emulator/health").status == 200
+        p.send_signal(sig)
+        assert p.wait(10) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+@pytest.mark.parametrize("args,status,part", [
+    (["--port", "x"], 2, "--port expects an integer"),
+    (["--bogus"], 2, "unknown option '--bogus'"),
+    (["--threads", "0"], 2, "--threads must be between"),
+    (["--db", "/nonexistent/v.db"], 1, "database not found"),
+])
+def test_bad_start_arguments(args: List[str], status: int, part: str) -> None:
+    p = subprocess.run([find_executable(), *args], capture_output=True, timeout=30)
+    assert p.returncode == status
+    assert part in p.stderr.decode()
+    assert p.stdout == b""
+
+
+def test_bad_accounts_file(database: Path, tmp_path: Path) -> None:
+    f = tmp_path / "accounts.json"
+    f.write_text('[{"api_token": "x"}]')
+    p = subprocess.run([find_executable(), "--db", str(database), "--accounts", str(f)], capture_output=True, timeout=30)
+    assert p.returncode == 1
+    assert "api_secret" in p.stderr.decode()
+
+
+def test_help() -> None:
+    p = subprocess.run([find_executable(), "--help"], capture_output=True, timeout=30)
+    assert p.returncode == 0 and b"--rate-limit" in p.stdout
+
+
+def test_launcher_error_carries_stderr(tmp_path: Path) -> None:
+    with pytest.raises(EmulatorError, match="database not found"):
+        Emulator(db=tmp_path / "missing.db").start()
+
+
+def test_launcher_context_and_helpers(database: Path) -> None:
+    with Emulator(db=database, rate_limit=5) as emu:
+        assert emu.url.startswith("http://127.0.0.1:") and emu.running
+        assert emu.health() == {"status": "ok"}
+        emu.fault("/api/years", status=503, count=1, retry_after=3)
+        h = Http(emu.url)
+        r = h.get("/api/years/v2")
+        assert r.status == 503 and r.headers["retry-after"] == "3"
+        assert emu.stats()["by_status"] == {"503": 1}
+        emu.reset()
+        assert emu.stats()["requests"] == 0
+        h.close()
+    assert not emu.running
+    emu.stop()  # idempotent
+
+
+def test_demo_accounts_constant() -> None:
+    assert set(DEMO_ACCOUNTS) == {"premium", "basic", "free"}
+    assert DEMO_ACCOUNTS["premium"] == {"api_token": "demo-premium-token", "api_secret": "demo-premium-secret",
+                                        "subscribed": True, "data_feed": True, "rate_limit_type": "hard"}
+
+
+def test_cli_runs_the_emulator_in_the_foreground(database: Path) -> None:
+    p = subprocess.Popen([sys.executable, "-m", "vehicledata", "emulator", "--db", str(database), "--port", "0",
+                          "--rate-limit", "7"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    try:
+        assert p.stdout is not None
+        line = p.stdout.readline().decode()
+        assert line.startswith("listening on http://127.0.0.1:"), p.stderr.read() if p.poll() is not None else line
+        h = Http(line.split("listening on ")[1].strip())
+        statuses = [h.get("/api/years/v2").status for _ in range(8)]
+        assert statuses == [200] * 7 + [429]
+        h.close()
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(10) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def test_pytest_plugin_fixture(database: Path, tmp_path: Path) -> None:
+    test = tmp_path / "test_user_suite.py"
+    test.write_text(textwrap.dedent("""
+        import json, urllib.request
+
+        def test_uses_emulator(vehicledata_emulator):
+            with urllib.request.urlopen(vehicledata_emulator.url + "/api/years/v2") as r:
+                assert json.loads(r.read()) == [2020, 2019, 2018, 2017, 2016, 2015]
+
+        def test_clean(vehicledata_emulator_clean):
+            assert vehicledata_emulator_clean.stats()["requests"] == 0
+    """))
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:vehicledata", "-p", "vehicledata.testing.plugin",
+                        "--rootdir", str(tmp_path), "-c", os.devnull, f"--vehicledata-emulator-db={database}",
+                        str(test)], capture_output=True, timeout=120, env=ENV, cwd=tmp_path)
+    out = p.stdout.decode() + p.stderr.decode()
+    assert p.returncode == 0, out
+    assert "2 passed" in out
+
+
+def test_database_that_does_not_match_the_schema(tmp_path: Path) -> None:
+    import sqlite3
+
+    bad = tmp_path / "bad.db"
+    con = sqlite3.connect(bad)
+    con.execute("CREATE TABLE makes (id INTEGER)")
+    con.commit()
+    con.close()
+    p = subprocess.run([find_executable(), "--db", str(bad)], capture_output=True, timeout=30)
+    assert p.returncode == 1
+    assert "does not match the schema (table makes: no such column: name)" in p.stderr.decode()
+
+
+def test_a_dropped_emulator_ends_its_process(database: Path) -> None:
+    import gc
+
+    emu = Emulator(db=database).start()
+    proc = emu._proc
+    assert proc is not None and proc.poll() is None
+    del emu
+    gc.collect()
+    assert proc.wait(10) == 0
