@@ -4,6 +4,9 @@
 // socket is bound; SIGINT/SIGTERM stop it cleanly (exit status 0).
 #include <signal.h>
 
+#include <atomic>
+#include <chrono>
+
 #include <cstdio>
 #include <exception>
 #include <thread>
@@ -39,12 +42,19 @@ int main(int argc, char** argv) {
         server.bind();
         std::printf("listening on %s\n", server.url().c_str());
         std::fflush(stdout);
+        std::atomic<bool> finished{false};
         std::thread waiter([&] {
             int sig = 0;
             sigwait(&signals, &sig);
-            server.stop();
+            // A signal may arrive before run() has started listening, when stop() is a no-op:
+            // keep asking until run() has returned.
+            while (!finished.load()) {
+                server.stop();
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
         });
         server.run();
+        finished.store(true);
         // run() only returns after stop() (or a failure): wake the waiter if it still waits.
         pthread_kill(waiter.native_handle(), SIGTERM);
         waiter.join();
