@@ -62,6 +62,8 @@ py::dict endpoint_dict(const sc::Endpoint& e) {
         py::dict fd;
         fd["name"] = f.name;
         fd["match"] = f.match == sc::Match::Value ? "value" : "like";
+        fd["column"] = f.column.empty() ? f.name : f.column;
+        fd["predicate"] = f.predicate;
         filters.append(fd);
     }
     d["filters"] = filters;
@@ -72,12 +74,21 @@ py::dict endpoint_dict(const sc::Endpoint& e) {
         jd["type"] = std::string(sc::type_name(j.type));
         jd["enum"] = j.enum_values;
         jd["related"] = j.related_table;
+        jd["related_key"] = j.related_key;
+        jd["column"] = j.column;
         jf.append(jd);
     }
     d["json_fields"] = jf;
     py::list sk;
-    for (const auto& s : e.sort_keys) sk.append(s.name);
+    py::dict sort_columns;
+    for (const auto& s : e.sort_keys) {
+        sk.append(s.name);
+        sort_columns[py::str(s.name)] = s.column;
+    }
     d["sort_keys"] = sk;
+    d["sort_columns"] = sort_columns;
+    d["default_sort"] = e.default_sort;
+    d["demo_predicate"] = e.demo_predicate;
     return d;
 }
 

@@ -61,10 +61,24 @@ class Record:
 
 @dataclass(frozen=True)
 class JsonField:
+    """A field addressable in the ``json`` parameter (dotted names reach a related table)."""
+
     name: str
     type: str
     enum: Tuple[str, ...]
     related: str
+    related_key: str = ""
+    column: str = ""
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A query-string filter: exact (``value``) or SQL LIKE (``like``)."""
+
+    name: str
+    match: str
+    column: str
+    predicate: bool
 
 
 @dataclass(frozen=True)
@@ -82,6 +96,10 @@ class Endpoint:
     filters: Tuple[Tuple[str, str], ...]  # (name, "value" | "like")
     json_fields: Tuple[JsonField, ...] = field(default_factory=tuple)
     sort_keys: Tuple[str, ...] = field(default_factory=tuple)
+    filter_specs: Tuple[Filter, ...] = field(default_factory=tuple)
+    sort_columns: Dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    default_sort: str = ""      # SQL ORDER BY without `sort`
+    demo_predicate: str = ""    # SQL restricting rows to the demo data-set
 
     def filter_names(self) -> List[str]:
         return [n for n, _ in self.filters]
@@ -114,8 +132,15 @@ def endpoints() -> Dict[str, Endpoint]:
             path=e["path"], category=e["category"], record=e["record"], table=e["table"], shape=e["shape"],
             deprecated=e["deprecated"], paged=e["paged"], verbose=e["verbose"],
             filters=tuple((f["name"], f["match"]) for f in e["filters"]),
-            json_fields=tuple(JsonField(j["name"], j["type"], tuple(j["enum"]), j["related"]) for j in e["json_fields"]),
+            json_fields=tuple(
+                JsonField(j["name"], j["type"], tuple(j["enum"]), j["related"], j["related_key"], j["column"])
+                for j in e["json_fields"]
+            ),
             sort_keys=tuple(e["sort_keys"]),
+            filter_specs=tuple(Filter(f["name"], f["match"], f["column"], f["predicate"]) for f in e["filters"]),
+            sort_columns=dict(e["sort_columns"]),
+            default_sort=e["default_sort"],
+            demo_predicate=e["demo_predicate"],
         )
     return out
 
