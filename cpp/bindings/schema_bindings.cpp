@@ -23,6 +23,7 @@ py::dict field_dict(const sc::Field& f) {
     d["in_record"] = f.in_record;
     d["nested"] = f.nested;
     d["nested_array"] = f.nested_array;
+    d["nested_key"] = f.nested_key;
     d["sqlite_type"] = std::string(sc::sqlite_type(f.type));
     return d;
 }

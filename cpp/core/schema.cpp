@@ -22,7 +22,15 @@ Field D(std::string n, int scale = 1) { Field f; f.name = std::move(n); f.type =
 Field TS(std::string n) { Field f; f.name = std::move(n); f.type = Type::Timestamp; return f; }
 Field Hidden(Field f) { f.in_record = false; return f; }
 Field As(Field f, std::string column) { f.column = std::move(column); return f; }
-Field Nest(std::string n, std::string record, bool array) { Field f; f.name = std::move(n); f.type = Type::Nested; f.nested = std::move(record); f.nested_array = array; return f; }
+Field Nest(std::string n, std::string record, bool array, std::string key = {}) {
+    Field f;
+    f.name = std::move(n);
+    f.type = Type::Nested;
+    f.nested = std::move(record);
+    f.nested_array = array;
+    f.nested_key = std::move(key);
+    return f;
+}
 
 // ---- enumerations of SPEC.md -----------------------------------------------
 const Strings kBodyTypes = {"Cargo Van", "Convertible", "Coupe", "Ext Cargo Minivan", "Ext Cargo Van",
@@ -127,12 +135,13 @@ std::vector<Record> build_records() {
     // Trim detail: the trim record plus the associated arrays.
     {
         Record d = R("trim_detail", "trims", false, rs.back().fields);
-        for (auto& f : cat(std::vector<Field>{Nest("bodies", "body_legacy", true), Nest("engines", "engine_legacy", true),
-                                             Nest("transmissions", "description_item", true),
-                                             Nest("drive_types", "description_item", true),
-                                             Nest("mileages", "mileage_legacy", true),
-                                             Nest("exterior_colors", "exterior_color_legacy", true),
-                                             Nest("interior_colors", "interior_color_legacy", true)}))
+        for (auto& f : cat(std::vector<Field>{Nest("bodies", "body_legacy", true, "trim_id"),
+                                             Nest("engines", "engine_legacy", true, "trim_id"),
+                                             Nest("transmissions", "description_item", true, "engines.transmission"),
+                                             Nest("drive_types", "description_item", true, "engines.drive_type"),
+                                             Nest("mileages", "mileage_legacy", true, "trim_id"),
+                                             Nest("exterior_colors", "exterior_color_legacy", true, "trim_id"),
+                                             Nest("interior_colors", "interior_color_legacy", true, "trim_id")}))
             d.fields.push_back(f);
         rs.push_back(d);
     }
@@ -143,10 +152,10 @@ std::vector<Record> build_records() {
                                           As(S("name"), "trim"), S("description"), I64("msrp", true),
                                           I64("invoice", true)},
                        created_modified(true),
-                       std::vector<Field>{Nest("make_model", "make_model_legacy", false), Hidden(I("make_id")),
+                       std::vector<Field>{Nest("make_model", "make_model_legacy", false, "model_id"), Hidden(I("make_id")),
                                           Hidden(S("make")), Hidden(S("model"))})));
     rs.push_back(R("make_model_legacy", "models", false,
-                   {I64("id"), I64("make_id"), S("name"), Nest("make", "make", false)}));
+                   {I64("id"), I64("make_id"), S("name"), Nest("make", "make", false, "make_id")}));
 
     rs.push_back(R("body", "bodies", true, cat(identity_v2(), body_measures(), created_modified(false))));
     rs.push_back(R("body_legacy", "bodies", false, cat(legacy_ids(), body_measures(), legacy_verbose(), created_modified(false))));
@@ -178,7 +187,7 @@ std::vector<Record> build_records() {
                     S("engine_description", true), S("assembled_in", true)}));
     rs.push_back(R("vin_result", "", false,
                    {I("year"), S("make"), S("model"), S("trim", true), Nest("specs", "vin_specs", false),
-                    Nest("trims", "trim_legacy", true)}));
+                    Nest("trims", "trim_legacy", true, "model_id")}));
     rs.push_back(R("vin_specs", "", false, {}));  // ~140 vPIC keys, string or null; open-ended
     rs.push_back(R("error", "", false, {S("exception"), I("code"), S("url"), S("message")}));
     return rs;

@@ -16,11 +16,6 @@ void set_json(httplib::Response& res, std::string&& body) {
 
 bool full_access(const Call& call) { return call.identity.valid && call.identity.subscribed; }
 
-std::string singular(std::string s) {
-    if (!s.empty() && s.back() == 's') s.pop_back();
-    return s;
-}
-
 const format::QueryParam* param(const Call& call, std::string_view name) {
     for (const auto& p : call.params)
         if (p.name == name) return p.value.empty() ? nullptr : &p;
@@ -45,21 +40,16 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
         }
         const std::int64_t trim_id = sqlite3_column_int64(stmt, id_col);
         if (n->table.empty()) {
-            // A list of {description}: the distinct values of the attribute named like the field
-            // (transmissions -> engines.transmission, drive_types -> engines.drive_type).
-            const std::string suffix = "." + singular(f.name);
-            const schema::Attribute* attr = nullptr;
-            for (const auto& a : schema::attributes())
-                if (a.name.size() > suffix.size() && a.name.compare(a.name.size() - suffix.size(), suffix.size(), suffix) == 0)
-                    attr = &a;
+            // A list of {description}: the distinct values of the schema's "table.column" source.
+            const auto dot = f.nested_key.find('.');
             const auto fields = n->record_fields();
-            if (!attr || fields.size() != 1) {
+            if (dot == std::string::npos || fields.size() != 1) {
                 out.append("[]");
                 return;
             }
-            Statement st = store_.statement("SELECT DISTINCT " + attr->column + " FROM " + attr->table +
-                                            " WHERE trim_id = ? AND " + attr->column + " IS NOT NULL ORDER BY " +
-                                            attr->column);
+            const std::string table = f.nested_key.substr(0, dot), column = f.nested_key.substr(dot + 1);
+            Statement st = store_.statement("SELECT DISTINCT " + column + " FROM " + table +
+                                            " WHERE trim_id = ? AND " + column + " IS NOT NULL ORDER BY " + column);
             st.bind({query::Scalar(trim_id)});
             std::string key;
             format::append_json_string(key, fields[0]->name);
@@ -78,7 +68,8 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
             return;
         }
         const Plan& np = plan_of(*n, false);
-        Statement st = store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE trim_id = ? ORDER BY id");
+        Statement st = store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE " + f.nested_key +
+                                        " = ? ORDER BY id");
         st.bind({query::Scalar(trim_id)});
         out.push_back('[');
         bool first = true;
@@ -92,8 +83,8 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
         out.push_back(']');
         return;
     }
-    // One object: the row of the nested record's table whose id is the parent's <table>_id.
-    const int key_col = plan.column_of(singular(n->table) + "_id");
+    // One object: the row of the nested record's table whose id the parent holds in nested_key.
+    const int key_col = plan.column_of(f.nested_key);
     if (key_col < 0 || sqlite3_column_type(stmt, key_col) == SQLITE_NULL) {
         out.append("null");
         return;

@@ -92,3 +92,27 @@ TEST(Schema, V2RecordFieldOrderMatchesTheServedEngineRecord) {
         "drive_type", "transmission"};
     EXPECT_EQ(names, expected);
 }
+
+TEST(Schema, NestedFieldsSayWhereTheirRowsComeFrom) {
+    for (const auto& r : sc::records()) {
+        if (r.table.empty()) continue;
+        const sc::Record* parent = sc::table_record(r.table);
+        for (const auto& f : r.fields) {
+            if (f.type != sc::Type::Nested) continue;
+            const sc::Record* n = sc::find_record(f.nested);
+            ASSERT_NE(n, nullptr) << r.name << "." << f.name;
+            ASSERT_FALSE(f.nested_key.empty()) << r.name << "." << f.name;
+            if (n->table.empty()) {  // "table.column" of distinct values
+                const auto dot = f.nested_key.find('.');
+                ASSERT_NE(dot, std::string::npos) << f.nested_key;
+                const sc::Record* src = sc::table_record(f.nested_key.substr(0, dot));
+                ASSERT_NE(src, nullptr) << f.nested_key;
+                EXPECT_NE(src->field(f.nested_key.substr(dot + 1)), nullptr) << f.nested_key;
+            } else if (f.nested_array) {  // column of the element table holding the parent id
+                EXPECT_NE(sc::table_record(n->table)->field(f.nested_key), nullptr) << r.name << "." << f.name;
+            } else {  // column of the parent holding the element id
+                EXPECT_NE(parent->field(f.nested_key), nullptr) << r.name << "." << f.name;
+            }
+        }
+    }
+}

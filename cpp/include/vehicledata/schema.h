@@ -45,6 +45,12 @@ struct Field {
     bool in_record = true;    // false: a stored, searchable column not in the JSON record
     std::string nested;       // Nested: name of the element record
     bool nested_array = false;  // Nested: an array of elements (else one object)
+    // Nested: how the element rows are found.
+    //  - array of a stored record: the column of its table that holds the parent's id ("trim_id");
+    //  - one object: the parent's column that holds the element's id ("model_id");
+    //  - array of a synthetic record: "table.column" whose distinct values fill it
+    //    ("engines.transmission").
+    std::string nested_key;
 
     std::string_view sql() const { return column.empty() ? std::string_view(name) : std::string_view(column); }
 };
