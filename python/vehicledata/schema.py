@@ -34,6 +34,7 @@ class Field:
     nested: str
     nested_array: bool
     sqlite_type: str
+    nested_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ def records() -> Dict[str, Record]:
                 name=f["name"], type=f["type"], nullable=f["nullable"], max_length=f["max_length"],
                 enum=tuple(f["enum"]), column=f["column"], scale=f["scale"], in_record=f["in_record"],
                 nested=f["nested"], nested_array=f["nested_array"], sqlite_type=f["sqlite_type"],
+                nested_key=f["nested_key"],
             )
             for f in r["fields"]
         )
@@ -199,7 +201,7 @@ def _field_row(f: Field) -> str:
     if f.type == "decimal":
         notes.append(f"decimal rendered as a string, {f.scale} digit{'s' if f.scale != 1 else ''} after the point")
     if f.type == "nested":
-        notes.append(f"{'array of' if f.nested_array else 'object'} `{f.nested}`")
+        notes.append(f"{'array of' if f.nested_array else 'object'} `{f.nested}` (by `{f.nested_key}`)")
     if not f.in_record:
         notes.append("stored and searchable, not in the record")
     if f.column != f.name:
