@@ -1,0 +1,515 @@
+// vehicledata._core.client: the libcurl/simdjson client core for Python.
+//
+// Every transfer, wait and decode runs with the GIL released; the interrupt
+// check re-acquires it briefly every 100 ms to run Python's signal handlers so
+// Ctrl-C stops a wait.  C++ errors become the classes of vehicledata.errors
+// (imported at call time).  Page columns cross into Python as numpy arrays
+// that view the page's own buffers (no copy).
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <datetime.h>
+
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+
+#include "vehicledata/client/client.h"
+#include "vehicledata/client/errors.h"
+#include "vehicledata/client/page.h"
+#include "vehicledata/schema.h"
+
+namespace py = pybind11;
+namespace vc = vehicledata::client;
+namespace sc = vehicledata::schema;
+
+namespace vehicledata::bindings {
+namespace {
+
+const char* kind_name(vc::ColumnKind k) {
+    switch (k) {
+        case vc::ColumnKind::Int64: return "int64";
+        case vc::ColumnKind::Float64: return "float64";
+        case vc::ColumnKind::Bool: return "bool";
+        case vc::ColumnKind::String: return "string";
+        case vc::ColumnKind::Timestamp: return "timestamp";
+        case vc::ColumnKind::Json: return "json";
+    }
+    return "?";
+}
+
+sc::Shape shape_of(const std::string& s) {
+    if (s == "envelope") return sc::Shape::Envelope;
+    if (s == "array") return sc::Shape::Array;
+    if (s == "object") return sc::Shape::Object;
+    throw py::value_error("shape must be 'envelope', 'array' or 'object', not '" + s + "'");
+}
+
+const sc::Record& record_of(const std::string& name) {
+    const sc::Record* r = sc::find_record(name);
+    if (!r) throw py::value_error("no record named '" + name + "' in the schema table");
+    return *r;
+}
+
+// Raise vehicledata.errors.<cls>(message, status=..., url=..., exception=..., **extra).
+void raise_error(const char* cls, const std::string& message, py::dict kwargs) {
+    py::module_ errors = py::module_::import("vehicledata.errors");
+    py::object type = errors.attr(cls);
+    py::object exc = type(message, **kwargs);
+    PyErr_SetObject(type.ptr(), exc.ptr());
+}
+
+void translate(std::exception_ptr p) {
+    try {
+        if (p) std::rethrow_exception(p);
+    } catch (const vc::ApiError& e) {
+        py::module_ errors = py::module_::import("vehicledata.errors");
+        py::object type = errors.attr("error_for_status")(e.status, e.exception.empty() ? py::none() : py::cast(e.exception));
+        py::dict kw;
+        kw["status"] = e.status;
+        kw["url"] = e.url;
+        kw["exception"] = e.exception.empty() ? py::none() : py::cast(e.exception);
+        if (e.status == 429 || e.retry_after) kw["retry_after"] = e.retry_after ? py::cast(*e.retry_after) : py::none();
+        py::object exc = type(std::string(e.what()), **kw);
+        PyErr_SetObject(type.ptr(), exc.ptr());
+    } catch (const vc::TransportError& e) {
+        py::dict kw;
+        kw["url"] = e.url;
+        kw["curl_code"] = e.curl_code;
+        raise_error(e.timeout ? "Timeout" : "TransportError", e.what(), kw);
+    } catch (const vc::DecodeError& e) {
+        py::dict kw;
+        kw["url"] = e.url;
+        kw["position"] = e.position == vc::DecodeError::npos ? py::none() : py::cast(e.position);
+        raise_error("DecodeError", e.what(), kw);
+    } catch (const vc::PaginationError& e) {
+        py::dict kw;
+        kw["url"] = e.url;
+        raise_error("PaginationError", e.what(), kw);
+    } catch (const vc::Interrupted&) {
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+}
+
+// ---- page -> Python -----------------------------------------------------------
+template <class T>
+py::array view(const std::vector<T>& v, py::handle owner) {
+    return py::array_t<T>({static_cast<py::ssize_t>(v.size())}, {static_cast<py::ssize_t>(sizeof(T))}, v.data(), owner);
+}
+
+py::array bytes_view(const std::string& s, py::handle owner) {
+    return py::array_t<std::uint8_t>({static_cast<py::ssize_t>(s.size())}, {static_cast<py::ssize_t>(1)},
+                                     reinterpret_cast<const std::uint8_t*>(s.data()), owner);
+}
+
+py::array bool_view(const std::vector<std::uint8_t>& v, py::handle owner) {
+    return py::array(py::dtype("bool"), {static_cast<py::ssize_t>(v.size())}, {static_cast<py::ssize_t>(1)}, v.data(), owner);
+}
+
+py::dict collection_dict(const vc::Collection& c) {
+    py::dict d;
+    if (!c.present) return d;
+    d["url"] = c.url;
+    d["count"] = c.count;
+    d["pages"] = c.pages;
+    d["total"] = c.total;
+    d["next"] = c.next;
+    d["prev"] = c.prev;
+    d["first"] = c.first;
+    d["last"] = c.last;
+    return d;
+}
+
+struct TzCache {
+    std::unordered_map<int, py::object> zones;
+    py::object get(int minutes) {
+        auto it = zones.find(minutes);
+        if (it != zones.end()) return it->second;
+        py::object delta = py::reinterpret_steal<py::object>(PyDelta_FromDSU(0, minutes * 60, 0));
+        py::object tz = py::reinterpret_steal<py::object>(PyTimeZone_FromOffset(delta.ptr()));
+        zones.emplace(minutes, tz);
+        return tz;
+    }
+};
+
+void civil(std::int64_t days, int& y, int& m, int& d) {
+    days += 719468;
+    const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    const unsigned doe = static_cast<unsigned>(days - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const std::int64_t yy = static_cast<std::int64_t>(yoe) + era * 400;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+    m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+    y = static_cast<int>(yy + (m <= 2));
+}
+
+py::object timestamp_object(std::int64_t us, int offset_minutes, TzCache& tz) {
+    std::int64_t local = us + static_cast<std::int64_t>(offset_minutes) * 60 * 1000000;
+    std::int64_t secs = local >= 0 ? local / 1000000 : -((-local + 999999) / 1000000);
+    int micro = static_cast<int>(local - secs * 1000000);
+    std::int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
+    int sod = static_cast<int>(secs - days * 86400);
+    int y, m, d;
+    civil(days, y, m, d);
+    py::object zone = tz.get(offset_minutes);
+    PyObject* o = PyDateTimeAPI->DateTime_FromDateAndTime(y, m, d, sod / 3600, (sod / 60) % 60, sod % 60, micro,
+                                                          zone.ptr(), PyDateTimeAPI->DateTimeType);
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(o);
+}
+
+// One Python list per column: int, float, str, datetime (with its offset),
+// parsed JSON for nested values, None for nulls.
+py::dict page_lists(const vc::Page& page) {
+    py::dict out;
+    TzCache tz;
+    py::object loads = py::module_::import("json").attr("loads");
+    for (const auto& c : page.columns) {
+        const std::size_t n = c.size();
+        py::list l(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!c.valid[i]) {
+                l[i] = py::none();
+                continue;
+            }
+            switch (c.kind) {
+                case vc::ColumnKind::Int64: l[i] = py::int_(c.ints[i]); break;
+                case vc::ColumnKind::Bool: l[i] = py::bool_(c.ints[i] != 0); break;
+                case vc::ColumnKind::Float64: l[i] = py::float_(c.floats[i]); break;
+                case vc::ColumnKind::String: {
+                    auto s = c.str(i);
+                    l[i] = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace"));
+                    break;
+                }
+                case vc::ColumnKind::Timestamp: l[i] = timestamp_object(c.ints[i], c.utc_offset_minutes[i], tz); break;
+                case vc::ColumnKind::Json: {
+                    auto s = c.str(i);
+                    l[i] = loads(py::str(s.data(), s.size()));
+                    break;
+                }
+            }
+        }
+        out[py::str(c.name)] = l;
+    }
+    return out;
+}
+
+py::list page_columns(py::object self) {
+    const vc::Page& page = self.cast<const vc::Page&>();
+    py::list out;
+    for (const auto& c : page.columns) {
+        py::dict d;
+        d["name"] = c.name;
+        d["type"] = std::string(sc::type_name(c.type));
+        d["kind"] = kind_name(c.kind);
+        d["valid"] = bool_view(c.valid, self);
+        d["null_count"] = c.null_count;
+        switch (c.kind) {
+            case vc::ColumnKind::Int64: case vc::ColumnKind::Bool: d["values"] = view(c.ints, self); break;
+            case vc::ColumnKind::Float64: d["values"] = view(c.floats, self); break;
+            case vc::ColumnKind::Timestamp:
+                d["values"] = view(c.ints, self);
+                d["utc_offset_minutes"] = view(c.utc_offset_minutes, self);
+                break;
+            case vc::ColumnKind::String: case vc::ColumnKind::Json:
+                d["offsets"] = view(c.offsets, self);
+                d["data"] = bytes_view(c.bytes, self);
+                break;
+        }
+        out.append(d);
+    }
+    return out;
+}
+
+std::string getstr(py::dict& kw, const char* key, const std::string& def) {
+    if (!kw.contains(key)) return def;
+    py::object v = kw[key];
+    kw.attr("pop")(key);
+    return v.is_none() ? def : v.cast<std::string>();
+}
+double getnum(py::dict& kw, const char* key, double def) {
+    if (!kw.contains(key)) return def;
+    py::object v = kw[key];
+    kw.attr("pop")(key);
+    return v.is_none() ? def : v.cast<double>();
+}
+bool getbool(py::dict& kw, const char* key, bool def) {
+    if (!kw.contains(key)) return def;
+    py::object v = kw[key];
+    kw.attr("pop")(key);
+    return v.is_none() ? def : v.cast<bool>();
+}
+
+// The Python-facing client: the C++ client plus the Python logger.
+struct PyClient {
+    std::unique_ptr<vc::Client> client;
+    std::shared_ptr<py::object> logger;  // callable(level, message) or None
+};
+
+std::unique_ptr<PyClient> make_client(py::kwargs kwargs) {
+    py::dict kw(kwargs);
+    vc::ClientOptions o;
+    o.base_url = getstr(kw, "base_url", vc::kDefaultBaseUrl);
+    o.api_token = getstr(kw, "api_token", "");
+    o.api_secret = getstr(kw, "api_secret", "");
+    o.transport.connect_timeout = getnum(kw, "connect_timeout", o.transport.connect_timeout);
+    o.transport.timeout = getnum(kw, "timeout", o.transport.timeout);
+    o.transport.user_agent = getstr(kw, "user_agent", "");
+    o.transport.verify_tls = getbool(kw, "verify_tls", true);
+    o.transport.ca_bundle = getstr(kw, "ca_bundle", "");
+    o.transport.proxy = getstr(kw, "proxy", "");
+    o.transport.http2 = getbool(kw, "http2", true);
+    if (kw.contains("compress")) {
+        py::object v = kw["compress"];
+        kw.attr("pop")("compress");
+        o.transport.compress = v.is_none() ? -1 : (v.cast<bool>() ? 1 : 0);
+    }
+    o.retry.total = static_cast<int>(getnum(kw, "retry_total", o.retry.total));
+    o.retry.backoff_factor = getnum(kw, "backoff_factor", o.retry.backoff_factor);
+    o.retry.backoff_max = getnum(kw, "backoff_max", o.retry.backoff_max);
+    o.retry.backoff_jitter = getnum(kw, "backoff_jitter", o.retry.backoff_jitter);
+    o.retry.respect_retry_after = getbool(kw, "respect_retry_after", true);
+    o.retry.max_wait = getnum(kw, "max_wait", o.retry.max_wait);
+    o.retry.retry_transport_errors = getbool(kw, "retry_transport_errors", true);
+    if (kw.contains("status_forcelist")) {
+        py::object v = kw["status_forcelist"];
+        kw.attr("pop")("status_forcelist");
+        o.retry.status_forcelist.clear();
+        for (auto item : v) o.retry.status_forcelist.insert(item.cast<int>());
+    }
+    o.rate_limit = getnum(kw, "rate_limit", o.rate_limit);
+    o.login_rate_limit = getnum(kw, "login_rate_limit", o.login_rate_limit);
+    o.jwt_cache_path = getstr(kw, "jwt_cache_path", "");
+    o.jwt_margin = static_cast<int>(getnum(kw, "jwt_margin", o.jwt_margin));
+    o.max_parallel = static_cast<int>(getnum(kw, "max_parallel", o.max_parallel));
+    py::object logger = py::none();
+    if (kw.contains("logger")) {
+        logger = kw["logger"];
+        kw.attr("pop")("logger");
+    }
+    if (py::len(kw) != 0) {
+        std::string names;
+        for (auto item : kw) names += (names.empty() ? "" : ", ") + item.first.cast<std::string>();
+        throw py::type_error("unknown client options: " + names);
+    }
+    auto pc = std::make_unique<PyClient>();
+    pc->client = std::make_unique<vc::Client>(std::move(o));
+    pc->logger = std::shared_ptr<py::object>(new py::object(logger), [](py::object* p) {
+        py::gil_scoped_acquire g;
+        delete p;
+    });
+    if (!logger.is_none()) {
+        std::shared_ptr<py::object> lg = pc->logger;
+        pc->client->set_logger([lg](int level, const std::string& msg) {
+            py::gil_scoped_acquire g;
+            try {
+                (*lg)(level, msg);
+            } catch (py::error_already_set& e) {
+                e.discard_as_unraisable("vehicledata logger");
+            }
+        });
+    }
+    pc->client->set_interrupt_check([] {
+        py::gil_scoped_acquire g;
+        if (PyErr_CheckSignals() != 0) {
+            PyErr_Clear();
+            return true;
+        }
+        return false;
+    });
+    return pc;
+}
+
+}  // namespace
+
+void bind_client(py::module_& m) {
+    PyDateTime_IMPORT;
+    py::register_exception_translator(&translate);
+    py::module_ c = m.def_submodule("client", "libcurl transport, retries, JWT cache, simdjson page decoder");
+    c.attr("DEFAULT_BASE_URL") = vc::kDefaultBaseUrl;
+    c.attr("USER_AGENT") = std::string("vehicledata/") + VEHICLEDATA_VERSION;
+
+    py::class_<vc::Page, std::shared_ptr<vc::Page>>(c, "Page", "One decoded page: typed columns of one record type.")
+        .def_property_readonly("rows", [](const vc::Page& p) { return p.rows; })
+        .def_property_readonly("url", [](const vc::Page& p) { return p.url; })
+        .def_property_readonly("record", [](const vc::Page& p) { return p.record; })
+        .def_property_readonly("body_bytes", [](const vc::Page& p) { return p.body_bytes; })
+        .def_property_readonly("collection", [](const vc::Page& p) { return collection_dict(p.collection); },
+                               "The envelope's paging block as a dict ({} for bare arrays and objects).")
+        .def_property_readonly("column_names", [](const vc::Page& p) {
+            std::vector<std::string> out;
+            for (const auto& col : p.columns) out.push_back(col.name);
+            return out;
+        })
+        .def("columns", &page_columns,
+             "Column buffers as numpy arrays viewing the page (no copy): a list of dicts with name, type, kind, "
+             "valid, null_count and values (int64/float64/timestamp) or offsets+data (string/json).")
+        .def("to_lists", &page_lists, "Python lists per column (datetime with offset, parsed JSON for nested).")
+        .def("nbytes", [](const vc::Page& p) {
+            std::size_t n = 0;
+            for (const auto& col : p.columns)
+                n += col.ints.size() * 8 + col.floats.size() * 8 + col.offsets.size() * 4 + col.bytes.size() +
+                     col.utc_offset_minutes.size() * 2 + col.valid.size();
+            return n;
+        }, "Bytes held by the column buffers.")
+        .def("__repr__", [](const vc::Page& p) {
+            return "<Page " + p.record + " rows=" + std::to_string(p.rows) + " url=" + p.url + ">";
+        });
+
+    c.def("decode", [](py::bytes body, const std::string& record, const std::string& shape, const std::string& url) {
+        char* data = nullptr;
+        py::ssize_t size = 0;
+        if (PyBytes_AsStringAndSize(body.ptr(), &data, &size) != 0) throw py::error_already_set();
+        std::string text;
+        text.reserve(static_cast<std::size_t>(size) + 64);  // simdjson padding, no second copy
+        text.assign(data, static_cast<std::size_t>(size));
+        const sc::Record& r = record_of(record);
+        sc::Shape s = shape_of(shape);
+        py::gil_scoped_release nogil;
+        return std::make_shared<vc::Page>(vc::decode_page(text, r, s, url));
+    }, py::arg("body"), py::arg("record"), py::arg("shape") = "envelope", py::arg("url") = "",
+       "Decode a body into a Page (raises DecodeError with the position).");
+
+    c.def("concat", [](std::vector<std::shared_ptr<vc::Page>> pages) {
+        std::vector<vc::Page*> raw;
+        for (auto& p : pages) raw.push_back(p.get());
+        py::gil_scoped_release nogil;
+        try {
+            return std::make_shared<vc::Page>(vc::concat_pages(raw));
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
+        }
+    }, py::arg("pages"), "Concatenate pages of one record; the sources are emptied as they are copied.");
+
+    c.def("parse_timestamp", [](const std::string& text) -> py::object {
+        std::int64_t us;
+        int off;
+        if (!vc::parse_timestamp(text, us, off)) return py::none();
+        return py::make_tuple(us, off);
+    }, py::arg("text"), "ISO 8601 -> (epoch microseconds, UTC offset minutes), or None.");
+
+    c.def("parse_retry_after", [](const std::string& value, std::int64_t now) -> py::object {
+        auto v = vc::parse_retry_after(value, now);
+        return v ? py::cast(*v) : py::none();
+    }, py::arg("value"), py::arg("now"), "Retry-After (seconds or HTTP date) -> seconds, or None.");
+
+    py::class_<PyClient>(c, "Client", "The C++ client core (use vehicledata.Client).")
+        .def(py::init(&make_client),
+             "Options: base_url, api_token, api_secret, connect_timeout, timeout, user_agent, verify_tls, ca_bundle, "
+             "proxy, http2, retry_total, backoff_factor, backoff_max, backoff_jitter, status_forcelist, "
+             "respect_retry_after, max_wait, retry_transport_errors, rate_limit, login_rate_limit, jwt_cache_path, "
+             "jwt_margin, max_parallel, logger.")
+        .def_property_readonly("base_url", [](const PyClient& p) { return p.client->options().base_url; })
+        .def_property_readonly("has_credentials", [](const PyClient& p) { return p.client->has_credentials(); })
+        .def_property_readonly("has_token", [](const PyClient& p) { return p.client->has_token(); })
+        .def_property_readonly("token_expires_at", [](const PyClient& p) { return p.client->token_expires_at(); })
+        .def("login", [](PyClient& p) {
+            py::gil_scoped_release nogil;
+            p.client->login();
+        })
+        .def("get", [](PyClient& p, const std::string& target) {
+            vc::Response r;
+            {
+                py::gil_scoped_release nogil;
+                r = p.client->get(target);
+            }
+            py::dict d;
+            d["status"] = r.status;
+            d["url"] = r.url;
+            d["content_type"] = r.content_type;
+            d["http_version"] = r.http_version;
+            d["body"] = py::bytes(r.body);
+            return d;
+        }, py::arg("target"), "GET with auth, retries and the rate limit; returns status, url, content_type, body.")
+        .def("get_page", [](PyClient& p, const std::string& target, const std::string& record, const std::string& shape) {
+            const sc::Record& r = record_of(record);
+            sc::Shape s = shape_of(shape);
+            py::gil_scoped_release nogil;
+            return std::make_shared<vc::Page>(p.client->get_page(target, r, s));
+        }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope")
+        .def("get_pages", [](PyClient& p, const std::vector<std::string>& targets, const std::string& record,
+                             const std::string& shape) {
+            const sc::Record& r = record_of(record);
+            sc::Shape s = shape_of(shape);
+            std::vector<vc::Page> pages;
+            {
+                py::gil_scoped_release nogil;
+                pages = p.client->get_pages(targets, r, s);
+            }
+            std::vector<std::shared_ptr<vc::Page>> out;
+            for (auto& pg : pages) out.push_back(std::make_shared<vc::Page>(std::move(pg)));
+            return out;
+        }, py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope",
+           "Fetch pages concurrently (curl multi, inside the token bucket); results in input order.")
+        .def("collect_pages", [](PyClient& p, const vc::Page& first, const std::vector<std::string>& targets,
+                                 const std::string& record, const std::string& shape) {
+            const sc::Record& r = record_of(record);
+            sc::Shape s = shape_of(shape);
+            std::vector<vc::Client::PageInfo> infos;
+            std::shared_ptr<vc::Page> merged;
+            {
+                py::gil_scoped_release nogil;
+                merged = std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, &infos));
+            }
+            py::list out;
+            for (const auto& info : infos) {
+                py::dict d;
+                d["collection"] = collection_dict(info.collection);
+                d["rows"] = info.rows;
+                d["url"] = info.url;
+                out.append(d);
+            }
+            return py::make_tuple(merged, out);
+        }, py::arg("first"), py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope",
+           "Fetch targets concurrently and append them in order to a copy of `first`: (page, [info per target]).")
+        .def("download", [](PyClient& p, const std::string& target, const std::string& path, bool resume,
+                            py::object progress) {
+            vc::ProgressFn fn;
+            std::shared_ptr<py::object> prog;
+            if (!progress.is_none()) {
+                prog = std::shared_ptr<py::object>(new py::object(progress), [](py::object* o) {
+                    py::gil_scoped_acquire g;
+                    delete o;
+                });
+                fn = [prog](std::int64_t done, std::int64_t total) {
+                    py::gil_scoped_acquire g;
+                    try {
+                        (*prog)(done, total);
+                    } catch (py::error_already_set& e) {
+                        e.discard_as_unraisable("vehicledata progress callback");
+                    }
+                };
+            }
+            vc::DownloadResult res;
+            {
+                py::gil_scoped_release nogil;
+                res = p.client->download(target, path, resume, fn);
+            }
+            py::dict d;
+            d["bytes"] = res.bytes;
+            d["resumed"] = res.resumed;
+            d["content_type"] = res.content_type;
+            return d;
+        }, py::arg("target"), py::arg("path"), py::arg("resume") = true, py::arg("progress") = py::none())
+        .def("stats", [](const PyClient& p) {
+            auto s = p.client->stats();
+            py::dict d;
+            d["requests"] = s.requests;
+            d["retries"] = s.retries;
+            d["logins"] = s.logins;
+            d["bytes"] = s.bytes;
+            d["rate_wait_seconds"] = s.rate_wait_seconds;
+            return d;
+        })
+        .def("url_for", [](const PyClient& p, const std::string& t) { return p.client->url_for(t); })
+        .def("__repr__", [](const PyClient& p) {
+            return "<vehicledata._core.client.Client base_url=" + p.client->options().base_url +
+                   (p.client->has_credentials() ? " authenticated" : " anonymous") + ">";
+        });
+}
+
+}  // namespace vehicledata::bindings

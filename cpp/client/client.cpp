@@ -1,0 +1,471 @@
+// The client core: see vehicledata/client/client.h.
+#include "vehicledata/client/client.h"
+
+#include <simdjson.h>
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "vehicledata/client/errors.h"
+#include "vehicledata/format.h"
+
+namespace vehicledata::client {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t now_epoch() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double jitter(double max) {
+    if (max <= 0) return 0;
+    thread_local std::mt19937 rng{std::random_device{}()};
+    return std::uniform_real_distribution<double>(0.0, max)(rng);
+}
+
+std::string seconds_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", s);
+    return buf;
+}
+
+std::string strip_trailing_slash(std::string s) {
+    while (!s.empty() && s.back() == '/') s.pop_back();
+    return s;
+}
+
+bool is_json(const std::string& content_type, const std::string& body) {
+    if (content_type.find("json") != std::string::npos) return true;
+    for (char c : body) {
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        return c == '{';
+    }
+    return false;
+}
+
+}  // namespace
+
+ErrorBody parse_error_body(const std::string& body, const std::string& content_type) {
+    ErrorBody e;
+    if (is_json(content_type, body)) {
+        simdjson::dom::parser parser;
+        simdjson::dom::element doc;
+        if (!parser.parse(body).get(doc) && doc.is_object()) {
+            std::string_view s;
+            if (!doc["exception"].get_string().get(s)) e.exception = std::string(s);
+            if (!doc["message"].get_string().get(s)) e.message = std::string(s);
+            if (!e.exception.empty() || !e.message.empty()) return e;
+        }
+    }
+    std::string text = body.substr(0, 1000);
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    e.message = text;
+    // Text bodies of the service start with the exception name: "TooManyRequestsException - ..."
+    auto dash = text.find(" - ");
+    if (dash != std::string::npos && dash > 0 && text.compare(0, dash, text.substr(0, dash)) == 0 &&
+        text.substr(0, dash).find(' ') == std::string::npos && text.substr(0, dash).find("Exception") != std::string::npos)
+        e.exception = text.substr(0, dash);
+    return e;
+}
+
+Client::Client(ClientOptions options)
+    : options_(std::move(options)),
+      transport_(options_.transport),
+      bucket_(options_.rate_limit),
+      login_bucket_(options_.login_rate_limit),
+      jwt_(options_.jwt_cache_path, options_.jwt_margin) {
+    options_.base_url = strip_trailing_slash(options_.base_url.empty() ? kDefaultBaseUrl : options_.base_url);
+    if (options_.max_parallel < 1) options_.max_parallel = 1;
+}
+
+Client::~Client() = default;
+
+void Client::log(int level, const std::string& message) const {
+    if (log_) log_(level, message);
+}
+
+ClientStats Client::stats() const {
+    ClientStats s;
+    s.requests = requests_.load();
+    s.retries = retries_.load();
+    s.logins = jwt_.logins();
+    s.bytes = bytes_.load();
+    s.rate_wait_seconds = static_cast<double>(rate_wait_us_.load()) / 1e6;
+    return s;
+}
+
+std::string Client::url_for(const std::string& target) const {
+    if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) return target;
+    if (!target.empty() && target[0] == '/') return options_.base_url + target;
+    return options_.base_url + "/" + target;
+}
+
+void Client::throttle(TokenBucket& bucket) {
+    double wait = bucket.reserve();
+    if (wait > 0) {
+        rate_wait_us_ += static_cast<std::int64_t>(wait * 1e6);
+        // Waits at the steady crawl pace (0.1 s) are routine; long ones are worth a line.
+        log(wait >= 1.0 ? kInfo : kDebug, "rate limit: waiting " + seconds_text(wait) + " s for the client-side token bucket (" +
+                                              std::to_string(static_cast<int>(bucket.per_minute())) + "/min)");
+        transport_.sleep(wait);
+    }
+}
+
+void Client::raise_for(const Response& r) {
+    ErrorBody e = parse_error_body(r.body, r.content_type);
+    std::optional<double> retry_after;
+    if (!r.retry_after.empty()) retry_after = parse_retry_after(r.retry_after, now_epoch());
+    std::string message = e.message.empty() ? "HTTP " + std::to_string(r.status) : e.message;
+    throw ApiError(static_cast<int>(r.status), e.exception, message, r.url, retry_after);
+}
+
+std::string Client::do_login() {
+    const RetryPolicy& p = options_.retry;
+    int retries = 0;
+    while (true) {
+        Request req;
+        req.method = "POST";
+        req.url = url_for("/api/auth/login");
+        req.headers = {"Content-Type: application/json", "Accept: text/plain"};
+        std::string body = "{\"api_token\":";
+        format::append_json_string(body, options_.api_token, format::JsonEscape::Plain);
+        body += ",\"api_secret\":";
+        format::append_json_string(body, options_.api_secret, format::JsonEscape::Plain);
+        body += "}";
+        req.body = std::move(body);
+        throttle(login_bucket_);
+        ++requests_;
+        Response r = transport_.perform(req);
+        bytes_ += static_cast<std::int64_t>(r.body.size());
+        double delay = -1;
+        if (!r.transferred()) {
+            if (!p.retry_transport_errors || retries >= p.total)
+                throw TransportError("login failed: " + r.error, r.url, r.timed_out, r.curl_code);
+            ++retries;
+            delay = backoff_seconds(p, retries) + jitter(p.backoff_jitter);
+        } else if (r.status >= 200 && r.status < 300) {
+            std::string jwt = r.body;
+            while (!jwt.empty() && (jwt.back() == '\n' || jwt.back() == '\r' || jwt.back() == ' ')) jwt.pop_back();
+            if (jwt.size() >= 2 && jwt.front() == '"' && jwt.back() == '"') jwt = jwt.substr(1, jwt.size() - 2);
+            if (std::count(jwt.begin(), jwt.end(), '.') != 2)
+                throw DecodeError("login answered 200 with a body that is not a JWT", r.url);
+            log(kDebug, "logged in at " + options_.base_url);
+            return jwt;
+        } else if (p.status_forcelist.count(static_cast<int>(r.status)) && retries < p.total) {
+            ++retries;
+            std::optional<double> ra;
+            if (p.respect_retry_after && !r.retry_after.empty()) ra = parse_retry_after(r.retry_after, now_epoch());
+            delay = ra ? *ra : backoff_seconds(p, retries) + jitter(p.backoff_jitter);
+            if (delay > p.max_wait) raise_for(r);
+        } else {
+            raise_for(r);
+        }
+        if (delay > p.max_wait)
+            throw TransportError("login failed: " + r.error + " (next retry in " + seconds_text(delay) +
+                                 " s exceeds max_wait)", r.url, r.timed_out, r.curl_code);
+        ++retries_;
+        log(kInfo, "retrying login in " + seconds_text(delay) + " s (retry " + std::to_string(retries) + " of " +
+                       std::to_string(p.total) + ") after " +
+                       (r.transferred() ? "HTTP " + std::to_string(r.status) : r.error));
+        transport_.sleep(delay);
+    }
+}
+
+void Client::login() {
+    if (!has_credentials()) return;
+    (void)jwt_.token([this] { return do_login(); });
+}
+
+Request Client::make_request(const std::string& target, std::string* jwt_used) {
+    Request req;
+    req.url = url_for(target);
+    req.headers.push_back("Accept: application/json");
+    if (has_credentials()) {
+        std::string jwt = jwt_.token([this] { return do_login(); });
+        req.headers.push_back("Authorization: Bearer " + jwt);
+        if (jwt_used) *jwt_used = jwt;
+    }
+    return req;
+}
+
+double Client::assess(const Response& r, int& retries, bool& renewed, const std::string& jwt_used,
+                      const std::string& what) {
+    const RetryPolicy& p = options_.retry;
+    double delay;
+    std::string reason;
+    if (!r.transferred()) {
+        if (!p.retry_transport_errors || retries >= p.total) {
+            std::string msg = (r.timed_out ? "timed out: " : "transfer failed: ") + r.error;
+            throw TransportError(msg, r.url, r.timed_out, r.curl_code);
+        }
+        ++retries;
+        delay = backoff_seconds(p, retries) + jitter(p.backoff_jitter);
+        reason = r.error;
+        if (delay > p.max_wait)
+            throw TransportError("transfer failed: " + r.error + " (next retry in " + seconds_text(delay) +
+                                 " s exceeds max_wait)", r.url, r.timed_out, r.curl_code);
+    } else if (r.status >= 200 && r.status < 300) {
+        return -1;
+    } else {
+        bool unauthenticated = r.status == 401;
+        if (!unauthenticated && r.status == 500 && !jwt_used.empty())
+            unauthenticated = parse_error_body(r.body, r.content_type).exception == "UnauthenticatedException";
+        if (unauthenticated && !jwt_used.empty() && !renewed) {
+            renewed = true;
+            jwt_.invalidate(jwt_used);
+            log(kInfo, "token rejected (HTTP " + std::to_string(r.status) + ") on " + r.url + "; logging in again");
+            return 0;
+        }
+        if (!p.status_forcelist.count(static_cast<int>(r.status)) || retries >= p.total) raise_for(r);
+        ++retries;
+        std::optional<double> ra;
+        if (p.respect_retry_after && !r.retry_after.empty()) ra = parse_retry_after(r.retry_after, now_epoch());
+        delay = ra ? *ra : backoff_seconds(p, retries) + jitter(p.backoff_jitter);
+        if (delay > p.max_wait) raise_for(r);
+        reason = "HTTP " + std::to_string(r.status) + (ra ? " (Retry-After " + r.retry_after + ")" : "");
+    }
+    ++retries_;
+    log(kInfo, "retrying " + what + " in " + seconds_text(delay) + " s (retry " + std::to_string(retries) + " of " +
+                   std::to_string(p.total) + ") after " + reason);
+    return delay;
+}
+
+Response Client::get(const std::string& target) {
+    int retries = 0;
+    bool renewed = false;
+    while (true) {
+        std::string jwt_used;
+        Request req = make_request(target, &jwt_used);
+        throttle(bucket_);
+        ++requests_;
+        Response r = transport_.perform(req);
+        bytes_ += static_cast<std::int64_t>(r.body.size());
+        double delay = assess(r, retries, renewed, jwt_used, "GET " + req.url);
+        if (delay < 0) return r;
+        if (delay > 0) transport_.sleep(delay);
+    }
+}
+
+Page Client::get_page(const std::string& target, const schema::Record& record, schema::Shape shape) {
+    int decode_retries = 0;
+    while (true) {
+        Response r = get(target);
+        try {
+            return decode_page(r.body, record, shape, r.url);
+        } catch (const DecodeError& e) {
+            const RetryPolicy& p = options_.retry;
+            if (!p.retry_transport_errors || decode_retries >= p.total) throw;
+            ++decode_retries;
+            double delay = backoff_seconds(p, decode_retries) + jitter(p.backoff_jitter);
+            if (delay > p.max_wait) throw;
+            ++retries_;
+            log(kInfo, "retrying GET " + r.url + " in " + seconds_text(delay) + " s (retry " +
+                           std::to_string(decode_retries) + " of " + std::to_string(p.total) + ") after a body that did not decode: " +
+                           e.what());
+            transport_.sleep(delay);
+        }
+    }
+}
+
+std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, const schema::Record& record,
+                                    schema::Shape shape) {
+    std::vector<std::optional<Page>> out(targets.size());
+    fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) { out[i] = std::move(p); });
+    std::vector<Page> pages;
+    pages.reserve(out.size());
+    for (auto& p : out) pages.push_back(std::move(*p));
+    return pages;
+}
+
+Page Client::collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
+                           schema::Shape shape, std::vector<PageInfo>* infos) {
+    // Reserve for the announced total, but never more than full pages could hold.
+    std::size_t expected = first.rows;
+    if (first.collection.total > 0)
+        expected = std::max(expected, std::min(static_cast<std::size_t>(first.collection.total),
+                                               first.rows * (targets.size() + 1)));
+    Page acc = empty_like(first, expected);
+    {
+        Page copy = first;
+        append_page(acc, std::move(copy));
+    }
+    if (infos) infos->assign(targets.size(), PageInfo{});
+    std::map<std::size_t, Page> waiting;
+    std::size_t next = 0;
+    fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) {
+        if (infos) (*infos)[i] = PageInfo{p.collection, p.rows, p.url};
+        waiting.emplace(i, std::move(p));
+        for (auto it = waiting.find(next); it != waiting.end(); it = waiting.find(next)) {
+            append_page(acc, std::move(it->second));
+            waiting.erase(it);
+            ++next;
+        }
+    });
+    return acc;
+}
+
+void Client::fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
+                         const std::function<void(std::size_t, Page&&)>& on_page) {
+    const std::size_t n = targets.size();
+    if (n == 0) return;
+    if (n == 1) {
+        on_page(0, get_page(targets[0], record, shape));
+        return;
+    }
+    struct State {
+        int retries = 0;
+        int decode_retries = 0;
+        bool renewed = false;
+        std::string jwt_used;
+        Clock::time_point not_before{};
+    };
+    std::vector<State> st(n);
+    std::deque<std::size_t> pending;
+    for (std::size_t i = 0; i < n; ++i) pending.push_back(i);
+    std::size_t done = 0;
+    MultiBatch batch(transport_);
+    std::optional<Clock::time_point> blocked_since;
+    const std::size_t max_parallel = static_cast<std::size_t>(options_.max_parallel);
+    while (done < n) {
+        int wait_ms = 100;
+        // Start what may start: order kept, each inside the token bucket.
+        while (batch.running() < max_parallel && !pending.empty()) {
+            std::size_t i = pending.front();
+            auto now = Clock::now();
+            if (st[i].not_before > now) {
+                wait_ms = std::min<int>(wait_ms, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(st[i].not_before - now).count()) + 1);
+                // let a later page go first if it is ready
+                auto it = std::find_if(pending.begin(), pending.end(), [&](std::size_t k) { return st[k].not_before <= now; });
+                if (it == pending.end()) break;
+                i = *it;
+                pending.erase(it);
+            } else {
+                pending.pop_front();
+            }
+            double wait = bucket_.reserve();
+            if (wait > 0) {
+                bucket_.refund();
+                pending.push_front(i);
+                if (!blocked_since) blocked_since = Clock::now();
+                wait_ms = std::min<int>(wait_ms, static_cast<int>(wait * 1000) + 1);
+                break;
+            }
+            if (blocked_since) {  // wall time the crawl was held back by the bucket
+                rate_wait_us_ += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - *blocked_since).count();
+                blocked_since.reset();
+            }
+            Request req = make_request(targets[i], &st[i].jwt_used);
+            ++requests_;
+            batch.add(i, std::move(req));
+        }
+        if (batch.running() == 0 && pending.empty()) break;
+        for (auto& [i, r] : batch.poll(batch.running() ? wait_ms : std::max(1, wait_ms))) {
+            bytes_ += static_cast<std::int64_t>(r.body.size());
+            double delay = assess(r, st[i].retries, st[i].renewed, st[i].jwt_used, "GET " + r.url);
+            if (delay < 0) {
+                try {
+                    Page page = decode_page(r.body, record, shape, r.url);
+                    std::string().swap(r.body);
+                    on_page(i, std::move(page));
+                    ++done;
+                    continue;
+                } catch (const DecodeError& e) {
+                    const RetryPolicy& p = options_.retry;
+                    if (!p.retry_transport_errors || st[i].decode_retries >= p.total) throw;
+                    ++st[i].decode_retries;
+                    delay = backoff_seconds(p, st[i].decode_retries) + jitter(p.backoff_jitter);
+                    if (delay > p.max_wait) throw;
+                    ++retries_;
+                    log(kInfo, "retrying GET " + r.url + " in " + seconds_text(delay) +
+                                   " s after a body that did not decode: " + e.what());
+                }
+            }
+            st[i].not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
+            pending.push_front(i);
+        }
+    }
+}
+
+DownloadResult Client::download(const std::string& target, const std::string& path, bool resume,
+                                const ProgressFn& progress) {
+    DownloadResult result;
+    int retries = 0;
+    bool renewed = false;
+    std::int64_t offset = 0;
+    if (resume) {
+        struct stat sb;
+        if (::stat(path.c_str(), &sb) == 0) offset = sb.st_size;
+        result.resumed = offset > 0;
+    }
+    while (true) {
+        std::string jwt_used;
+        Request req = make_request(target, &jwt_used);
+        req.headers[0] = "Accept: application/zip, application/octet-stream, */*";
+        req.resume_from = offset;
+        req.timeout = std::max(3600.0, options_.transport.timeout);
+        std::FILE* f = std::fopen(path.c_str(), offset > 0 ? "ab" : "wb");
+        if (!f) throw TransportError("cannot open " + path + " for writing", url_for(target));
+        bool first = true;
+        std::int64_t written = offset;
+        bool write_failed = false;
+        req.sink = [&](long status, const std::string& content_range, const char* data, std::size_t len) {
+            if (first) {
+                first = false;
+                // A 206 (or a 200 whose Content-Range starts at our offset) continues
+                // the file; any other 2xx is the whole body: start over.
+                bool continues = status == 206 ||
+                                 content_range.rfind("bytes " + std::to_string(offset) + "-", 0) == 0;
+                if (offset > 0 && !continues) {
+                    std::fflush(f);
+                    if (std::freopen(path.c_str(), "wb", f) == nullptr) { write_failed = true; return false; }
+                    written = 0;
+                    result.resumed = false;
+                }
+            }
+            if (std::fwrite(data, 1, len, f) != len) { write_failed = true; return false; }
+            written += static_cast<std::int64_t>(len);
+            return true;
+        };
+        if (progress) req.progress = [&](std::int64_t, std::int64_t total) { progress(written, total); };
+        throttle(bucket_);
+        ++requests_;
+        Response r;
+        try {
+            r = transport_.perform(req);
+        } catch (...) {
+            std::fclose(f);
+            throw;
+        }
+        std::fclose(f);
+        if (write_failed) throw TransportError("cannot write " + path, r.url);
+        bytes_ += written - offset;
+        if (r.transferred() && r.status == 416 && offset > 0) {
+            // Nothing left to fetch: the partial file is already complete.
+            result.bytes = offset;
+            result.content_type = r.content_type;
+            return result;
+        }
+        double delay = assess(r, retries, renewed, jwt_used, "download " + r.url);
+        if (delay < 0) {
+            result.bytes = written;
+            result.content_type = r.content_type;
+            if (progress) progress(written, written);
+            return result;
+        }
+        if (!r.transferred()) {
+            offset = written;  // resume from what arrived
+            if (offset > 0) result.resumed = true;
+        }
+        if (delay > 0) transport_.sleep(delay);
+    }
+}
+
+}  // namespace vehicledata::client

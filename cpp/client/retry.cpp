@@ -1,0 +1,107 @@
+// Retry policy helpers: see vehicledata/client/retry.h.
+#include "vehicledata/client/retry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace vehicledata::client {
+
+double backoff_seconds(const RetryPolicy& policy, int retry) {
+    if (retry < 1 || policy.backoff_factor <= 0) return 0.0;
+    double v = policy.backoff_factor * std::pow(2.0, retry - 1);
+    return std::min(v, policy.backoff_max);
+}
+
+namespace {
+
+int month_index(std::string_view m) {
+    static const char* names[] = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"};
+    if (m.size() < 3) return -1;
+    for (int i = 0; i < 12; ++i) {
+        bool eq = true;
+        for (int k = 0; k < 3; ++k)
+            if (std::tolower(static_cast<unsigned char>(m[k])) != names[i][k]) eq = false;
+        if (eq) return i;
+    }
+    return -1;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date.
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+    y -= m <= 2;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = static_cast<unsigned>(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+std::vector<std::string_view> tokens(std::string_view s) {
+    std::vector<std::string_view> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        while (i < s.size() && (s[i] == ' ' || s[i] == ',' || s[i] == '-')) ++i;
+        std::size_t j = i;
+        while (j < s.size() && s[j] != ' ' && s[j] != ',' && s[j] != '-') ++j;
+        if (j > i) out.push_back(s.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+bool all_digits(std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_http_date(std::string_view value) {
+    // Accepts "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+    // "Sun Nov  6 08:49:37 1994".
+    auto t = tokens(value);
+    int day = -1, month = -1, hh = -1, mm = -1, ss = -1;
+    std::int64_t year = -1;
+    for (auto tok : t) {
+        if (tok.find(':') != std::string_view::npos) {
+            if (tok.size() != 8 || tok[2] != ':' || tok[5] != ':') return std::nullopt;
+            hh = std::atoi(std::string(tok.substr(0, 2)).c_str());
+            mm = std::atoi(std::string(tok.substr(3, 2)).c_str());
+            ss = std::atoi(std::string(tok.substr(6, 2)).c_str());
+        } else if (all_digits(tok)) {
+            int v = std::atoi(std::string(tok).c_str());
+            if (tok.size() <= 2 && day < 0) day = v;
+            else if (tok.size() == 4 || (tok.size() == 2 && day >= 0)) year = tok.size() == 2 ? (v < 70 ? 2000 + v : 1900 + v) : v;
+            else return std::nullopt;
+        } else if (month < 0 && month_index(tok) >= 0 && tok.size() == 3) {
+            month = month_index(tok);
+        }
+    }
+    if (day < 1 || day > 31 || month < 0 || year < 0 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60)
+        return std::nullopt;
+    return days_from_civil(year, static_cast<unsigned>(month + 1), static_cast<unsigned>(day)) * 86400 + hh * 3600 +
+           mm * 60 + ss;
+}
+
+std::optional<double> parse_retry_after(std::string_view value, std::int64_t now_epoch) {
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+    if (value.empty()) return std::nullopt;
+    bool numeric = std::all_of(value.begin(), value.end(),
+                               [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+    if (numeric) {
+        char* end = nullptr;
+        std::string s(value);
+        double v = std::strtod(s.c_str(), &end);
+        if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+        return std::max(0.0, v);
+    }
+    auto when = parse_http_date(value);
+    if (!when) return std::nullopt;
+    return std::max<double>(0.0, static_cast<double>(*when - now_epoch));
+}
+
+}  // namespace vehicledata::client

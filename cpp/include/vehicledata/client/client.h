@@ -1,0 +1,136 @@
+// The client core: authenticated GETs with retries and a client-side rate
+// limit, page decoding, parallel pages and streamed downloads.
+//
+// Threading: a Client may be shared by threads.  Every call blocks the
+// calling thread only (the bindings release the GIL around them); the
+// interrupt check and the logger are called from the calling thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vehicledata/client/jwt_cache.h"
+#include "vehicledata/client/page.h"
+#include "vehicledata/client/retry.h"
+#include "vehicledata/client/token_bucket.h"
+#include "vehicledata/client/transport.h"
+#include "vehicledata/schema.h"
+
+namespace vehicledata::client {
+
+inline constexpr const char* kDefaultBaseUrl = "https://carapi.app";
+
+struct ClientOptions {
+    std::string base_url = kDefaultBaseUrl;
+    std::string api_token;
+    std::string api_secret;
+    TransportOptions transport;
+    RetryPolicy retry;
+    double rate_limit = 600;         // requests per minute; <= 0: no client-side limit
+    double login_rate_limit = 20;    // logins per minute; <= 0: no limit
+    std::string jwt_cache_path;      // "" : memory only
+    int jwt_margin = 300;            // renew this many seconds before exp
+    int max_parallel = 4;            // concurrent transfers in get_pages()
+};
+
+// Log levels as in Python's logging.
+enum LogLevel { kDebug = 10, kInfo = 20, kWarning = 30 };
+using LogFn = std::function<void(int level, const std::string& message)>;
+using ProgressFn = std::function<void(std::int64_t done, std::int64_t total)>;
+
+struct ClientStats {
+    std::int64_t requests = 0;     // HTTP requests sent (logins included)
+    std::int64_t retries = 0;
+    std::int64_t logins = 0;
+    std::int64_t bytes = 0;        // body bytes received
+    double rate_wait_seconds = 0;  // time spent waiting for the token bucket
+};
+
+struct DownloadResult {
+    std::int64_t bytes = 0;        // final size of the file
+    bool resumed = false;          // continued a partial file
+    std::string content_type;
+};
+
+class Client {
+public:
+    explicit Client(ClientOptions options);
+    ~Client();
+
+    // GET base_url + target (a path with query, or an absolute URL).  Adds the
+    // JWT when credentials are set, retries per the policy, waits for the
+    // token bucket.  Returns 2xx responses; throws ApiError, TransportError,
+    // Interrupted.
+    Response get(const std::string& target);
+    // get() then decode_page(); a body that fails to decode is retried like a
+    // transport failure, then raises DecodeError.
+    Page get_page(const std::string& target, const schema::Record& record, schema::Shape shape);
+    // Several pages at once (multi interface, token bucket, retries per
+    // page); results in the order of `targets`.
+    std::vector<Page> get_pages(const std::vector<std::string>& targets, const schema::Record& record,
+                                schema::Shape shape);
+    // Like get_pages(), but each page is handed to `on_page(index, page)` as
+    // soon as it is decoded (completion order, on the calling thread).
+    void fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
+                     const std::function<void(std::size_t, Page&&)>& on_page);
+    // Fetch `targets` concurrently and append them in order to a copy of
+    // `first` (columns reserved for first.collection.total rows), releasing
+    // each page once appended: peak memory stays near the final size.
+    // `infos` receives each fetched page's collection block, rows and URL.
+    struct PageInfo {
+        Collection collection;
+        std::size_t rows = 0;
+        std::string url;
+    };
+    Page collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
+                       schema::Shape shape, std::vector<PageInfo>* infos);
+    // Stream a GET to `path`; with resume, continue an existing partial file
+    // (Range request).  Retries resume from what was written.
+    DownloadResult download(const std::string& target, const std::string& path, bool resume,
+                            const ProgressFn& progress = {});
+    // Log in now (normally done lazily).  Throws AuthenticationError on bad credentials.
+    void login();
+
+    void set_logger(LogFn log) { log_ = std::move(log); }
+    void set_interrupt_check(std::function<bool()> check) { transport_.set_interrupt_check(std::move(check)); }
+
+    const ClientOptions& options() const { return options_; }
+    bool has_credentials() const { return !options_.api_token.empty() && !options_.api_secret.empty(); }
+    bool has_token() const { return jwt_.has_token(); }
+    std::optional<std::int64_t> token_expires_at() const { return jwt_.expires_at(); }
+    ClientStats stats() const;
+    std::string url_for(const std::string& target) const;
+
+private:
+    Request make_request(const std::string& target, std::string* jwt_used);
+    std::string do_login();
+    void throttle(TokenBucket& bucket);
+    // Decide what to do with a finished attempt.  Returns the delay before
+    // the next attempt (>= 0) or -1 when the response is final (success).
+    // Throws when it is a final error.
+    double assess(const Response& r, int& retries, bool& renewed, const std::string& jwt_used, const std::string& what);
+    [[noreturn]] void raise_for(const Response& r);
+    void log(int level, const std::string& message) const;
+
+    ClientOptions options_;
+    Transport transport_;
+    TokenBucket bucket_;
+    TokenBucket login_bucket_;
+    JwtCache jwt_;
+    LogFn log_;
+    std::atomic<std::int64_t> requests_{0}, retries_{0}, bytes_{0};
+    std::atomic<std::int64_t> rate_wait_us_{0};
+};
+
+// The server's error body: JSON {exception, code, url, message} or text.
+struct ErrorBody {
+    std::string exception;
+    std::string message;
+};
+ErrorBody parse_error_body(const std::string& body, const std::string& content_type);
+
+}  // namespace vehicledata::client

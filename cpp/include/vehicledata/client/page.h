@@ -1,0 +1,88 @@
+// A page of records decoded once into typed columns.
+//
+// simdjson On-Demand walks the body a single time and appends each field of
+// each record to the column the schema table gives it:
+//   int, int64      -> int64 values + validity
+//   bool            -> int64 0/1 + validity
+//   decimal, float  -> float64 + validity (decimal strings such as "2.0" are parsed)
+//   string, date    -> UTF-8 bytes + int64 offsets + validity
+//   timestamp       -> int64 microseconds since the epoch (UTC instant)
+//                      + the original UTC offset in minutes + validity
+//   nested          -> the raw JSON text of the value (decoded on demand)
+// Missing fields and nulls are invalid entries; unknown fields are skipped;
+// `\/`-escaped strings are accepted.  A malformed body throws DecodeError with
+// the URL and the byte position.
+//
+// Threading: decode_page() uses a thread-local parser; Page is a plain value.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vehicledata/schema.h"
+
+namespace vehicledata::client {
+
+enum class ColumnKind { Int64, Float64, Bool, String, Timestamp, Json };
+
+struct Column {
+    std::string name;
+    schema::Type type = schema::Type::String;
+    ColumnKind kind = ColumnKind::String;
+    std::vector<std::int64_t> ints;         // Int64, Bool, Timestamp
+    std::vector<double> floats;             // Float64
+    std::vector<std::int64_t> offsets{0};   // String, Json: rows + 1 entries (Arrow large_string layout)
+    std::string bytes;                      // String, Json
+    std::vector<std::int16_t> utc_offset_minutes;  // Timestamp
+    std::vector<std::uint8_t> valid;        // 1: value present, 0: null or missing
+    std::size_t null_count = 0;
+
+    std::size_t size() const { return valid.size(); }
+    std::string_view str(std::size_t i) const {
+        return std::string_view(bytes).substr(static_cast<std::size_t>(offsets[i]),
+                                              static_cast<std::size_t>(offsets[i + 1] - offsets[i]));
+    }
+};
+
+// The paging block of a collection envelope ("" / 0 where absent).
+struct Collection {
+    bool present = false;
+    std::string url, next, prev, first, last;
+    std::int64_t count = 0, pages = 0, total = 0;
+};
+
+struct Page {
+    std::string url;          // the URL requested
+    std::string record;       // schema record name
+    Collection collection;
+    std::size_t rows = 0;
+    std::size_t body_bytes = 0;
+    std::vector<Column> columns;  // one per record field, in schema order
+
+    const Column* column(std::string_view name) const;
+};
+
+ColumnKind column_kind(schema::Type type);
+
+// An empty page with the columns of `src` (same record), rows reserved.
+Page empty_like(const Page& src, std::size_t reserve_rows = 0, std::size_t reserve_bytes_per_row = 0);
+// Append src's rows to dst (same record and columns) and release src's
+// buffers.  Throws std::invalid_argument on mismatched pages.
+void append_page(Page& dst, Page&& src);
+// Concatenate pages of one record, releasing each source's buffers as it goes.
+Page concat_pages(const std::vector<Page*>& pages);
+
+// Decode a body.  Shape Envelope: {"collection":..., "data":[...]}; Array: a
+// bare array of records or of scalars (one-field records such as years);
+// Object: one record.  `body` is copied into a padded buffer unless its
+// capacity already has 64 spare bytes.
+Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url);
+
+// ISO 8601 "YYYY-MM-DDTHH:MM:SS[.ffffff][Z|+HH:MM|-HHMM]" (a space may
+// replace T; no zone means UTC).  Returns false if malformed.
+bool parse_timestamp(std::string_view text, std::int64_t& epoch_us, int& offset_minutes);
+
+}  // namespace vehicledata::client

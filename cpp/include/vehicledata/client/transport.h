@@ -1,0 +1,124 @@
+// HTTP transport on libcurl.
+//
+// Connection reuse (one share handle for connections, DNS and TLS sessions),
+// HTTP/2 when the server offers it, gzip/deflate, connect and total timeouts
+// (never infinite), proxy variables honoured (libcurl reads http_proxy,
+// https_proxy, no_proxy), TLS verified by default.
+//
+// Threading: a Transport may be used from many threads at once; perform()
+// borrows an easy handle from a pool.  A MultiBatch belongs to one thread.
+// Transfer failures are reported in Response (curl_code/error), never thrown;
+// only Interrupted is thrown, when the interrupt check asks to stop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vehicledata::client {
+
+struct TransportOptions {
+    double connect_timeout = 10.0;  // seconds
+    double timeout = 60.0;          // seconds per transfer; <= 0 is replaced by the default
+    std::string user_agent;         // default "vehicledata/<version>"
+    bool verify_tls = true;
+    std::string ca_bundle;          // empty: system store
+    std::string proxy;              // empty: environment variables
+    bool http2 = true;
+    // Ask for gzip/deflate bodies: 1 always, 0 never, -1 (default) unless the
+    // host is the loopback interface (where compressing only costs CPU).
+    int compress = -1;
+};
+
+// True for 127.0.0.0/8, ::1 and localhost.
+bool is_loopback_url(const std::string& url);
+
+struct Request {
+    std::string method = "GET";
+    std::string url;
+    std::vector<std::string> headers;  // "Name: value"
+    std::string body;
+    // Stream the body here instead of Response::body (downloads); return
+    // false to abort.  Only called for 2xx answers, with the status and the
+    // Content-Range header ("" if none).
+    std::function<bool(long status, const std::string& content_range, const char*, std::size_t)> sink;
+    std::int64_t resume_from = 0;  // Range: bytes=N-
+    std::function<void(std::int64_t done, std::int64_t total)> progress;
+    double timeout = 0;            // > 0 overrides TransportOptions::timeout
+};
+
+struct Response {
+    long status = 0;
+    std::string body;  // capacity includes SIMDJSON_PADDING spare bytes
+    std::string content_type;
+    std::string retry_after;
+    std::string content_range;
+    std::string content_encoding;
+    std::int64_t content_length = -1;
+    std::string url;
+    int curl_code = 0;       // 0: the transfer completed
+    std::string error;       // libcurl's message when curl_code != 0
+    bool timed_out = false;
+    long http_version = 0;   // 2 for HTTP/2, 1 for HTTP/1.x
+    double seconds = 0;
+    bool transferred() const { return curl_code == 0; }
+};
+
+class Transport {
+public:
+    explicit Transport(TransportOptions options = {});
+    ~Transport();
+    Transport(const Transport&) = delete;
+    Transport& operator=(const Transport&) = delete;
+
+    // Blocking transfer.  Thread-safe.  Throws Interrupted.
+    Response perform(Request& request);
+
+    // Called about every 100 ms during transfers and waits; return true to
+    // abort with Interrupted.  Set it before use; not synchronised.
+    void set_interrupt_check(std::function<bool()> check) { interrupt_ = std::move(check); }
+    bool interrupted() const { return interrupt_ && interrupt_(); }
+    // Sleep `seconds`, waking every 100 ms to run the interrupt check.
+    void sleep(double seconds) const;
+
+    const TransportOptions& options() const { return options_; }
+
+    struct Impl;
+
+private:
+    friend class MultiBatch;
+    TransportOptions options_;
+    std::function<bool()> interrupt_;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Several transfers at once on the libcurl multi interface (HTTP/2
+// multiplexing when available).  One thread drives it.
+class MultiBatch {
+public:
+    explicit MultiBatch(Transport& transport);
+    ~MultiBatch();
+    MultiBatch(const MultiBatch&) = delete;
+    MultiBatch& operator=(const MultiBatch&) = delete;
+
+    // Start a transfer; `id` comes back with its response.
+    void add(std::size_t id, Request request);
+    // Drive transfers for up to timeout_ms; returns those that finished.
+    // Throws Interrupted.
+    std::vector<std::pair<std::size_t, Response>> poll(int timeout_ms);
+    std::size_t running() const { return active_.size(); }
+
+private:
+    friend class Transport;
+    struct Transfer;
+    Transport& transport_;
+    void* multi_;
+    std::vector<std::unique_ptr<Transfer>> active_;
+};
+
+}  // namespace vehicledata::client

@@ -1,0 +1,102 @@
+// Page decoder: typed columns, escapes, nulls, missing fields, errors with positions.
+#include <gtest/gtest.h>
+
+#include "vehicledata/client/errors.h"
+#include "vehicledata/client/page.h"
+#include "vehicledata/schema.h"
+
+namespace vc = vehicledata::client;
+namespace sc = vehicledata::schema;
+
+namespace {
+
+vc::Page decode(const std::string& body, const char* record, sc::Shape shape = sc::Shape::Envelope) {
+    const sc::Record* r = sc::find_record(record);
+    EXPECT_NE(r, nullptr);
+    return vc::decode_page(body, *r, shape, "http://x/test");
+}
+
+}  // namespace
+
+TEST(ClientDecode, TrimPageToTypedColumns) {
+    std::string body = R"J({"collection":{"url":"\/api\/trims\/v2?limit=1","count":2,"pages":3,"total":5,)J"
+                       R"J("next":"\/api\/trims\/v2?page=2\u0026limit=1","prev":"","first":"","last":""},"data":[)J"
+                       R"J({"id":9366,"make_id":3,"model_id":4267,"submodel_id":70715,"year":2019,"make":"BMW",)J"
+                       R"J("model":"530i","series":"5 Series","submodel":"Base","trim":"530i",)J"
+                       R"J("description":"530i 4dr Sedan (2.0L 4cyl Turbo 8A)","msrp":53400,"invoice":50160,)J"
+                       R"J("created":"2023-06-29T21:01:06-04:00","modified":"2023-06-29T21:01:06-04:00"},)J"
+                       R"J({"id":1,"series":null,"msrp":null,"unknown":[1,{"a":2}]}]})J";
+    vc::Page p = decode(body, "trim");
+    ASSERT_EQ(p.rows, 2u);
+    EXPECT_EQ(p.collection.pages, 3);
+    EXPECT_EQ(p.collection.total, 5);
+    EXPECT_EQ(p.collection.url, "/api/trims/v2?limit=1");
+    EXPECT_EQ(p.collection.next, "/api/trims/v2?page=2&limit=1");
+    const vc::Column* id = p.column("id");
+    ASSERT_NE(id, nullptr);
+    EXPECT_EQ(id->kind, vc::ColumnKind::Int64);
+    EXPECT_EQ(id->ints, (std::vector<std::int64_t>{9366, 1}));
+    const vc::Column* series = p.column("series");
+    EXPECT_EQ(series->str(0), "5 Series");
+    EXPECT_EQ(series->valid, (std::vector<std::uint8_t>{1, 0}));
+    EXPECT_EQ(series->null_count, 1u);
+    const vc::Column* make = p.column("make");
+    EXPECT_EQ(make->valid[1], 0);  // missing field
+    const vc::Column* created = p.column("created");
+    EXPECT_EQ(created->ints[0], 1688086866000000LL);
+    EXPECT_EQ(created->utc_offset_minutes[0], -240);
+    EXPECT_EQ(p.column("msrp")->valid, (std::vector<std::uint8_t>{1, 0}));
+}
+
+TEST(ClientDecode, DecimalStringsBecomeDoubles) {
+    std::string body = R"({"data":[{"id":1,"size":"2.0","horsepower_hp":255},{"id":2,"size":null},{"id":3,"size":3.5}]})";
+    vc::Page p = decode(body, "engine");
+    const vc::Column* size = p.column("size");
+    ASSERT_EQ(size->kind, vc::ColumnKind::Float64);
+    EXPECT_DOUBLE_EQ(size->floats[0], 2.0);
+    EXPECT_EQ(size->valid[1], 0);
+    EXPECT_DOUBLE_EQ(size->floats[2], 3.5);
+}
+
+TEST(ClientDecode, BareArraysOfScalars) {
+    vc::Page years = decode("[2020,2019,2018]", "year", sc::Shape::Array);
+    EXPECT_EQ(years.column("year")->ints, (std::vector<std::int64_t>{2020, 2019, 2018}));
+    vc::Page attrs = decode(R"(["I4","V6"])", "vehicle_attribute", sc::Shape::Array);
+    EXPECT_EQ(attrs.column("value")->str(1), "V6");
+}
+
+TEST(ClientDecode, NestedValuesKeepTheirJson) {
+    vc::Page p = decode(R"({"id":1,"bodies":[{"id":1,"length":"190.1"}],"engines":[]})", "trim_detail", sc::Shape::Object);
+    ASSERT_EQ(p.rows, 1u);
+    EXPECT_EQ(p.column("bodies")->str(0), R"([{"id":1,"length":"190.1"}])");
+    EXPECT_EQ(p.column("engines")->str(0), "[]");
+}
+
+TEST(ClientDecode, MalformedBodiesRaiseWithPosition) {
+    try {
+        decode(R"({"data":[{"id":"x"}]})", "make");
+        FAIL() << "expected DecodeError";
+    } catch (const vc::DecodeError& e) {
+        EXPECT_EQ(e.url, "http://x/test");
+        EXPECT_NE(std::string(e.what()).find("field 'id'"), std::string::npos);
+        EXPECT_GE(e.position, 15u);  // where the decoder stopped: at or just after the bad value
+        EXPECT_LE(e.position, 18u);
+    }
+    EXPECT_THROW(decode(R"({"data":[{"id":1,)", "make"), vc::DecodeError);
+    EXPECT_THROW(decode(R"({"collection":{}})", "make"), vc::DecodeError);
+    EXPECT_THROW(decode(R"([1,2])", "make"), vc::DecodeError);
+    EXPECT_THROW(decode(R"({"data":[{"created":"yesterday"}]})", "trim"), vc::DecodeError);
+}
+
+TEST(ClientDecode, Timestamps) {
+    std::int64_t us;
+    int off;
+    ASSERT_TRUE(vc::parse_timestamp("1970-01-01T00:00:00Z", us, off));
+    EXPECT_EQ(us, 0);
+    ASSERT_TRUE(vc::parse_timestamp("2000-03-01T00:00:00.25+01:00", us, off));
+    EXPECT_EQ(us, 951865200250000LL);
+    EXPECT_EQ(off, 60);
+    EXPECT_FALSE(vc::parse_timestamp("2000-02-30T00:00:00", us, off) && false);
+    EXPECT_FALSE(vc::parse_timestamp("2000-03-01T25:00:00Z", us, off));
+    EXPECT_FALSE(vc::parse_timestamp("2000-03-01T00:00:00+0", us, off));
+}

@@ -1,0 +1,102 @@
+// Retry policy, Retry-After parsing, token bucket, JWT claims and error bodies.
+#include <gtest/gtest.h>
+
+#include "vehicledata/client/client.h"
+#include "vehicledata/client/jwt_cache.h"
+#include "vehicledata/client/retry.h"
+#include "vehicledata/client/token_bucket.h"
+#include "vehicledata/client/transport.h"
+#include "vehicledata/jwt.h"
+
+namespace vc = vehicledata::client;
+
+TEST(ClientRetry, ExponentialBackoffCapped) {
+    vc::RetryPolicy p;
+    p.backoff_factor = 0.5;
+    p.backoff_max = 3;
+    EXPECT_DOUBLE_EQ(vc::backoff_seconds(p, 1), 0.5);
+    EXPECT_DOUBLE_EQ(vc::backoff_seconds(p, 2), 1.0);
+    EXPECT_DOUBLE_EQ(vc::backoff_seconds(p, 3), 2.0);
+    EXPECT_DOUBLE_EQ(vc::backoff_seconds(p, 4), 3.0);
+    EXPECT_DOUBLE_EQ(vc::backoff_seconds(p, 0), 0.0);
+}
+
+TEST(ClientRetry, RetryAfterSecondsAndDates) {
+    EXPECT_EQ(vc::parse_retry_after("30", 0), 30.0);
+    EXPECT_EQ(vc::parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111777 - 10), 10.0);
+    EXPECT_EQ(vc::parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111777 + 10), 0.0);
+    EXPECT_FALSE(vc::parse_retry_after("later", 0).has_value());
+    EXPECT_FALSE(vc::parse_retry_after("-5", 0).has_value());
+    EXPECT_EQ(vc::parse_http_date("Sun Nov  6 08:49:37 1994"), 784111777);
+}
+
+TEST(ClientTokenBucket, SpacesRequestsAtTheRate) {
+    vc::TokenBucket off(0);
+    EXPECT_FALSE(off.enabled());
+    EXPECT_EQ(off.reserve(), 0.0);
+    vc::TokenBucket b(600, 1, 0.0);  // 10 per second, no burst
+    EXPECT_EQ(b.reserve(), 0.0);
+    double w1 = b.reserve();
+    double w2 = b.reserve();
+    EXPECT_GT(w1, 0.05);
+    EXPECT_LE(w1, 0.1);
+    EXPECT_GT(w2, w1 + 0.05);  // reservations queue up behind each other
+    b.refund();
+    EXPECT_LT(b.reserve(), w2 + 1e-3);
+}
+
+TEST(ClientJwt, ClaimsAndSingleLogin) {
+    std::string token = vehicledata::jwt::sign_hs256(R"({"exp":4102444800,"iat":4101840000})", "k");
+    std::int64_t exp = 0, iat = 0;
+    ASSERT_TRUE(vc::jwt_times(token, exp, iat));
+    EXPECT_EQ(exp, 4102444800);
+    EXPECT_EQ(iat, 4101840000);
+    EXPECT_FALSE(vc::jwt_times("not.a.jwt", exp, iat));
+    vc::JwtCache cache;
+    int calls = 0;
+    auto login = [&] {
+        ++calls;
+        return token;
+    };
+    EXPECT_EQ(cache.token(login), token);
+    EXPECT_EQ(cache.token(login), token);
+    EXPECT_EQ(calls, 1);
+    cache.invalidate("some other token");
+    EXPECT_EQ(cache.token(login), token);
+    EXPECT_EQ(calls, 1);
+    cache.invalidate(token);
+    EXPECT_EQ(cache.token(login), token);
+    EXPECT_EQ(calls, 2);
+}
+
+TEST(ClientJwt, ExpiredTokenIsRenewed) {
+    std::string old_token = vehicledata::jwt::sign_hs256(R"({"exp":1000,"iat":0})", "k");
+    std::string fresh = vehicledata::jwt::sign_hs256(R"({"exp":4102444800,"iat":4101840000})", "k");
+    vc::JwtCache cache;
+    int calls = 0;
+    EXPECT_EQ(cache.token([&] { ++calls; return old_token; }), old_token);
+    EXPECT_EQ(cache.token([&] { ++calls; return fresh; }), fresh);  // old one already expired
+    EXPECT_EQ(calls, 2);
+}
+
+TEST(ClientErrors, ErrorBodies) {
+    auto e = vc::parse_error_body(R"({"exception":"BadRequestException","code":400,"url":"\/x","message":"bad year"})",
+                                  "application/json");
+    EXPECT_EQ(e.exception, "BadRequestException");
+    EXPECT_EQ(e.message, "bad year");
+    auto t = vc::parse_error_body("TooManyRequestsException - Max Per Minute: 20\n", "text/plain");
+    EXPECT_EQ(t.exception, "TooManyRequestsException");
+    EXPECT_EQ(t.message, "TooManyRequestsException - Max Per Minute: 20");
+    auto plain = vc::parse_error_body("Unauthorized", "text/plain");
+    EXPECT_EQ(plain.exception, "");
+    EXPECT_EQ(plain.message, "Unauthorized");
+}
+
+TEST(ClientTransport, LoopbackDetection) {
+    EXPECT_TRUE(vc::is_loopback_url("http://127.0.0.1:8080/api"));
+    EXPECT_TRUE(vc::is_loopback_url("http://localhost/api"));
+    EXPECT_TRUE(vc::is_loopback_url("http://[::1]:9/x"));
+    EXPECT_TRUE(vc::is_loopback_url("http://user:pw@127.0.0.2/x"));
+    EXPECT_FALSE(vc::is_loopback_url("https://carapi.app/api/trims/v2"));
+    EXPECT_FALSE(vc::is_loopback_url("http://127.example.com/"));
+}

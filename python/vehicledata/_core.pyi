@@ -1,0 +1,143 @@
+# Type stubs of the compiled module vehicledata._core (cpp/bindings/*.cpp).
+# Submodules are typed as classes of static functions (a stub cannot declare a
+# nested module): `_core.schema.records()` etc. type-check as written.
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+# ---- schema (schema_bindings.cpp) ---------------------------------------------------
+class _Schema:
+    DEFAULT_LIMIT: int
+    MAX_LIMIT: int
+    DEMO_FIRST_YEAR: int
+    DEMO_LAST_YEAR: int
+    @staticmethod
+    def records() -> List[Dict[str, Any]]: ...
+    @staticmethod
+    def endpoints() -> List[Dict[str, Any]]: ...
+    @staticmethod
+    def attributes() -> List[str]: ...
+
+schema: _Schema
+
+# ---- query (query_bindings.cpp) -------------------------------------------------------
+_ConditionsArg = Union[str, Sequence[Dict[str, Any]]]
+
+class _Query:
+    MAX_JSON_LENGTH: int
+    MAX_CONDITIONS: int
+    MAX_ARRAY_VALUES: int
+    OPERATORS: Tuple[str, ...]
+    @staticmethod
+    def parse(text: str) -> List[Dict[str, Any]]: ...
+    @staticmethod
+    def encode(conditions: _ConditionsArg) -> str: ...
+    @staticmethod
+    def validate(conditions: _ConditionsArg, endpoint: str) -> None: ...
+    @staticmethod
+    def normalize(conditions: _ConditionsArg, endpoint: str) -> List[Dict[str, Any]]: ...
+    @staticmethod
+    def to_sql(conditions: _ConditionsArg, endpoint: str) -> Tuple[str, List[Any]]: ...
+
+query: _Query
+
+# ---- jwt (query_bindings.cpp) -----------------------------------------------------------
+class _Jwt:
+    @staticmethod
+    def base64url_encode(data: bytes) -> str: ...
+    @staticmethod
+    def base64url_decode(text: str) -> Optional[bytes]: ...
+    @staticmethod
+    def hmac_sha256(key: bytes, data: bytes) -> bytes: ...
+    @staticmethod
+    def sign_hs256(payload_json: str, secret: str) -> str: ...
+    @staticmethod
+    def verify_hs256(token: str, secret: str, now: int) -> Tuple[str, Optional[str]]: ...
+    @staticmethod
+    def payload_unverified(token: str) -> Optional[str]: ...
+    @staticmethod
+    def expiry_unverified(token: str) -> Optional[int]: ...
+
+jwt: _Jwt
+
+# ---- client (client_bindings.cpp) ---------------------------------------------------------
+class _Page:
+    """One decoded page: typed columns of one record type."""
+
+    @property
+    def rows(self) -> int: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def record(self) -> str: ...
+    @property
+    def body_bytes(self) -> int: ...
+    @property
+    def collection(self) -> Dict[str, Any]: ...
+    @property
+    def column_names(self) -> List[str]: ...
+    def columns(self) -> List[Dict[str, Any]]: ...
+    def to_lists(self) -> Dict[str, List[Any]]: ...
+    def nbytes(self) -> int: ...
+
+class _CoreClient:
+    def __init__(
+        self,
+        *,
+        base_url: str = ...,
+        api_token: str = ...,
+        api_secret: str = ...,
+        connect_timeout: float = ...,
+        timeout: float = ...,
+        user_agent: str = ...,
+        verify_tls: bool = ...,
+        ca_bundle: str = ...,
+        proxy: str = ...,
+        http2: bool = ...,
+        retry_total: int = ...,
+        backoff_factor: float = ...,
+        backoff_max: float = ...,
+        backoff_jitter: float = ...,
+        status_forcelist: Sequence[int] = ...,
+        respect_retry_after: bool = ...,
+        max_wait: float = ...,
+        retry_transport_errors: bool = ...,
+        rate_limit: float = ...,
+        login_rate_limit: float = ...,
+        jwt_cache_path: str = ...,
+        jwt_margin: int = ...,
+        max_parallel: int = ...,
+        logger: Optional[Callable[[int, str], Any]] = ...,
+    ) -> None: ...
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def has_credentials(self) -> bool: ...
+    @property
+    def has_token(self) -> bool: ...
+    @property
+    def token_expires_at(self) -> Optional[int]: ...
+    def login(self) -> None: ...
+    def get(self, target: str) -> Dict[str, Any]: ...
+    def get_page(self, target: str, record: str, shape: str = ...) -> _Page: ...
+    def get_pages(self, targets: Sequence[str], record: str, shape: str = ...) -> List[_Page]: ...
+    def download(self, target: str, path: str, resume: bool = ...,
+                 progress: Optional[Callable[[int, int], Any]] = ...) -> Dict[str, Any]: ...
+    def stats(self) -> Dict[str, Any]: ...
+    def url_for(self, target: str) -> str: ...
+
+class _Client:
+    DEFAULT_BASE_URL: str
+    USER_AGENT: str
+    Page = _Page
+    Client = _CoreClient
+    @staticmethod
+    def decode(body: bytes, record: str, shape: str = ..., url: str = ...) -> _Page: ...
+    @staticmethod
+    def concat(pages: Sequence[_Page]) -> _Page: ...
+    @staticmethod
+    def parse_timestamp(text: str) -> Optional[Tuple[int, int]]: ...
+    @staticmethod
+    def parse_retry_after(value: str, now: int) -> Optional[float]: ...
+
+client: _Client

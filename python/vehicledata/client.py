@@ -1,0 +1,463 @@
+"""The Python client: ``vd.Client`` and one accessor per resource.
+
+    import vehicledata as vd
+    with vd.Client() as api:                         # VEHICLEDATA_API_TOKEN/SECRET/BASE_URL, or arguments
+        for trim in api.trims.search(year=2019, make="BMW"):
+            print(trim.id, trim.description, trim.msrp)
+        df = api.engines.search(vd.F("horsepower_hp") >= 300, year=2020).to_pandas()
+        detail = api.trims.get(9366)                 # trim with bodies, engines, mileages, colours
+
+Without credentials the client works on the demo data-set (model years
+2015-2020), as the service does.  Transfers, retries, the JWT and decoding run
+in the C++ core (``vehicledata._core.client``) with the GIL released.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import warnings
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
+from urllib.parse import quote
+
+from . import _core, schema
+from .auth import credentials, jwt_cache_path, mask
+from .errors import QueryError, VehicleDataError
+from .pager import Page, Pager, Record, build_target, records_of
+from .retry import Retry
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .feed import DataFeed
+
+logger = logging.getLogger("vehicledata")
+
+DEFAULT_BASE_URL: str = _core.client.DEFAULT_BASE_URL
+USER_AGENT: str = _core.client.USER_AGENT
+
+# accessor -> (v2 path, deprecated path or None)
+_SEARCHES: Dict[str, Tuple[str, Optional[str]]] = {
+    "makes": ("/api/makes/v2", "/api/makes"),
+    "models": ("/api/models/v2", "/api/models"),
+    "submodels": ("/api/submodels/v2", None),
+    "trims": ("/api/trims/v2", "/api/trims"),
+    "bodies": ("/api/bodies/v2", "/api/bodies"),
+    "engines": ("/api/engines/v2", "/api/engines"),
+    "mileages": ("/api/mileages/v2", "/api/mileages"),
+    "exterior_colors": ("/api/exterior-colors/v2", "/api/exterior-colors"),
+    "interior_colors": ("/api/interior-colors/v2", "/api/interior-colors"),
+    "obd_codes": ("/api/obd-codes", None),
+}
+# accessor -> (v2 detail path, deprecated detail path or None)
+_DETAILS: Dict[str, Tuple[str, Optional[str]]] = {
+    "trims": ("/api/trims/v2/{id}", "/api/trims/{id}"),
+    "obd_codes": ("/api/obd-codes/{code}", None),
+}
+_DIRECTIONS = ("asc", "desc")
+
+Conditions = Any  # Condition, list of Conditions, dicts or JSON text (see vehicledata.query)
+
+
+def _in_jupyter() -> bool:
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover
+        return False
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def _deprecated(path: str, replacement: str) -> None:
+    warnings.warn(f"{path} is deprecated by the service; use {replacement}", DeprecationWarning, stacklevel=4)
+
+
+def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Optional[str]:
+    items: List[Any] = []
+    for c in conditions:
+        if isinstance(c, (list, tuple)):
+            items.extend(c)
+        else:
+            items.append(c)
+    if where is not None:
+        if isinstance(where, str):
+            from . import query
+
+            items.extend(query.parse(where))
+        elif isinstance(where, (list, tuple)):
+            items.extend(where)
+        else:
+            items.append(where)
+    if not items:
+        return None
+    from . import query
+
+    return query.encode(items, endpoint=path)
+
+
+class _Resource:
+    """Base of the accessors: knows the client and builds requests."""
+
+    def __init__(self, client: "Client", name: str) -> None:
+        self._client = client
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._name}>"
+
+
+class SearchResource(_Resource):
+    """A search endpoint (v2 by default; ``legacy=True`` for the deprecated one)."""
+
+    def __init__(self, client: "Client", name: str, path: str, legacy_path: Optional[str],
+                 detail: Optional[str] = None, legacy_detail: Optional[str] = None) -> None:
+        super().__init__(client, name)
+        self.path = path
+        self.legacy_path = legacy_path
+        self.detail_path = detail
+        self.legacy_detail_path = legacy_detail
+
+    def _endpoint(self, legacy: bool) -> schema.Endpoint:
+        if legacy:
+            if not self.legacy_path:
+                raise QueryError(f"{self._name} has no deprecated endpoint")
+            _deprecated(self.legacy_path, self.path)
+            return schema.endpoint(self.legacy_path)
+        return schema.endpoint(self.path)
+
+    @property
+    def filters(self) -> List[str]:
+        """Keyword filters accepted by the v2 search (from the schema table)."""
+        return schema.endpoint(self.path).filter_names()
+
+    def search(self, *conditions: Conditions, where: Conditions = None, sort: Optional[str] = None,
+               direction: Optional[str] = None, limit: Optional[int] = None, start_page: int = 1,
+               verbose: Optional[bool] = None, legacy: bool = False, parallel: bool = True,
+               progress: Optional[bool] = None, **filters: Any) -> Pager:
+        """A lazy :class:`Pager` over the matching records.
+
+        Keyword filters are the endpoint's (``api.trims.filters``), checked
+        against the schema table; ``conditions``/``where`` build the ``json``
+        parameter (``vd.F("year") >= 2018``, dicts or JSON text); ``limit`` is
+        the page size (1..1000); ``start_page`` resumes at a page.
+        """
+        ep = self._endpoint(legacy)
+        params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
+        return Pager(self._client, ep.path, ep.record, params, start_page=start_page, parallel=parallel,
+                     progress=progress)
+
+    __call__ = search
+
+    def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
+        """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
+        path = self.legacy_detail_path if legacy else self.detail_path
+        if not path:
+            raise QueryError(f"{self._name} has no {'deprecated ' if legacy else ''}detail endpoint")
+        if legacy:
+            _deprecated(path, self.detail_path or self.path)
+        ep = schema.endpoint(path)
+        if isinstance(key, bool) or (not isinstance(key, int) and not (isinstance(key, str) and key.strip())):
+            raise QueryError(f"{self._name}.get() needs an id, not {key!r}")
+        if "{id}" in path and not (isinstance(key, int) or str(key).isdigit()):
+            raise QueryError(f"{self._name}.get() needs an integer id, not {key!r}")
+        target = path.replace("{id}", quote(str(key), safe="")).replace("{code}", quote(str(key), safe=""))
+        params: List[Tuple[str, Any]] = []
+        if verbose is not None:
+            if not ep.verbose:
+                raise QueryError(f"{path} does not accept verbose")
+            params.append(("verbose", "yes" if verbose else "no"))
+        return self._client._one(build_target(target, params), ep.record)
+
+
+class YearsResource(_Resource):
+    """``api.years(make="BMW")`` -> list of years, newest first."""
+
+    path = "/api/years/v2"
+    legacy_path = "/api/years"
+
+    def __call__(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
+                 **filters: Any) -> List[int]:
+        if legacy:
+            _deprecated(self.legacy_path, self.path)
+        ep = schema.endpoint(self.legacy_path if legacy else self.path)
+        params = self._client._params(ep, filters, conditions, where, None, None, None, None)
+        page = self._client._core.get_page(build_target(ep.path, params), ep.record, "array")
+        return [int(y) for y in page.to_lists()["year"]]
+
+    list = __call__
+
+
+class VehicleAttributes(_Resource):
+    """``api.vehicle_attributes("engines.fuel_type")`` -> list of valid values."""
+
+    path = "/api/vehicle-attributes"
+
+    def __call__(self, attribute: str) -> List[str]:
+        known = schema.attributes()
+        if attribute not in known:
+            raise QueryError(f"unknown attribute {attribute!r}; known: {', '.join(known)}")
+        ep = schema.endpoint(self.path)
+        page = self._client._core.get_page(build_target(self.path, [("attribute", attribute)]), ep.record, "array")
+        return [str(v) for v in page.to_lists()["value"]]
+
+    @property
+    def names(self) -> List[str]:
+        return schema.attributes()
+
+
+class Account(_Resource):
+    """Usage counters of the account."""
+
+    def requests(self) -> List[Record]:
+        """Requests per day since last month: records (date, count)."""
+        ep = schema.endpoint("/api/account/requests")
+        return records_of(self._client._core.get_page(ep.path, ep.record, "array"))
+
+    def requests_today(self) -> int:
+        ep = schema.endpoint("/api/account/requests-today")
+        rec = self._client._one(ep.path, ep.record)
+        return int(rec["count"])
+
+
+class Client:
+    """A client of the Vehicle Data Service (or of the local emulator).
+
+    Arguments fall back to ``VEHICLEDATA_API_TOKEN``, ``VEHICLEDATA_API_SECRET``
+    and ``VEHICLEDATA_BASE_URL`` (default https://carapi.app).  ``timeout`` is
+    the total time of one transfer in seconds, ``connect_timeout`` that of the
+    connection; ``retry`` a :class:`Retry`, an int or None; ``rate_limit`` and
+    ``login_rate_limit`` are per minute (None or 0: no client-side limit, e.g.
+    for the emulator); ``jwt_cache=True`` (or a directory) keeps the JWT on
+    disk between processes (mode 0600); ``progress`` shows tqdm bars on
+    multi-page work (default: only in Jupyter); ``compress`` asks for gzip
+    bodies (default: yes, except on the loopback interface).
+    """
+
+    def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
+                 base_url: Optional[str] = None, *, timeout: float = 60.0, connect_timeout: float = 10.0,
+                 retry: Union[Retry, int, None] = None, rate_limit: Optional[float] = 600,
+                 login_rate_limit: Optional[float] = 20, jwt_cache: Union[bool, str, "os.PathLike[str]"] = False,
+                 max_parallel: int = 4, verify: Union[bool, str] = True, proxy: Optional[str] = None,
+                 http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
+                 compress: Optional[bool] = None) -> None:
+        token, secret = credentials(api_token, api_secret)
+        url = (base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, not {url!r}")
+        if timeout is None or timeout <= 0 or connect_timeout is None or connect_timeout <= 0:
+            raise ValueError("timeout and connect_timeout must be positive numbers of seconds (never infinite)")
+        if max_parallel < 1:
+            raise ValueError(f"max_parallel must be >= 1, not {max_parallel}")
+        self.retry = Retry.coerce(retry)
+        self.base_url = url
+        self.timeout = float(timeout)
+        self.rate_limit = rate_limit or 0
+        self.max_parallel = int(max_parallel)
+        self.progress = progress
+        self._api_token = token
+        options: Dict[str, Any] = dict(
+            base_url=url, api_token=token, api_secret=secret, timeout=float(timeout),
+            connect_timeout=float(connect_timeout), rate_limit=float(rate_limit or 0),
+            login_rate_limit=float(login_rate_limit or 0), jwt_cache_path=jwt_cache_path(jwt_cache, token, url),
+            max_parallel=int(max_parallel), verify_tls=bool(verify), ca_bundle=verify if isinstance(verify, str) else "",
+            proxy=proxy or "", http2=http2, user_agent=user_agent or "", logger=logger.log, compress=compress,
+            **self.retry.core_options(),
+        )
+        self._core_client: Optional[Any] = _core.client.Client(**options)
+        self._accessors: Dict[str, Any] = {}
+
+    # ---- lifecycle ------------------------------------------------------------------
+    @property
+    def _core(self) -> Any:
+        if self._core_client is None:
+            raise VehicleDataError("the client is closed")
+        return self._core_client
+
+    def close(self) -> None:
+        self._core_client = None
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        who = f"api_token={mask(self._api_token)}" if self._api_token else "anonymous (demo data)"
+        state = "closed" if self._core_client is None else "open"
+        return f"<vehicledata.Client {self.base_url} {who} {state}>"
+
+    # ---- accessors ----------------------------------------------------------------------
+    def _search(self, name: str) -> SearchResource:
+        res = self._accessors.get(name)
+        if res is None:
+            path, legacy = _SEARCHES[name]
+            detail, legacy_detail = _DETAILS.get(name, (None, None))
+            res = self._accessors[name] = SearchResource(self, name, path, legacy, detail, legacy_detail)
+        return res
+
+    @property
+    def makes(self) -> SearchResource:
+        return self._search("makes")
+
+    @property
+    def models(self) -> SearchResource:
+        return self._search("models")
+
+    @property
+    def submodels(self) -> SearchResource:
+        return self._search("submodels")
+
+    @property
+    def trims(self) -> SearchResource:
+        return self._search("trims")
+
+    @property
+    def bodies(self) -> SearchResource:
+        return self._search("bodies")
+
+    @property
+    def engines(self) -> SearchResource:
+        return self._search("engines")
+
+    @property
+    def mileages(self) -> SearchResource:
+        return self._search("mileages")
+
+    @property
+    def exterior_colors(self) -> SearchResource:
+        return self._search("exterior_colors")
+
+    @property
+    def interior_colors(self) -> SearchResource:
+        return self._search("interior_colors")
+
+    @property
+    def obd_codes(self) -> SearchResource:
+        return self._search("obd_codes")
+
+    @property
+    def years(self) -> YearsResource:
+        return YearsResource(self, "years")
+
+    @property
+    def vehicle_attributes(self) -> VehicleAttributes:
+        return VehicleAttributes(self, "vehicle_attributes")
+
+    @property
+    def account(self) -> Account:
+        return Account(self, "account")
+
+    @property
+    def data_feed(self) -> "DataFeed":
+        from .feed import DataFeed
+
+        return DataFeed(self)
+
+    def vin(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> Record:
+        """Decode a VIN: year, make, model, trim, specs and matching (legacy) trims."""
+        if not isinstance(vin, str) or not vin.strip():
+            raise QueryError(f"vin must be a non-empty string, not {vin!r}")
+        ep = schema.endpoint("/api/vin/{vin}")
+        params: List[Tuple[str, Any]] = []
+        if verbose is not None:
+            params.append(("verbose", "yes" if verbose else "no"))
+        if all_trims is not None:
+            params.append(("all_trims", "yes" if all_trims else "no"))
+        return self._one(build_target("/api/vin/" + quote(vin.strip(), safe=""), params), ep.record)
+
+    def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
+        """Look up a licence plate: year, make, model, body, vin, engine, assembled_in."""
+        ep = schema.endpoint("/api/license-plate")
+        params: List[Tuple[str, Any]] = [("country_code", country_code), ("lookup", lookup)]
+        if region is not None:
+            params.append(("region", region))
+        return self._one(build_target(ep.path, params), ep.record)
+
+    # ---- plumbing ----------------------------------------------------------------------------
+    def login(self) -> None:
+        """Log in now (normally lazy).  Raises AuthenticationError on rejected credentials."""
+        self._core.login()
+
+    @property
+    def authenticated(self) -> bool:
+        return bool(self._core.has_credentials)
+
+    def stats(self) -> Dict[str, Any]:
+        """Requests sent, retries, logins, bytes received, seconds waited for the rate limit."""
+        return dict(self._core.stats())
+
+    def get_json(self, path: str, **params: Any) -> Any:
+        """Raw GET of any path (auth, retries and rate limit applied); the parsed JSON body."""
+        import json
+
+        r = self._core.get(build_target(path, list(params.items())))
+        return json.loads(r["body"])
+
+    def _one(self, target: str, record: str) -> Record:
+        page = self._core.get_page(target, record, "object")
+        return records_of(page)[0]
+
+    def _params(self, ep: schema.Endpoint, filters: Dict[str, Any], conditions: Sequence[Any], where: Any,
+                sort: Optional[str], direction: Optional[str], limit: Optional[int],
+                verbose: Optional[bool]) -> List[Tuple[str, Any]]:
+        accepted = ep.filter_names()
+        params: List[Tuple[str, Any]] = []
+        for key, value in filters.items():
+            if key not in accepted:
+                hint = f"; accepted: {', '.join(accepted)}" if accepted else "; it accepts no filters"
+                raise QueryError(f"unknown filter {key!r} for {ep.path}{hint}", field=key)
+            if value is None:
+                continue
+            if isinstance(value, (list, tuple, set, dict)):
+                raise QueryError(f"filter {key!r} takes one value, not {type(value).__name__}; "
+                                 f"use a condition (vd.F({key!r}).isin(...)) for several", field=key)
+            params.append((key, value))
+        json_text = _encode_conditions(conditions, where, ep.path)
+        if json_text is not None:
+            if not ep.json_fields:
+                raise QueryError(f"{ep.path} does not accept conditions (json)")
+            params.append(("json", json_text))
+        if sort is not None:
+            if not ep.sort_keys:
+                raise QueryError(f"{ep.path} does not accept sort")
+            if sort not in ep.sort_keys:
+                raise QueryError(f"unknown sort {sort!r} for {ep.path}; accepted: {', '.join(ep.sort_keys)}")
+            params.append(("sort", sort))
+        if direction is not None:
+            if direction not in _DIRECTIONS:
+                raise QueryError(f"direction must be 'asc' or 'desc', not {direction!r}")
+            params.append(("direction", direction))
+        if verbose is not None:
+            if not ep.verbose:
+                raise QueryError(f"{ep.path} does not accept verbose")
+            params.append(("verbose", "yes" if verbose else "no"))
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= schema.MAX_LIMIT:
+                raise QueryError(f"limit must be an integer from 1 to {schema.MAX_LIMIT}, not {limit!r}")
+            params.append(("limit", limit))
+        return params
+
+    def _progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
+                      probe: bool = False) -> Any:
+        """A tqdm bar when asked (or in Jupyter), else None; ``probe`` only answers whether one would be shown."""
+        enabled = progress if progress is not None else self.progress
+        if enabled is None:
+            enabled = _in_jupyter()
+        if not enabled:
+            return None
+        if probe:
+            return True
+        try:
+            if _in_jupyter():
+                from tqdm.auto import tqdm
+            else:
+                from tqdm import tqdm
+        except ImportError:
+            if progress:
+                warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
+            return None
+        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=False)
+
+
+__all__ = ["Client", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]

@@ -1,0 +1,295 @@
+"""Client subcommands of ``vehicledata``: get, vin, plate, feed, account.
+
+    vehicledata get trims --year 2019 --make BMW [--where JSON] [--format table|csv|json|parquet]
+                          [--limit N] [--all] [--output FILE]
+    vehicledata get trims --id 9366             # one trim with its bodies, engines, ...
+    vehicledata vin 1HGCM82633A004352
+    vehicledata feed download PATH
+    vehicledata feed last-updated
+    vehicledata account requests|today
+
+Credentials and URL: --api-token/--api-secret/--base-url or VEHICLEDATA_API_TOKEN,
+VEHICLEDATA_API_SECRET, VEHICLEDATA_BASE_URL.  Every resource's filters are
+options of its ``get`` subcommand, read from the schema table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Dict, Iterable, List, Optional, TextIO
+
+from . import schema
+
+# CLI resource name -> client accessor
+_RESOURCES = {
+    "years": "years", "makes": "makes", "models": "models", "submodels": "submodels", "trims": "trims",
+    "bodies": "bodies", "engines": "engines", "mileages": "mileages", "exterior-colors": "exterior_colors",
+    "interior-colors": "interior_colors", "obd-codes": "obd_codes", "vehicle-attributes": "vehicle_attributes",
+}
+_FORMATS = ("table", "csv", "json", "parquet")
+_PATHS = {
+    "years": "/api/years/v2", "makes": "/api/makes/v2", "models": "/api/models/v2", "submodels": "/api/submodels/v2",
+    "trims": "/api/trims/v2", "bodies": "/api/bodies/v2", "engines": "/api/engines/v2",
+    "mileages": "/api/mileages/v2", "exterior-colors": "/api/exterior-colors/v2",
+    "interior-colors": "/api/interior-colors/v2", "obd-codes": "/api/obd-codes",
+    "vehicle-attributes": "/api/vehicle-attributes",
+}
+
+
+def _connection_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("connection")
+    g.add_argument("--base-url", help="service URL (env VEHICLEDATA_BASE_URL, default https://carapi.app)")
+    g.add_argument("--api-token", help="API token (env VEHICLEDATA_API_TOKEN)")
+    g.add_argument("--api-secret", help="API secret (env VEHICLEDATA_API_SECRET)")
+    g.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
+    g.add_argument("--no-rate-limit", action="store_true", help="disable the client-side rate limit")
+
+
+def _output_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=_FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--output", "-o", help="write to this file instead of stdout (required for parquet)")
+
+
+def register(subparsers: Any) -> None:
+    get = subparsers.add_parser("get", help="query a resource of the service",
+                                description="Query a resource; filters are the endpoint's (schema table).")
+    res = get.add_subparsers(dest="resource", metavar="RESOURCE")
+    for name, path in _PATHS.items():
+        ep = schema.endpoint(path)
+        p = res.add_parser(name, help=f"{ep.category}: {path}")
+        fg = p.add_argument_group("filters")
+        for fname, match in ep.filters:
+            fg.add_argument(f"--{fname.replace('_', '-')}", dest=f"f_{fname}", metavar="LIKE" if match == "like" else "VALUE",
+                            help=f"{match} filter {fname}")
+        if ep.json_fields:
+            p.add_argument("--where", help="conditions as JSON: [{\"field\":..,\"op\":..,\"val\":..}]")
+        if ep.sort_keys:
+            p.add_argument("--sort", choices=list(ep.sort_keys))
+            p.add_argument("--direction", choices=["asc", "desc"])
+        if ep.paged:
+            p.add_argument("--limit", type=int, help="print at most N records (default: the first page)")
+            p.add_argument("--all", action="store_true", help="every page")
+            p.add_argument("--page", type=int, default=1, help="start at this page")
+            p.add_argument("--page-size", type=int, help="records per request (1..1000)")
+        if name in ("trims", "obd-codes"):
+            p.add_argument("--id", dest="detail_id", help="fetch one record by id (obd-codes: by code)")
+        _output_args(p)
+        _connection_args(p)
+        p.set_defaults(func=_cmd_get, cli_resource=name)
+
+    vin = subparsers.add_parser("vin", help="decode a VIN")
+    vin.add_argument("vin")
+    vin.add_argument("--verbose", action="store_true", help="add body, engine and mileage")
+    vin.add_argument("--all-trims", action="store_true", help="every trim of the model")
+    vin.add_argument("--format", choices=("json", "table"), default="json")
+    _connection_args(vin)
+    vin.set_defaults(func=_cmd_vin)
+
+    plate = subparsers.add_parser("plate", help="look up a licence plate")
+    plate.add_argument("country_code")
+    plate.add_argument("lookup")
+    plate.add_argument("--region")
+    _connection_args(plate)
+    plate.set_defaults(func=_cmd_plate)
+
+    feed = subparsers.add_parser("feed", help="the bulk data feed")
+    fs = feed.add_subparsers(dest="feed_command", metavar="ACTION")
+    dl = fs.add_parser("download", help="download the feed ZIP (resumable, verified)")
+    dl.add_argument("path")
+    dl.add_argument("--no-resume", action="store_true", help="start over instead of resuming a partial file")
+    dl.add_argument("--progress", action="store_true", default=None, help="show a progress bar")
+    _connection_args(dl)
+    dl.set_defaults(func=_cmd_feed_download)
+    lu = fs.add_parser("last-updated", help="when the feed was last built")
+    _connection_args(lu)
+    lu.set_defaults(func=_cmd_feed_last_updated)
+
+    acc = subparsers.add_parser("account", help="usage counters")
+    acs = acc.add_subparsers(dest="account_command", metavar="ACTION")
+    for action in ("requests", "today"):
+        a = acs.add_parser(action, help="requests per day" if action == "requests" else "requests today")
+        _connection_args(a)
+        a.set_defaults(func=_cmd_account, account_action=action)
+
+
+def _guard(func: Any) -> Any:
+    """Print service and usage errors as one line on stderr (exit status 1) instead of a traceback."""
+    import functools
+
+    @functools.wraps(func)
+    def run(args: argparse.Namespace) -> int:
+        from .errors import VehicleDataError
+
+        try:
+            return int(func(args) or 0)
+        except VehicleDataError as exc:
+            print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+    return run
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from .client import Client
+
+    return Client(api_token=args.api_token, api_secret=args.api_secret, base_url=args.base_url,
+                  timeout=args.timeout, rate_limit=None if args.no_rate_limit else 600)
+
+
+def _filters(args: argparse.Namespace) -> Dict[str, Any]:
+    return {k[2:]: v for k, v in vars(args).items() if k.startswith("f_") and v is not None}
+
+
+def _open_out(args: argparse.Namespace) -> TextIO:
+    if getattr(args, "output", None):
+        return open(args.output, "w", encoding="utf-8", newline="")
+    return sys.stdout
+
+
+def _emit_frame(df: Any, args: argparse.Namespace) -> None:
+    fmt = args.format
+    if fmt == "parquet":
+        if not args.output:
+            raise SystemExit("--format parquet needs --output FILE")
+        df.to_parquet(args.output, index=False)
+        return
+    out = _open_out(args)
+    try:
+        if fmt == "csv":
+            df.to_csv(out, index=False)
+        elif fmt == "json":
+            out.write(df.to_json(orient="records", date_format="iso", force_ascii=False, lines=False))
+            out.write("\n")
+        else:
+            import pandas as pd
+
+            with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
+                out.write(df.to_string(index=False) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def _records_frame(records: Iterable[Any], record: str) -> Any:
+    import pandas as pd
+
+    rows = [r.to_dict() if hasattr(r, "to_dict") else r for r in records]
+    cols = schema.record(record).field_names()
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "isoformat"):
+        return o.isoformat()
+    if hasattr(o, "to_dict"):
+        return o.to_dict()
+    raise TypeError(str(type(o)))
+
+
+def _emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, default=_json_default, indent=2, ensure_ascii=False) + "\n")
+
+
+@_guard
+def _cmd_get(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    name = args.cli_resource
+    path = _PATHS[name]
+    ep = schema.endpoint(path)
+    filters = _filters(args)
+    with _client(args) as api:
+        accessor = getattr(api, _RESOURCES[name])
+        if name == "vehicle-attributes":
+            if "attribute" not in filters:
+                raise SystemExit("vehicle-attributes needs --attribute NAME; one of: " + ", ".join(schema.attributes()))
+            df = pd.DataFrame({"value": accessor(filters["attribute"])})
+        elif name == "years":
+            df = pd.DataFrame({"year": accessor(where=getattr(args, "where", None), **filters)})
+        elif getattr(args, "detail_id", None):
+            rec = accessor.get(args.detail_id)
+            if args.format == "json":
+                _emit_json(rec.to_dict())
+                return 0
+            df = _records_frame([rec], ep.record)
+        else:
+            pager = accessor.search(where=args.where if ep.json_fields else None,
+                                    sort=getattr(args, "sort", None), direction=getattr(args, "direction", None),
+                                    limit=args.page_size, start_page=args.page, **filters)
+            if args.all:
+                df = pager.to_pandas()
+                if args.limit is not None:
+                    df = df.head(args.limit)
+            elif args.limit is not None:
+                frames: List[Any] = []
+                got = 0
+                for frame in pager.iter_pandas():
+                    frames.append(frame)
+                    got += len(frame)
+                    if got >= args.limit:
+                        break
+                df = pd.concat(frames, ignore_index=True).head(args.limit) if frames else pager.to_pandas()
+            else:
+                df = next(iter(pager.pages)).to_pandas()
+        _emit_frame(df, args)
+    return 0
+
+
+@_guard
+def _cmd_vin(args: argparse.Namespace) -> int:
+    with _client(args) as api:
+        rec = api.vin(args.vin, verbose=args.verbose or None, all_trims=args.all_trims or None)
+    data = rec.to_dict()
+    if args.format == "json":
+        _emit_json(data)
+    else:
+        for k in ("year", "make", "model", "trim"):
+            print(f"{k:>6}: {data.get(k)}")
+        for k, v in sorted((data.get("specs") or {}).items()):
+            if v not in (None, ""):
+                print(f"  {k}: {v}")
+    return 0
+
+
+@_guard
+def _cmd_plate(args: argparse.Namespace) -> int:
+    with _client(args) as api:
+        rec = api.license_plate(args.country_code, args.lookup, region=args.region)
+    _emit_json(rec.to_dict())
+    return 0
+
+
+@_guard
+def _cmd_feed_download(args: argparse.Namespace) -> int:
+    with _client(args) as api:
+        path = api.data_feed.download(args.path, resume=not args.no_resume, progress=args.progress)
+    print(f"{path} ({path.stat().st_size} bytes)")
+    return 0
+
+
+@_guard
+def _cmd_feed_last_updated(args: argparse.Namespace) -> int:
+    with _client(args) as api:
+        print(api.data_feed.last_updated())
+    return 0
+
+
+@_guard
+def _cmd_account(args: argparse.Namespace) -> int:
+    with _client(args) as api:
+        if args.account_action == "today":
+            print(api.account.requests_today())
+        else:
+            for r in api.account.requests():
+                print(f"{r['date']}  {r['count']}")
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry for tests: the whole ``vehicledata`` parser."""
+    from .cli import main as cli_main
+
+    return cli_main(argv)
+
+
+__all__ = ["register", "main"]

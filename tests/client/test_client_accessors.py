@@ -1,0 +1,188 @@
+"""Every accessor against the emulator; decoded values equal the stdlib's reading of the same URL."""
+from __future__ import annotations
+
+import warnings
+from urllib.parse import quote
+
+import pytest
+
+import vehicledata as vd
+from vehicledata import schema
+
+
+SEARCHES = [
+    ("makes", "/api/makes/v2", {"year": 2019}),
+    ("models", "/api/models/v2", {"make": "BMW"}),
+    ("submodels", "/api/submodels/v2", {"make": "BMW", "year": 2019}),
+    ("trims", "/api/trims/v2", {"year": 2019, "make": "BMW"}),
+    ("bodies", "/api/bodies/v2", {"year": 2019, "make": "BMW"}),
+    ("engines", "/api/engines/v2", {"year": 2019, "make": "BMW"}),
+    ("mileages", "/api/mileages/v2", {"year": 2019, "make": "BMW"}),
+    ("exterior_colors", "/api/exterior-colors/v2", {"year": 2019, "make": "BMW"}),
+    ("interior_colors", "/api/interior-colors/v2", {"year": 2019, "make": "BMW"}),
+    ("obd_codes", "/api/obd-codes", {"code": "P01%"}),
+]
+
+
+def _query(filters):
+    return "&".join(f"{k}={quote(str(v), safe='')}" for k, v in filters.items())
+
+
+@pytest.mark.parametrize("name,path,filters", SEARCHES, ids=[s[0] for s in SEARCHES])
+def test_search_records_equal_raw_json(api, raw_json, name, path, filters, typed):
+    pager = getattr(api, name).search(limit=1000, **filters)
+    records = list(pager)
+    raw = raw_json(f"{path}?{_query(filters)}&limit=1000")
+    assert pager.total == raw["collection"]["total"] == len(records) > 0
+    ep = schema.endpoint(path)
+    assert [r.to_dict() for r in records] == typed(raw["data"], ep.record)
+    first = records[0]
+    field = schema.record(ep.record).field_names()[0]
+    assert getattr(first, field) == first[field] == first.to_dict()[field]
+
+
+@pytest.mark.parametrize("name,path,filters", SEARCHES, ids=[s[0] for s in SEARCHES])
+def test_unknown_filter_is_refused_before_sending(api, emulator, name, path, filters):
+    before = emulator.stats()
+    with pytest.raises(vd.QueryError) as info:
+        getattr(api, name).search(colour="red")
+    assert "unknown filter 'colour'" in str(info.value)
+    assert path in str(info.value)
+    assert emulator.stats() == before
+
+
+def test_years(api, raw_json):
+    assert api.years(make="BMW") == raw_json("/api/years/v2?make=BMW")
+    assert api.years(make="BMW")[0] > api.years(make="BMW")[-1]
+
+
+def test_demo_data_without_credentials(demo_api, raw_json):
+    assert demo_api.years() == raw_json("/api/years/v2", anonymous=True)
+    assert min(demo_api.years()) == 2015 and max(demo_api.years()) == 2020
+    assert demo_api.trims.search(year=2010).total == 0
+
+
+def test_trim_detail_with_nested_records(api, raw_json, typed):
+    trim_id = next(iter(api.trims.search(year=2019, make="BMW", limit=1))).id
+    detail = api.trims.get(trim_id)
+    raw = raw_json(f"/api/trims/v2/{trim_id}")
+    assert detail.to_dict() == typed(raw, "trim_detail")
+    assert detail.id == trim_id
+    assert isinstance(detail.bodies[0].length, float)
+    assert detail.engines[0].engine_type == raw["engines"][0]["engine_type"]
+
+
+def test_trim_detail_unknown_id_is_not_found(api):
+    with pytest.raises(vd.NotFoundError) as info:
+        api.trims.get(987654321)
+    assert info.value.status == 404
+    assert info.value.exception == "RecordNotFoundException"
+
+
+def test_trim_get_refuses_non_integer_id(api):
+    with pytest.raises(vd.QueryError):
+        api.trims.get("abc")
+
+
+def test_legacy_endpoints_warn_and_work(api, raw_json, typed):
+    with pytest.warns(DeprecationWarning, match=r"/api/trims is deprecated.*/api/trims/v2"):
+        pager = api.trims.search(legacy=True, year=2019, make="BMW", limit=1000)
+    raw = raw_json("/api/trims?year=2019&make=BMW&limit=1000")
+    assert [r.to_dict() for r in pager] == typed(raw["data"], "trim_legacy")
+    with pytest.warns(DeprecationWarning):
+        legacy = api.trims.get(raw["data"][0]["id"], legacy=True)
+    assert legacy.make_model.make.name == "BMW"
+    for name in ("bodies", "engines", "mileages", "exterior_colors", "interior_colors", "makes", "models"):
+        with pytest.warns(DeprecationWarning):
+            assert getattr(api, name).search(legacy=True, year=2019).total > 0
+    with pytest.warns(DeprecationWarning):
+        assert api.years(legacy=True) == raw_json("/api/years")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        api.trims.search(year=2019).total  # v2: no warning
+
+
+def test_conditions_encode_to_json_parameter(api, raw_json):
+    pager = api.engines.search(vd.F("horsepower_hp") >= 500, year=2019, limit=1000)
+    records = list(pager)
+    assert records and all(r.horsepower_hp >= 500 for r in records)
+    raw = raw_json("/api/engines/v2?year=2019&json=" + quote('[{"field":"horsepower_hp","op":">=","val":500}]')
+                   + "&limit=1000")
+    assert [r.id for r in records] == [r["id"] for r in raw["data"]]
+    where = api.engines.search(where='[{"field":"horsepower_hp","op":">=","val":500}]', year=2019, limit=1000)
+    assert [r.id for r in where] == [r.id for r in records]
+
+
+def test_invalid_condition_is_a_query_error(api):
+    with pytest.raises(vd.QueryError):
+        api.trims.search(vd.F("year") >= "soon")
+    with pytest.raises(vd.QueryError):
+        api.obd_codes.search(vd.F("code") == "P0100")  # obd-codes takes no json
+
+
+def test_sort_and_direction(api):
+    recs = list(api.trims.search(year=2019, make="BMW", sort="MakeModelTrims.msrp", direction="desc", limit=1000))
+    msrps = [r.msrp for r in recs if r.msrp is not None]
+    assert msrps == sorted(msrps, reverse=True)
+    with pytest.raises(vd.QueryError, match="unknown sort"):
+        api.trims.search(sort="price")
+    with pytest.raises(vd.QueryError, match="direction"):
+        api.trims.search(direction="up")
+    with pytest.raises(vd.QueryError, match="limit"):
+        api.trims.search(limit=5000)
+
+
+def test_vehicle_attributes(api, raw_json):
+    assert api.vehicle_attributes("engines.fuel_type") == raw_json("/api/vehicle-attributes?attribute=engines.fuel_type")
+    with pytest.raises(vd.QueryError, match="unknown attribute"):
+        api.vehicle_attributes("engines.colour")
+
+
+def test_obd_code_get(api, raw_json):
+    assert api.obd_codes.get("P0100").to_dict() == raw_json("/api/obd-codes/P0100")
+    with pytest.raises(vd.NotFoundError):
+        api.obd_codes.get("P9999X")
+
+
+def test_license_plate(api, raw_json, typed):
+    rec = api.license_plate("US", "ABC#TEST", region="CA")
+    assert rec.to_dict() == typed(raw_json("/api/license-plate?country_code=US&lookup=ABC%23TEST&region=CA"),
+                                  "license_plate")
+    with pytest.raises(vd.NotFoundError) as info:
+        api.license_plate("US", "NOPE123", region="CA")
+    assert info.value.exception == "NotFoundException"
+
+
+def test_vin(api, raw_json, typed):
+    raw = raw_json("/api/vin/1HGCM82633A004352")
+    rec = api.vin("1HGCM82633A004352")
+    assert rec.to_dict() == typed(raw, "vin_result")
+    assert (rec.year, rec.make, rec.model) == (raw["year"], raw["make"], raw["model"])
+    assert rec.specs == raw["specs"] and len(rec.trims) == len(raw["trims"])
+    verbose = api.vin("1HGCM82633A004352", verbose=True, all_trims=True)
+    raw_verbose = raw_json("/api/vin/1HGCM82633A004352?verbose=yes&all_trims=yes")
+    fields = vd.schema.record("trim_legacy").field_names()
+    ours = [{k: v for k, v in t.to_dict().items() if k in fields} for t in verbose.trims]
+    assert ours == typed(raw_verbose["trims"], "trim_legacy")
+    extras = [k for k in raw_verbose["trims"][0] if k not in fields]  # verbose additions, kept as served
+    assert extras and all(verbose.trims[0].to_dict()[k] == raw_verbose["trims"][0][k] for k in extras)
+    with pytest.raises(vd.APIError):
+        api.vin("NOT-A-VIN")
+
+
+def test_account_usage(api, raw_json):
+    api.trims.search(year=2019).total
+    today = api.account.requests_today()
+    assert today >= 1
+    days = api.account.requests()
+    raw = raw_json("/api/account/requests")
+    assert [(r.date, r.count) for r in days][:-1] == [(d["date"], d["count"]) for d in raw][:-1]
+    assert days[-1].date == raw[-1]["date"]
+
+
+def test_data_feed_last_updated(api, raw_json):
+    assert api.data_feed.last_updated() == raw_json("/api/data-feeds/last-updated")["last_updated"]
+
+
+def test_get_json_escape_hatch(api, raw_json):
+    assert api.get_json("/api/makes/v2", year=2019) == raw_json("/api/makes/v2?year=2019")

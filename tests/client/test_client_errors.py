@@ -1,0 +1,193 @@
+"""Each exception class from a real server response (or a real transport failure); all picklable."""
+from __future__ import annotations
+
+import json
+import logging
+import pickle
+import socket
+import urllib.error
+import urllib.request
+from typing import Any, Dict, Iterator
+
+import pytest
+
+import vehicledata as vd
+from vehicledata.testing import DEMO_ACCOUNTS, Emulator
+
+BASIC = DEMO_ACCOUNTS["basic"]
+
+NO_RETRY = vd.Retry(total=0)
+
+
+def raw_error(url: str) -> Dict[str, Any]:
+    """The server's own error body for a GET of url (stdlib)."""
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(url, timeout=10)
+    return json.loads(info.value.read())
+
+
+def assert_carries(exc: vd.VehicleDataError, body: Dict[str, Any], url: str) -> None:
+    assert exc.status == body["code"]
+    assert exc.exception == body["exception"]
+    assert exc.message == body["message"]
+    assert exc.url == url
+    again = pickle.loads(pickle.dumps(exc))
+    assert type(again) is type(exc)
+    assert (again.status, again.url, again.exception, again.message) == (exc.status, exc.url, exc.exception, exc.message)
+
+
+def test_bad_request(api, emulator):
+    url = emulator.url + "/api/trims/v2?year=abc"
+    body = raw_error(url)
+    with pytest.raises(vd.BadRequestError) as info:
+        api.trims.search(year="abc").total
+    assert_carries(info.value, body, url)
+    assert isinstance(info.value, vd.APIError)
+
+
+def test_not_found(api, emulator):
+    with pytest.raises(vd.NotFoundError) as info:
+        api.trims.get(987654321)
+    assert info.value.status == 404 and info.value.exception == "RecordNotFoundException"
+    assert info.value.url == emulator.url + "/api/trims/v2/987654321"
+
+
+def test_authentication_error_on_login(emulator, client_factory):
+    with client_factory(emulator.url, {"api_token": "nobody", "api_secret": "wrong-secret-123"}, retry=NO_RETRY) as api:
+        with pytest.raises(vd.AuthenticationError) as info:
+            api.trims.search(year=2019).total
+    exc = info.value
+    assert exc.status == 401 and exc.url == emulator.url + "/api/auth/login"
+    assert "wrong-secret-123" not in str(exc) + repr(exc) + repr(exc.__dict__)
+    assert pickle.loads(pickle.dumps(exc)).status == 401
+
+
+def test_unauthenticated_500_on_account(demo_api, emulator):
+    url = emulator.url + "/api/account/requests-today"
+    body = raw_error(url)
+    with pytest.raises(vd.AuthenticationError) as info:
+        demo_api.account.requests_today()
+    assert_carries(info.value, body, url)
+    assert info.value.status == 500 and info.value.exception == "UnauthenticatedException"
+
+
+def test_permission_denied_on_feed_without_product(emulator, tmp_path, client_factory):
+    with client_factory(emulator.url, BASIC, retry=NO_RETRY) as api:
+        with pytest.raises(vd.PermissionDeniedError) as info:
+            api.data_feed.download(tmp_path / "feed.zip")
+    assert info.value.status == 403
+    assert not (tmp_path / "feed.zip").exists()
+
+
+def test_method_not_allowed(api, emulator):
+    emulator.fault("/api/makes/v2", status=405)
+    with pytest.raises(vd.MethodNotAllowedError) as info:
+        api.makes.search().total
+    assert info.value.exception == "MethodNotAllowedException"
+
+
+def test_server_error(emulator, client_factory):
+    emulator.fault("/api/makes/v2", status=500)
+    with client_factory(emulator.url, retry=NO_RETRY) as api:
+        with pytest.raises(vd.ServerError) as info:
+            api.makes.search().total
+    assert info.value.status == 500 and info.value.exception == "InternalErrorException"
+    assert not isinstance(info.value, vd.ServiceUnavailableError)
+
+
+def test_service_unavailable_in_maintenance(emulator, client_factory):
+    emulator.maintenance(True)
+    url = emulator.url + "/api/obd-codes"
+    body = raw_error(url)
+    with client_factory(emulator.url, None, retry=NO_RETRY) as api:
+        with pytest.raises(vd.ServiceUnavailableError) as info:
+            api.obd_codes.search().total
+    assert_carries(info.value, body, url)
+
+
+@pytest.fixture()
+def limited() -> Iterator[Emulator]:
+    with Emulator(rate_limit=3) as emu:
+        yield emu
+
+
+def test_rate_limit_error_carries_retry_after(limited, database, client_factory):
+    with client_factory(limited.url, None, retry=NO_RETRY) as api:
+        for _ in range(3):
+            api.makes.search(limit=1).total
+        with pytest.raises(vd.RateLimitError) as info:
+            api.makes.search(limit=2).total
+    exc = info.value
+    assert exc.status == 429 and exc.exception == "TooManyRequestsException"
+    assert exc.message.startswith("TooManyRequestsException - Max Per Minute: 3")
+    assert exc.retry_after == 60.0
+    assert pickle.loads(pickle.dumps(exc)).retry_after == 60.0
+
+
+def test_rate_limit_beyond_max_wait_raises_instead_of_sleeping(limited, caplog, client_factory):
+    caplog.set_level(logging.INFO, logger="vehicledata")
+    with client_factory(limited.url, None, retry=vd.Retry(total=3, max_wait=5)) as api:
+        for _ in range(3):
+            api.makes.search(limit=1).total
+        with pytest.raises(vd.RateLimitError) as info:
+            api.makes.search(limit=2).total
+    assert info.value.retry_after == 60.0
+    assert "retrying" not in caplog.text
+
+
+def _closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_transport_error_connection_refused(client_factory):
+    url = f"http://127.0.0.1:{_closed_port()}"
+    with client_factory(url, None, retry=NO_RETRY) as api:
+        with pytest.raises(vd.TransportError) as info:
+            api.makes.search().total
+    assert not isinstance(info.value, vd.Timeout)
+    assert info.value.url == url + "/api/makes/v2"
+    assert info.value.status is None
+    assert pickle.loads(pickle.dumps(info.value)).url == info.value.url
+
+
+def test_timeout(api, emulator, client_factory):
+    emulator.fault("/api/makes/v2", action="delay", delay_ms=3000)
+    with client_factory(emulator.url, None, retry=NO_RETRY, timeout=0.5) as api:
+        with pytest.raises(vd.Timeout) as info:
+            api.makes.search().total
+    assert isinstance(info.value, vd.TransportError)
+    assert "timed out" in info.value.message
+
+
+def test_decode_error_names_url_and_position(emulator, client_factory):
+    body = '{"collection": {"count": 1}, "data": [{"id": 1,'
+    emulator.fault("/api/makes/v2", status=200, body=body)
+    with client_factory(emulator.url, None, retry=NO_RETRY) as api:
+        with pytest.raises(vd.DecodeError) as info:
+            api.makes.search().total
+    exc = info.value
+    assert exc.url == emulator.url + "/api/makes/v2"
+    assert exc.position is not None and 0 <= exc.position <= len(body)
+    assert f"at byte {exc.position}" in exc.message
+    assert pickle.loads(pickle.dumps(exc)).position == exc.position
+
+
+def test_decode_error_offline():
+    with pytest.raises(vd.DecodeError) as info:
+        vd._core.client.decode(b'{"data": [{"id": "x"}]}', "make", "envelope", "file:page.json")
+    assert "field 'id'" in info.value.message and info.value.url == "file:page.json"
+    with pytest.raises(vd.DecodeError, match="no 'data' member"):
+        vd._core.client.decode(b'{"collection": {}}', "make", "envelope", "")
+    with pytest.raises(vd.DecodeError, match="expected a JSON array"):
+        vd._core.client.decode(b'{}', "year", "array", "")
+
+
+def test_query_error_is_value_error(api):
+    with pytest.raises(ValueError):
+        api.trims.search(nope=1)
+    with pytest.raises(vd.QueryError):
+        api.vin("")

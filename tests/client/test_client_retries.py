@@ -1,0 +1,129 @@
+"""Retries on scheduled faults: 429 with Retry-After, 503, dropped connections, truncated bodies."""
+from __future__ import annotations
+
+import email.utils
+import logging
+import time
+
+import pytest
+
+import vehicledata as vd
+
+
+
+@pytest.fixture()
+def info_log(caplog):
+    caplog.set_level(logging.INFO, logger="vehicledata")
+    return caplog
+
+
+def retry_lines(caplog):
+    return [r.getMessage() for r in caplog.records if r.name == "vehicledata" and r.levelno == logging.INFO
+            and r.getMessage().startswith("retrying")]
+
+
+def test_429_with_retry_after_is_honoured(api, emulator, info_log):
+    emulator.fault("/api/trims/v2", status=429, retry_after=1, count=1)
+    assert api.trims.search(year=2019, make="BMW").total > 0
+    lines = retry_lines(info_log)
+    assert len(lines) == 1
+    assert "in 1.00 s" in lines[0] and "HTTP 429 (Retry-After 1)" in lines[0]
+    stats = emulator.stats()
+    assert stats["by_path"]["/api/trims/v2"] == 2 and stats["by_status"]["429"] == 1
+
+
+def test_503_is_retried_with_backoff(api, emulator, info_log):
+    emulator.fault("/api/trims/v2", status=503, count=2)
+    assert api.trims.search(year=2019).total > 0
+    lines = retry_lines(info_log)
+    assert [l.split("(retry ")[1].split(")")[0] for l in lines] == ["1 of 3", "2 of 3"]
+    stats = emulator.stats()
+    assert stats["by_path"]["/api/trims/v2"] == 3 and stats["by_status"]["503"] == 2
+
+
+def test_retries_exhausted_raise_the_last_error(api, emulator):
+    emulator.fault("/api/trims/v2", status=503, count=10)
+    with pytest.raises(vd.ServiceUnavailableError):
+        api.trims.search(year=2019).total
+    stats = emulator.stats()  # first attempt + total=3 retries
+    assert stats["by_path"]["/api/trims/v2"] == 4 and stats["by_status"]["503"] == 4
+
+
+def test_status_outside_forcelist_is_not_retried(emulator, client_factory):
+    emulator.fault("/api/trims/v2", status=502, count=1)
+    with client_factory(emulator.url) as api:
+        with pytest.raises(vd.ServerError):
+            api.trims.search(year=2019).total
+    emulator.fault("/api/trims/v2", status=502, count=1)
+    with client_factory(emulator.url, retry=vd.Retry(backoff_factor=0.01, status_forcelist={502})) as api:
+        assert api.trims.search(year=2019).total > 0
+
+
+def test_dropped_connection_is_retried(api, emulator, info_log):
+    emulator.fault("/api/trims/v2", action="drop", count=2)
+    expected = api.trims.search(year=2019, make="Audi", limit=1000)
+    records = [r.id for r in expected]
+    assert len(records) == expected.total > 0
+    assert retry_lines(info_log), "a dropped connection must show up as a logged retry"
+
+
+def test_truncated_body_is_retried(api, emulator, info_log):
+    emulator.fault("/api/trims/v2", action="truncate", count=1)
+    pager = api.trims.search(year=2019, make="BMW", limit=1000)
+    assert len(list(pager)) == pager.total > 0
+    lines = retry_lines(info_log)
+    assert len(lines) == 1
+
+
+def test_faults_during_parallel_pages(api, emulator, info_log):
+    reference = [r.id for r in api.trims.search(year=2019, limit=100, parallel=False)]
+    pager = api.trims.search(year=2019, limit=100)
+    assert pager.page_count > 4  # first page fetched: the faults hit the concurrent ones
+    emulator.fault("/api/trims/v2", status=503, count=2)
+    emulator.fault("/api/trims/v2", action="truncate", count=1)
+    emulator.fault("/api/trims/v2", action="drop", count=1)
+    assert [r.id for r in pager] == reference
+    assert len(retry_lines(info_log)) >= 3
+
+
+def test_no_retry_when_total_is_zero(emulator, client_factory):
+    emulator.fault("/api/trims/v2", status=503, count=1)
+    with client_factory(emulator.url, retry=0) as api:
+        with pytest.raises(vd.ServiceUnavailableError):
+            api.trims.search(year=2019).total
+
+
+def test_retry_after_parsing():
+    parse = vd._core.client.parse_retry_after
+    now = 1_700_000_000
+    assert parse("120", now) == 120.0
+    assert parse(" 1.5 ", now) == 1.5
+    assert parse(email.utils.formatdate(now + 30, usegmt=True), now) == 30.0
+    assert parse(email.utils.formatdate(now - 30, usegmt=True), now) == 0.0
+    assert parse("Sunday, 06-Nov-94 08:49:37 GMT", 784111777 - 3) == 3.0
+    assert parse("Sun Nov  6 08:49:37 1994", 784111777) == 0.0
+    assert parse("soon", now) is None
+    assert parse("", now) is None
+
+
+def test_retry_vocabulary():
+    r = vd.Retry(total=5, backoff_factor=1.0, backoff_max=4.0)
+    assert [r.backoff(n) for n in range(1, 6)] == [1.0, 2.0, 4.0, 4.0, 4.0]
+    assert vd.Retry().status_forcelist == frozenset({429, 503})
+    with pytest.raises(ValueError):
+        vd.Retry(total=-1)
+
+
+def test_ctrl_c_interrupts_a_wait(emulator, client_factory):
+    import _thread
+    import threading
+
+    emulator.fault("/api/trims/v2", status=503, retry_after=30, count=1)
+    with client_factory(emulator.url) as api:
+        timer = threading.Timer(0.5, _thread.interrupt_main)
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            api.trims.search(year=2019).total
+        timer.cancel()
+    assert time.monotonic() - started < 20  # the 30 s Retry-After was cut short
