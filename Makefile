@@ -56,6 +56,8 @@ $(STAMP)/install: $(STAMP)/venv $(CPP_SOURCES)
 	@touch $@
 
 bench: install
+	@missing=""; command -v wrk >/dev/null || missing="wrk"; command -v nginx >/dev/null || missing="$$missing nginx-light"; \
+	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 	$(VPY) benchmarks/run_all.py
 
 clean:
