@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "vehicledata/emulator/compress.h"
 #include "vehicledata/jwt.h"
 
 namespace vehicledata::emulator {
@@ -170,6 +171,7 @@ void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
         return;
     }
     serve(req, res);
+    compress_response(req, res);
     stats_.record(path, res.status < 0 ? 200 : res.status);
 }
 
