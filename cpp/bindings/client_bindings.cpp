@@ -16,6 +16,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "vehicledata/format.h"
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
@@ -134,29 +135,17 @@ struct TzCache {
     }
 };
 
-void civil(std::int64_t days, int& y, int& m, int& d) {
-    days += 719468;
-    const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-    const unsigned doe = static_cast<unsigned>(days - era * 146097);
-    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const std::int64_t yy = static_cast<std::int64_t>(yoe) + era * 400;
-    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const unsigned mp = (5 * doy + 2) / 153;
-    d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-    m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-    y = static_cast<int>(yy + (m <= 2));
-}
-
 py::object timestamp_object(std::int64_t us, int offset_minutes, TzCache& tz) {
     std::int64_t local = us + static_cast<std::int64_t>(offset_minutes) * 60 * 1000000;
     std::int64_t secs = local >= 0 ? local / 1000000 : -((-local + 999999) / 1000000);
     int micro = static_cast<int>(local - secs * 1000000);
     std::int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
     int sod = static_cast<int>(secs - days * 86400);
-    int y, m, d;
-    civil(days, y, m, d);
+    int y = 0;
+    unsigned m = 0, d = 0;
+    format::civil_from_days(days, y, m, d);
     py::object zone = tz.get(offset_minutes);
-    PyObject* o = PyDateTimeAPI->DateTime_FromDateAndTime(y, m, d, sod / 3600, (sod / 60) % 60, sod % 60, micro,
+    PyObject* o = PyDateTimeAPI->DateTime_FromDateAndTime(y, static_cast<int>(m), static_cast<int>(d), sod / 3600, (sod / 60) % 60, sod % 60, micro,
                                                           zone.ptr(), PyDateTimeAPI->DateTimeType);
     if (!o) throw py::error_already_set();
     return py::reinterpret_steal<py::object>(o);

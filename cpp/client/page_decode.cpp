@@ -6,6 +6,7 @@
 
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
+#include "vehicledata/format.h"
 
 namespace vehicledata::client {
 
@@ -32,14 +33,6 @@ ColumnKind column_kind(Type type) {
 
 namespace {
 
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
 
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
     if (pos + n > s.size()) return false;
@@ -347,7 +340,7 @@ bool parse_timestamp(std::string_view s, std::int64_t& epoch_us, int& offset_min
         }
     }
     if (p != s.size()) return false;
-    std::int64_t days = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+    std::int64_t days = format::days_from_civil(static_cast<int>(y), static_cast<unsigned>(mo), static_cast<unsigned>(d));
     std::int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - static_cast<std::int64_t>(off) * 60;
     epoch_us = secs * 1000000 + frac_us;
     offset_minutes = off;

@@ -1,5 +1,6 @@
 // Retry policy helpers: see vehicledata/client/retry.h.
 #include "vehicledata/client/retry.h"
+#include "vehicledata/format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -30,15 +31,6 @@ int month_index(std::string_view m) {
     return -1;
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date.
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
 
 std::vector<std::string_view> tokens(std::string_view s) {
     std::vector<std::string_view> out;
@@ -82,7 +74,7 @@ std::optional<std::int64_t> parse_http_date(std::string_view value) {
     }
     if (day < 1 || day > 31 || month < 0 || year < 0 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60)
         return std::nullopt;
-    return days_from_civil(year, static_cast<unsigned>(month + 1), static_cast<unsigned>(day)) * 86400 + hh * 3600 +
+    return format::days_from_civil(static_cast<int>(year), static_cast<unsigned>(month + 1), static_cast<unsigned>(day)) * 86400 + hh * 3600 +
            mm * 60 + ss;
 }
 

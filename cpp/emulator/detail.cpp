@@ -99,6 +99,19 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
     write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), np, demo); });
 }
 
+void Api::append_verbose_arrays(std::string& out, sqlite3_stmt* stmt, const Plan& plan, bool demo) {
+    const Plan& dp = plan_of(*schema::find_record("trim_detail"), false);
+    for (const auto& it : dp.items) {
+        if (it.column >= 0 || !it.field->nested_array) continue;
+        if (schema::find_record(it.field->nested)->table.empty()) continue;
+        out.pop_back();  // the closing brace of the object
+        out.push_back(',');
+        out.append(it.key);
+        write_nested(out, it, stmt, plan, demo);
+        out.push_back('}');
+    }
+}
+
 void Api::trim_detail(const Call& call, httplib::Response& res, bool legacy) {
     const schema::Endpoint& e = *call.route->endpoint;
     std::int64_t id = 0;
@@ -126,18 +139,7 @@ void Api::trim_detail(const Call& call, httplib::Response& res, bool legacy) {
     std::string out;
     out.reserve(16384);
     write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); });
-    if (verbose) {
-        const Plan& dp = plan_of(*schema::find_record("trim_detail"), false);
-        for (const auto& it : dp.items) {
-            if (it.column >= 0 || !it.field->nested_array) continue;
-            if (schema::find_record(it.field->nested)->table.empty()) continue;
-            out.pop_back();
-            out.push_back(',');
-            out.append(it.key);
-            write_nested(out, it, st.get(), plan, demo);
-            out.push_back('}');
-        }
-    }
+    if (verbose) append_verbose_arrays(out, st.get(), plan, demo);
     set_json(res, std::move(out));
 }
 

@@ -256,18 +256,7 @@ void Api::vin(const Call& call, httplib::Response& res) {
                 tf = false;
                 write_json_row(out, st.get(), plan,
                                [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); });
-                if (verbose) {
-                    const Plan& dp = plan_of(*schema::find_record("trim_detail"), false);
-                    for (const auto& it : dp.items) {
-                        if (it.column >= 0 || !it.field->nested_array) continue;
-                        if (schema::find_record(it.field->nested)->table.empty()) continue;
-                        out.pop_back();
-                        out.push_back(',');
-                        out.append(it.key);
-                        write_nested(out, it, st.get(), plan, demo);
-                        out.push_back('}');
-                    }
-                }
+                if (verbose) append_verbose_arrays(out, st.get(), plan, demo);
             }
             out.push_back(']');
         } else {

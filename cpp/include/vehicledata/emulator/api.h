@@ -106,6 +106,9 @@ private:
 
     // Writes the nested value of `item` for the row whose plan columns are in `stmt`.
     void write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stmt, const Plan& plan, bool demo);
+    // Legacy verbose=yes: append the trim detail's stored arrays (bodies, engines, mileages,
+    // colours) to the JSON object just written at the end of `out` for the trim row `stmt`.
+    void append_verbose_arrays(std::string& out, sqlite3_stmt* stmt, const Plan& plan, bool demo);
     const Plan& plan_of(const schema::Record& record, bool verbose);
 
     Store& store_;
