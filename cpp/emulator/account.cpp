@@ -10,14 +10,6 @@
 
 namespace vehicledata::emulator {
 
-namespace {
-void set_json(httplib::Response& res, std::string&& body) {
-    res.status = 200;
-    res.body = std::move(body);
-    res.set_header("Content-Type", "application/json");
-}
-}  // namespace
-
 void Api::login(const Call& call, httplib::Response& res) {
     simdjson::dom::parser parser;
     simdjson::padded_string padded(call.body);

@@ -8,12 +8,6 @@ namespace vehicledata::emulator {
 
 namespace {
 
-void set_json(httplib::Response& res, std::string&& body) {
-    res.status = 200;
-    res.body = std::move(body);
-    res.set_header("Content-Type", "application/json");
-}
-
 bool full_access(const Call& call) { return call.identity.valid && call.identity.subscribed; }
 
 const format::QueryParam* param(const Call& call, std::string_view name) {

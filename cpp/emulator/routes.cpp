@@ -275,13 +275,14 @@ bool verbose_of(const Call& call, const schema::Endpoint& e) {
     throw bad_request("Invalid verbose '" + v->value + "': expected yes or no");
 }
 
+}  // namespace
+
+// A 200 JSON response (compression and charset are settled in compress_response).
 void set_json(httplib::Response& res, std::string&& body) {
     res.status = 200;
     res.body = std::move(body);
     res.set_header("Content-Type", "application/json");
 }
-
-}  // namespace
 
 // ---- Api -------------------------------------------------------------------------------
 Api::Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock)

@@ -10,12 +10,6 @@ namespace vehicledata::emulator {
 
 namespace {
 
-void set_json(httplib::Response& res, std::string&& body) {
-    res.status = 200;
-    res.body = std::move(body);
-    res.set_header("Content-Type", "application/json");
-}
-
 const format::QueryParam* param(const Call& call, std::string_view name) {
     for (const auto& p : call.params)
         if (p.name == name) return p.value.empty() ? nullptr : &p;

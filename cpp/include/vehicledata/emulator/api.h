@@ -85,6 +85,9 @@ private:
 // Writes every resource of the feed as CSV into a ZIP at `zip_path`.
 void write_feed_zip(Store& store, const std::string& zip_path);
 
+// Sets a 200 response with a JSON body.
+void set_json(httplib::Response& res, std::string&& body);
+
 class Api {
 public:
     Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock);
