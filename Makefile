@@ -17,20 +17,23 @@ export VEHICLEDATA_HOME ?= $(CURDIR)/build/home
 VEHICLEDATA_SOURCES ?= $(abspath $(wildcard ../shared/sources))
 export VEHICLEDATA_SOURCES
 
-.PHONY: all demo test test-cpp test-py deps venv install bench clean
+.PHONY: all demo test test-cpp test-py typecheck deps venv install bench clean
 
 all: install
 
 demo: install
 	$(VENV)/bin/vehicledata demo
 
-test: install test-cpp test-py
+test: install typecheck test-cpp test-py
 
 test-cpp: install
 	ctest --test-dir $$(ls -d build/cp3*/ | head -n 1) --output-on-failure -j2
 
 test-py: install
 	$(VPY) -m pytest -q tests
+
+typecheck: install
+	$(VPY) -m mypy
 
 deps: $(STAMP)/deb
 $(STAMP)/deb:
