@@ -21,6 +21,7 @@ py::dict field_dict(const sc::Field& f) {
     d["column"] = std::string(f.sql());
     d["scale"] = f.scale;
     d["in_record"] = f.in_record;
+    d["verbose_only"] = f.verbose_only;
     d["nested"] = f.nested;
     d["nested_array"] = f.nested_array;
     d["nested_key"] = f.nested_key;

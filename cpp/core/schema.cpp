@@ -21,6 +21,7 @@ Field E(std::string n, int max, Strings values) { Field f = S(std::move(n), true
 Field D(std::string n, int scale = 1) { Field f; f.name = std::move(n); f.type = Type::Decimal; f.nullable = true; f.scale = scale; return f; }
 Field TS(std::string n) { Field f; f.name = std::move(n); f.type = Type::Timestamp; return f; }
 Field Hidden(Field f) { f.in_record = false; return f; }
+Field VerboseOnly(Field f) { f.in_record = false; f.verbose_only = true; return f; }
 Field As(Field f, std::string column) { f.column = std::move(column); return f; }
 Field Nest(std::string n, std::string record, bool array, std::string key = {}) {
     Field f;
@@ -102,8 +103,8 @@ std::vector<Field> cat(Groups... groups) {
 // Legacy projections: make_model_trim_id is the trim id, make_model_id the model id.
 std::vector<Field> legacy_ids() { return {I64("id"), As(I64("make_model_trim_id"), "trim_id")}; }
 std::vector<Field> legacy_verbose() {
-    return {Hidden(As(I("make_model_id"), "model_id")), Hidden(I("make_id")), Hidden(I("year")),
-            Hidden(S("make")), Hidden(S("model")), Hidden(S("trim"))};
+    return {VerboseOnly(As(I("make_model_id"), "model_id")), VerboseOnly(I("make_id")), VerboseOnly(I("year")),
+            VerboseOnly(S("make")), VerboseOnly(S("model")), VerboseOnly(S("trim"))};
 }
 std::vector<Field> colour_fields_v2() { return {S("color", false, 64), S("rgb", false, 16)}; }
 std::vector<Field> colour_fields_legacy() { return {As(S("name", false, 64), "color"), S("rgb", false, 16)}; }
@@ -152,8 +153,8 @@ std::vector<Record> build_records() {
                                           As(S("name"), "trim"), S("description"), I64("msrp", true),
                                           I64("invoice", true)},
                        created_modified(true),
-                       std::vector<Field>{Nest("make_model", "make_model_legacy", false, "model_id"), Hidden(I("make_id")),
-                                          Hidden(S("make")), Hidden(S("model"))})));
+                       std::vector<Field>{Nest("make_model", "make_model_legacy", false, "model_id"), VerboseOnly(I("make_id")),
+                                          VerboseOnly(S("make")), VerboseOnly(S("model"))})));
     rs.push_back(R("make_model_legacy", "models", false,
                    {I64("id"), I64("make_id"), S("name"), Nest("make", "make", false, "make_id")}));
 
@@ -616,10 +617,10 @@ const Field* Record::field(std::string_view n) const {
     return nullptr;
 }
 
-std::vector<const Field*> Record::record_fields() const {
+std::vector<const Field*> Record::record_fields(bool verbose) const {
     std::vector<const Field*> out;
     for (const auto& f : fields)
-        if (f.in_record) out.push_back(&f);
+        if (f.in_record || (verbose && f.verbose_only)) out.push_back(&f);
     return out;
 }
 

@@ -17,7 +17,7 @@ Plan make_plan(const schema::Record& record, bool verbose) {
     Plan p;
     p.record = &record;
     for (const auto& f : record.fields) {
-        bool include = f.in_record || (verbose && f.type != Type::Timestamp && f.type != Type::Nested);
+        const bool include = f.in_record || (verbose && f.verbose_only);
         if (!include) continue;
         PlanItem it;
         it.field = &f;

@@ -35,6 +35,7 @@ class Field:
     nested_array: bool
     sqlite_type: str
     nested_key: str = ""
+    verbose_only: bool = False  # in the record only with verbose=yes (legacy endpoints)
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,12 @@ class Record:
                 return f
         raise KeyError(f"record {self.name!r} has no field {name!r}")
 
-    def record_fields(self) -> Tuple[Field, ...]:
-        """Fields that appear in the JSON record, in order."""
-        return tuple(f for f in self.fields if f.in_record)
+    def record_fields(self, verbose: bool = False) -> Tuple[Field, ...]:
+        """Fields that appear in the JSON record, in order (with verbose=yes: the verbose ones too)."""
+        return tuple(f for f in self.fields if f.in_record or (verbose and f.verbose_only))
 
-    def field_names(self) -> List[str]:
-        return [f.name for f in self.record_fields()]
+    def field_names(self, verbose: bool = False) -> List[str]:
+        return [f.name for f in self.record_fields(verbose)]
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def records() -> Dict[str, Record]:
                 name=f["name"], type=f["type"], nullable=f["nullable"], max_length=f["max_length"],
                 enum=tuple(f["enum"]), column=f["column"], scale=f["scale"], in_record=f["in_record"],
                 nested=f["nested"], nested_array=f["nested_array"], sqlite_type=f["sqlite_type"],
-                nested_key=f["nested_key"],
+                nested_key=f["nested_key"], verbose_only=f["verbose_only"],
             )
             for f in r["fields"]
         )
@@ -202,7 +203,9 @@ def _field_row(f: Field) -> str:
         notes.append(f"decimal rendered as a string, {f.scale} digit{'s' if f.scale != 1 else ''} after the point")
     if f.type == "nested":
         notes.append(f"{'array of' if f.nested_array else 'object'} `{f.nested}` (by `{f.nested_key}`)")
-    if not f.in_record:
+    if f.verbose_only:
+        notes.append("only with `verbose=yes`")
+    elif not f.in_record:
         notes.append("stored and searchable, not in the record")
     if f.column != f.name:
         notes.append(f"column `{f.column}`")

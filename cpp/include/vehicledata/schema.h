@@ -43,6 +43,7 @@ struct Field {
     std::string column;
     int scale = 1;            // digits after the point for Decimal rendering
     bool in_record = true;    // false: a stored, searchable column not in the JSON record
+    bool verbose_only = false;  // in the record only with verbose=yes (legacy endpoints)
     std::string nested;       // Nested: name of the element record
     bool nested_array = false;  // Nested: an array of elements (else one object)
     // Nested: how the element rows are found.
@@ -62,7 +63,8 @@ struct Record {
     std::vector<Field> fields;
 
     const Field* field(std::string_view name) const;
-    std::vector<const Field*> record_fields() const;  // in_record only, in order
+    // Fields of the JSON record, in order: in_record ones, plus verbose_only ones when verbose.
+    std::vector<const Field*> record_fields(bool verbose = false) const;
 };
 
 enum class Match { Value, Like };
