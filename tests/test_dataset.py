@@ -19,7 +19,7 @@ from vehicledata.dataset import cli as dataset_cli  # noqa: F401  (registers wit
 from vehicledata.dataset import mapping, paths
 from vehicledata.dataset.timefmt import eastern_stamp, epa_timestamp
 
-SAMPLE_CSV = paths.SAMPLE_DIR / "vehicles.csv"
+SAMPLE_CSV = paths.SAMPLE_DIR / "epa-sample.csv"
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-0[45]:00$")
 PER_TRIM = ("bodies", "engines", "mileages", "exterior_colors", "interior_colors")
 

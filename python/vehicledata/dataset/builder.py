@@ -85,7 +85,7 @@ def _from_directory(directory: Path, origin: str) -> Sources:
 
 
 def _sample(reason: str) -> Sources:
-    return Sources("sample", paths.SAMPLE_DIR / "vehicles.csv", paths.SAMPLE_DIR / "obd-codes.csv", None,
+    return Sources("sample", paths.SAMPLE_DIR / "epa-sample.csv", paths.SAMPLE_DIR / "obd-codes.csv", None,
                    notes=[reason])
 
 
