@@ -18,6 +18,35 @@ int hex_value(char c) {
     return -1;
 }
 
+// The UTF-8 sequence starting at p[i] (p[i] >= 0x80): returns its length when
+// it is well-formed (RFC 3629: no overlongs, surrogates or code points above
+// U+10FFFF), else 0 with `bad` set to the length of its maximal subpart (the
+// bytes one U+FFFD replaces, as the Unicode Standard recommends, chapter 3.9).
+std::size_t utf8_sequence(const unsigned char* p, std::size_t i, std::size_t n, std::size_t& bad) {
+    const unsigned char c = p[i];
+    std::size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c == 0xE0) { len = 3; lo = 0xA0; }
+    else if (c >= 0xE1 && c <= 0xEC) len = 3;
+    else if (c == 0xED) { len = 3; hi = 0x9F; }
+    else if (c >= 0xEE && c <= 0xEF) len = 3;
+    else if (c == 0xF0) { len = 4; lo = 0x90; }
+    else if (c >= 0xF1 && c <= 0xF3) len = 4;
+    else if (c == 0xF4) { len = 4; hi = 0x8F; }
+    else { bad = 1; return 0; }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+        const unsigned char b = p[i + k];
+        if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) break;
+    }
+    if (k == len) return len;
+    bad = k;
+    return 0;
+}
+
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+
 void append_2(std::string& out, unsigned v) {
     out.push_back(static_cast<char>('0' + v / 10 % 10));
     out.push_back(static_cast<char>('0' + v % 10));
@@ -29,8 +58,22 @@ void append_json_string(std::string& out, std::string_view s, JsonEscape mode) {
     out.push_back('"');
     const bool php = mode == JsonEscape::Php;
     std::size_t run = 0;  // start of the pending run of plain bytes
+    const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
     for (std::size_t i = 0; i < s.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
+        const unsigned char c = bytes[i];
+        if (c >= 0x80) {
+            std::size_t bad = 0;
+            const std::size_t len = utf8_sequence(bytes, i, s.size(), bad);
+            if (len) {
+                i += len - 1;  // well-formed: stays in the plain run
+                continue;
+            }
+            out.append(s.data() + run, i - run);
+            out.append(kReplacement, 3);
+            i += bad - 1;
+            run = i + 1;
+            continue;
+        }
         const bool special = c < 0x20 || c == '"' || c == '\\' || (php && (c == '/' || c == '&'));
         if (!special) continue;
         out.append(s.data() + run, i - run);
@@ -52,6 +95,28 @@ void append_json_string(std::string& out, std::string_view s, JsonEscape mode) {
     }
     out.append(s.data() + run, s.size() - run);
     out.push_back('"');
+}
+
+std::string valid_utf8(std::string_view s) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+    std::string out;
+    out.reserve(s.size());
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (bytes[i] < 0x80) continue;
+        std::size_t bad = 0;
+        const std::size_t len = utf8_sequence(bytes, i, s.size(), bad);
+        if (len) {
+            i += len - 1;
+            continue;
+        }
+        out.append(s.data() + run, i - run);
+        out.append(kReplacement, 3);
+        i += bad - 1;
+        run = i + 1;
+    }
+    out.append(s.data() + run, s.size() - run);
+    return out;
 }
 
 void append_int(std::string& out, std::int64_t v) {

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cmath>
+#include <utility>
 
 namespace vehicledata::jwt {
 
@@ -167,24 +168,29 @@ VerifyResult verify_hs256(std::string_view token, std::string_view secret, std::
     return VerifyResult::Ok;
 }
 
-std::optional<std::string> payload_unverified(std::string_view token) {
+namespace {
+// The decoded payload text and its claims, without verifying the signature.
+std::optional<std::pair<std::string, Claims>> read_unverified(std::string_view token) {
     auto parts = split(token);
     if (!parts) return std::nullopt;
     auto payload = base64url_decode(parts->payload);
     if (!payload) return std::nullopt;
     Claims c;
     if (!read_object(*payload, c)) return std::nullopt;
-    return payload;
+    return std::make_pair(std::move(*payload), c);
+}
+}  // namespace
+
+std::optional<std::string> payload_unverified(std::string_view token) {
+    auto got = read_unverified(token);
+    if (!got) return std::nullopt;
+    return std::move(got->first);
 }
 
 std::optional<std::int64_t> expiry_unverified(std::string_view token) {
-    auto parts = split(token);
-    if (!parts) return std::nullopt;
-    auto payload = base64url_decode(parts->payload);
-    if (!payload) return std::nullopt;
-    Claims c;
-    if (!read_object(*payload, c)) return std::nullopt;
-    return c.exp;
+    auto got = read_unverified(token);
+    if (!got) return std::nullopt;
+    return got->second.exp;
 }
 
 }  // namespace vehicledata::jwt

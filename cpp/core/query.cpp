@@ -682,13 +682,13 @@ std::string encode(const std::vector<Condition>& conditions) {
     return out;
 }
 
-SqlFragment to_sql(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint) {
+SqlFragment to_sql(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint, bool demo) {
     SqlFragment f;
     for (const Condition& c : normalize(conditions, endpoint)) {
         const schema::JsonField* jf = endpoint.json_field(c.field);  // non-null after normalize
         std::string pred = comparison(jf->column, c.op, c.values.size());
         if (!jf->related_table.empty())
-            pred = "id IN (SELECT " + jf->related_key + " FROM " + jf->related_table + " WHERE " + pred + ")";
+            pred = schema::related_predicate(jf->related_table, jf->related_key, pred, demo);
         if (!f.sql.empty()) f.sql += " AND ";
         f.sql += pred;
         for (const Scalar& v : c.values) f.params.push_back(v);

@@ -197,9 +197,19 @@ std::vector<Record> build_records() {
 // ---- endpoints -----------------------------------------------------------------
 Filter V(std::string n, std::string column = {}) { return Filter{std::move(n), Match::Value, std::move(column), false}; }
 Filter L(std::string n, std::string column = {}) { return Filter{std::move(n), Match::Like, std::move(column), false}; }
-Filter P(std::string n, Match m, std::string predicate) { return Filter{std::move(n), m, std::move(predicate), true}; }
+// A Value filter on a column of a related table (see Filter::related_table).
+Filter Rel(std::string n, std::string related_table, std::string related_key) {
+    Filter f{n, Match::Value, n, false};
+    f.related_table = std::move(related_table);
+    f.related_key = std::move(related_key);
+    return f;
+}
 
-const char* kYearsDemo = "year BETWEEN 2015 AND 2020";
+// The demo data-set of the tables with a model year (a function: endpoints() may
+// be built during another file's static initialisation).
+std::string years_demo() {
+    return "year BETWEEN " + std::to_string(kDemoFirstYear) + " AND " + std::to_string(kDemoLastYear);
+}
 
 // json fields are resolved against the record's fields (type, column) after the
 // endpoint table is built; a spec "name=column" overrides the column.
@@ -268,24 +278,24 @@ std::vector<Endpoint> build_endpoints() {
                      "created", "modified"});
         e.table = "trims";
         e.default_sort = "year DESC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     // Makes
     for (const char* path : {"/api/makes/v2", "/api/makes"}) {
         Endpoint e = EP(path, "Makes", "make");
         e.deprecated = std::string(path) == "/api/makes";
-        e.filters = {L("make", "name"), P("year", Match::Value, "id IN (SELECT make_id FROM trims WHERE year = ?)")};
+        e.filters = {L("make", "name"), Rel("year", "trims", "make_id")};
         add_sort(e, {"Makes.name=name", "name", "id"});
         e.default_sort = "name ASC, id ASC";
-        e.demo_predicate = "id IN (SELECT make_id FROM trims WHERE year BETWEEN 2015 AND 2020)";
+        e.demo_predicate = "id IN (SELECT make_id FROM trims WHERE " + years_demo() + ")";
         es.push_back(e);
     }
     // Models
     for (const char* path : {"/api/models/v2", "/api/models"}) {
         Endpoint e = EP(path, "Models", "model");
         e.deprecated = std::string(path) == "/api/models";
-        e.filters = {P("year", Match::Value, "id IN (SELECT model_id FROM trims WHERE year = ?)"), L("make"),
+        e.filters = {Rel("year", "trims", "model_id"), L("make"),
                      L("model", "name"), V("make_id")};
         add_json(e, {"make", "model=name", "make_id", "created", "modified"});
         {
@@ -294,7 +304,7 @@ std::vector<Endpoint> build_endpoints() {
         }
         add_sort(e, {"OemMakeModels.name=name", "Makes.name=make", "id", "name"});
         e.default_sort = "make ASC, name ASC, id ASC";
-        e.demo_predicate = "id IN (SELECT model_id FROM trims WHERE year BETWEEN 2015 AND 2020)";
+        e.demo_predicate = "id IN (SELECT model_id FROM trims WHERE " + years_demo() + ")";
         es.push_back(e);
     }
     // Submodels
@@ -306,7 +316,7 @@ std::vector<Endpoint> build_endpoints() {
         add_sort(e, {"OemMakeModelSubmodels.name=submodel", "OemMakeModels.name=model", "Makes.name=make",
                      "OemMakeModelSubmodels.year=year", "id"});
         e.default_sort = "year DESC, make ASC, model ASC, submodel ASC, id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     // Trims v2
@@ -321,14 +331,14 @@ std::vector<Endpoint> build_endpoints() {
                      "OemMakeModelSubmodels.name=submodel", "MakeModelTrims.name=trim", "MakeModelTrims.id=id",
                      "MakeModelTrims.msrp=msrp"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     {
         Endpoint e = EP("/api/trims/v2/{id}", "Trims", "trim_detail");
         e.shape = Shape::Object;
         e.paged = false;
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     // Trims legacy
@@ -343,7 +353,7 @@ std::vector<Endpoint> build_endpoints() {
         add_related_trim_json(e, "trim_id");
         add_sort(e, {"id", "year", "name=trim", "msrp", "invoice", "make_model_id=model_id"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     {
@@ -352,7 +362,7 @@ std::vector<Endpoint> build_endpoints() {
         e.deprecated = true;
         e.paged = false;
         e.verbose = true;
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     // Bodies
@@ -369,7 +379,7 @@ std::vector<Endpoint> build_endpoints() {
         add_sort(e, {"id", "year", "make", "model", "trim", "type", "doors", "seats", "length", "width", "height",
                      "curb_weight"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     {
@@ -386,7 +396,7 @@ std::vector<Endpoint> build_endpoints() {
                      "wheel_base", "front_track", "rear_track", "ground_clearance", "cargo_capacity",
                      "max_cargo_capacity", "curb_weight", "gross_weight", "max_payload", "max_towing_capacity"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     // Engines
@@ -405,7 +415,7 @@ std::vector<Endpoint> build_endpoints() {
         add_sort(e, {"id", "year", "make", "model", "trim", "engine_type", "fuel_type", "cylinders", "size",
                      "horsepower_hp", "torque_ft_lbs", "valves", "drive_type", "transmission"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     {
@@ -425,7 +435,7 @@ std::vector<Endpoint> build_endpoints() {
                      "horsepower_hp", "horsepower_rpm", "torque_ft_lbs", "torque_rpm", "valves", "valve_timing",
                      "cam_type", "drive_type", "transmission"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     // Mileages
@@ -445,7 +455,7 @@ std::vector<Endpoint> build_endpoints() {
         add_sort(e, {"id", "year", "make", "model", "trim", "combined_mpg", "epa_city_mpg", "epa_highway_mpg",
                      "range_city", "range_highway", "range_electric", "fuel_tank_capacity"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     {
@@ -461,7 +471,7 @@ std::vector<Endpoint> build_endpoints() {
         add_sort(e, {"id", "make_model_trim_id=trim_id", "combined_mpg", "epa_city_mpg", "epa_highway_mpg",
                      "range_city", "range_highway", "fuel_tank_capacity"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
     }
     // Colours
@@ -478,7 +488,7 @@ std::vector<Endpoint> build_endpoints() {
         add_json(e, {"color", "rgb", "modified", "created"});
         add_sort(e, {"id", "year", "make", "model", "trim", "color", "rgb"});
         e.default_sort = "id ASC";
-        e.demo_predicate = kYearsDemo;
+        e.demo_predicate = years_demo();
         es.push_back(e);
 
         Endpoint l = EP("/api/" + k + "-colors", cat_name, k + "_color_legacy");
@@ -490,7 +500,7 @@ std::vector<Endpoint> build_endpoints() {
         add_json(l, legacy_json_ids());
         add_sort(l, {"id", "make_model_trim_id=trim_id", "name=color", "rgb"});
         l.default_sort = "id ASC";
-        l.demo_predicate = kYearsDemo;
+        l.demo_predicate = years_demo();
         es.push_back(l);
     }
     // OBD codes
@@ -662,6 +672,28 @@ const Record* table_record(std::string_view table) {
     for (const auto& r : records())
         if (r.primary && r.table == table) return &r;
     return nullptr;
+}
+
+std::string table_demo_predicate(std::string_view table) {
+    const Record* r = table_record(table);
+    if (!r) return {};
+    if (r->field("year")) return years_demo();
+    if (r->field("demo")) return "demo = 1";
+    return {};
+}
+
+std::string related_predicate(std::string_view related_table, std::string_view related_key,
+                              std::string_view condition, bool demo) {
+    std::string out = "id IN (SELECT ";
+    out.append(related_key).append(" FROM ").append(related_table).append(" WHERE ");
+    const std::string restriction = demo ? table_demo_predicate(related_table) : std::string();
+    if (restriction.empty()) {
+        out.append(condition);
+    } else {
+        out.append("(").append(condition).append(") AND ").append(restriction);
+    }
+    out.push_back(')');
+    return out;
 }
 
 const std::vector<Attribute>& attributes() {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "vehicledata/emulator/api.h"
+#include "vehicledata/emulator/range.h"
 
 namespace vehicledata::emulator {
 
@@ -77,14 +78,27 @@ void Api::feed_download(const Call& call, httplib::Response& res) {
     if (!call.identity.data_feed)
         throw HttpError(403, "ForbiddenException", "Forbidden: the account has no data feed subscription");
     std::shared_ptr<const Feed::File> file = feed_.get();
-    // Status left unset: httplib answers 200, or 206 for a Range request.
+    // Range is answered here (server.cpp keeps cpp-httplib from applying it).
+    const ByteRange range = parse_byte_range(call.range, file->size);
+    if (range.kind == ByteRange::Kind::Unsatisfiable) {
+        res.set_header("Content-Range", content_range(range, file->size));
+        throw HttpError(416, "RangeNotSatisfiableException", "Range Not Satisfiable: " + range.problem);
+    }
+    std::size_t start = 0, length = file->size;
+    res.status = 200;
+    if (range.kind == ByteRange::Kind::Partial) {
+        res.status = 206;
+        start = range.first;
+        length = range.last - range.first + 1;
+        res.set_header("Content-Range", content_range(range, file->size));
+    }
     res.set_header("Content-Disposition", "attachment; filename=\"vehicledata-feed.zip\"");
     res.set_content_provider(
-        file->size, "application/zip",
-        [file](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+        length, "application/zip",
+        [file, start](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
             char buf[65536];
             std::size_t n = std::min(length, sizeof buf);
-            ssize_t got = ::pread(file->fd, buf, n, static_cast<off_t>(offset));
+            ssize_t got = ::pread(file->fd, buf, n, static_cast<off_t>(start + offset));
             if (got <= 0) return false;
             return sink.write(buf, static_cast<std::size_t>(got));
         });
@@ -95,6 +109,11 @@ Feed::~Feed() {
         if (file_->fd >= 0) ::close(file_->fd);
         ::unlink(file_->path.c_str());
     }
+}
+
+std::size_t Feed::built_size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return file_ ? file_->size : 0;
 }
 
 std::shared_ptr<const Feed::File> Feed::get() {

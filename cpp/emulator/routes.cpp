@@ -110,6 +110,10 @@ bool full_access(const Call& call) { return call.identity.valid && call.identity
 
 // The field a filter compares with (for its type), or nullptr.
 const schema::Field* filter_field(const schema::Endpoint& e, const schema::Filter& f) {
+    if (!f.related_table.empty()) {
+        const auto* r = schema::table_record(f.related_table);
+        return r ? r->field(f.column) : nullptr;
+    }
     if (f.predicate) {
         for (const auto& r : schema::records())
             if (r.primary)
@@ -135,12 +139,16 @@ struct Sql {
 // Filters, json conditions and the demo restriction of a search.
 Sql build_where(const Call& call, const schema::Endpoint& e) {
     Sql q;
+    const bool demo = !full_access(call);
     for (const auto& f : e.filters) {
         const auto* p = param(call, f.name);
         if (!p) continue;
         const schema::Field* field = filter_field(e, f);
         std::string clause;
-        if (f.predicate) {
+        if (!f.related_table.empty()) {
+            clause = schema::related_predicate(f.related_table, f.related_key,
+                                               f.column + (f.match == schema::Match::Like ? " LIKE ?" : " = ?"), demo);
+        } else if (f.predicate) {
             clause = f.column;
         } else {
             clause.append(f.column.empty() ? f.name : f.column);
@@ -171,37 +179,97 @@ Sql build_where(const Call& call, const schema::Endpoint& e) {
         } catch (const query::QueryError& err) {
             throw bad_request(std::string("Invalid json parameter: ") + err.what());
         }
-        auto frag = query::to_sql(conditions, e);
+        auto frag = query::to_sql(conditions, e, demo);
         if (!frag.sql.empty()) {
             q.add(frag.sql);
             for (auto& v : frag.params) q.params.push_back(std::move(v));
         }
     }
-    if (!full_access(call) && !e.demo_predicate.empty()) q.add(e.demo_predicate);
+    if (demo && !e.demo_predicate.empty()) q.add(e.demo_predicate);
     return q;
 }
 
+// "col COLLATE NOCASE" for the text columns of the endpoint's table (the live
+// service's MySQL collation is case-insensitive), else "col".
+std::string order_term(const schema::Endpoint& e, std::string_view column) {
+    std::string out(column);
+    const schema::Record* r = e.table.empty() ? nullptr : schema::table_record(e.table);
+    const schema::Field* f = r ? r->field(column) : nullptr;
+    if (f && f->type == Type::String) out.append(" COLLATE NOCASE");
+    return out;
+}
+
+// The ORDER BY clauses of an endpoint's default order, built once: as declared,
+// and with its leading key ascending / descending (for `direction` without `sort`).
+struct DefaultOrder {
+    std::string plain, asc, desc;
+    std::string tail;  // the default order as a tie-breaker after a sort key (", ..."), or ""
+};
+
+DefaultOrder make_default_order(const schema::Endpoint& e) {
+    DefaultOrder d;
+    if (e.default_sort.empty()) return d;
+    std::vector<std::pair<std::string, std::string>> keys;  // column, ASC|DESC
+    std::string_view rest = e.default_sort;
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        const auto sp = item.find(' ');
+        keys.emplace_back(std::string(item.substr(0, sp)),
+                          sp == std::string_view::npos ? std::string("ASC") : std::string(item.substr(sp + 1)));
+    }
+    auto render = [&](const char* lead) {
+        std::string out;
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            out.append(i ? ", " : "");
+            out.append(order_term(e, keys[i].first)).push_back(' ');
+            out.append(i == 0 && lead ? lead : keys[i].second);
+        }
+        return out;
+    };
+    d.tail = ", " + render(nullptr);
+    d.plain = " ORDER BY " + render(nullptr);
+    d.asc = " ORDER BY " + render("ASC");
+    d.desc = " ORDER BY " + render("DESC");
+    return d;
+}
+
+const DefaultOrder& default_order(const schema::Endpoint& e) {
+    static const std::unordered_map<const schema::Endpoint*, DefaultOrder> orders = [] {
+        std::unordered_map<const schema::Endpoint*, DefaultOrder> m;
+        for (const auto& x : schema::endpoints()) m.emplace(&x, make_default_order(x));
+        return m;
+    }();
+    return orders.at(&e);
+}
+
+// `sort` and `direction`: the sort key (text columns case-insensitively) then the
+// default order as the tie-breaker; `direction` alone applies to the default
+// order's leading key.
 std::string order_by(const Call& call, const schema::Endpoint& e) {
     const auto* s = param(call, "sort");
     const auto* d = param(call, "direction");
-    std::string dir = "ASC";
+    const DefaultOrder& def = default_order(e);
+    if (!s && !d) return def.plain;
+    bool desc = false;
     if (d) {
         std::string v = d->value;
         for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (v == "asc") dir = "ASC";
-        else if (v == "desc") dir = "DESC";
+        if (v == "asc") desc = false;
+        else if (v == "desc") desc = true;
         else throw bad_request("Invalid direction '" + d->value + "': expected asc or desc");
     }
-    if (!s) return e.default_sort.empty() ? std::string() : " ORDER BY " + e.default_sort;
+    if (!s) return desc ? def.desc : def.asc;
     const schema::SortKey* key = e.sort_key(s->value);
     if (!key) {
         std::string allowed;
         for (const auto& k : e.sort_keys) allowed += (allowed.empty() ? "" : ", ") + k.name;
         throw bad_request("Invalid sort '" + s->value + "': allowed values are " + allowed);
     }
-    std::string out = " ORDER BY " + key->column + " " + dir;
-    if (!e.default_sort.empty()) out += ", " + e.default_sort;
-    return out;
+    return " ORDER BY " + order_term(e, key->column) + (desc ? " DESC" : " ASC") + def.tail;
 }
 
 std::string count_key(const std::string& sql, const std::vector<query::Scalar>& params) {
@@ -356,7 +424,7 @@ void Api::search(const Call& call, httplib::Response& res) {
     if (page < pages) append_link(out, call, page + 1, limit);
     else out.append("\"\"");
     out.append(",\"prev\":");
-    if (page > 1 && pages > 1) append_link(out, call, std::min(page - 1, pages), limit);
+    if (page > 1) append_link(out, call, std::min(page - 1, pages), limit);  // past the last: the last page
     else out.append("\"\"");
     out.append(",\"first\":");
     if (page == 1) format::append_json_string(out, call.target);

@@ -31,6 +31,36 @@ std::string raw_path(const httplib::Request& req) {
     return q == std::string::npos ? t : t.substr(0, q);
 }
 
+// cpp-httplib applies a request's Range to whatever answer it gets (JSON pages,
+// even error bodies, with an impossible Content-Range past the end).  The
+// emulator answers Range itself on the data feed download (feed_download) and
+// ignores it elsewhere, as the service does, so the parsed ranges are dropped.
+// The Request is httplib's own non-const object, passed to handlers as const.
+void ignore_ranges(const httplib::Request& req) {
+    if (!req.ranges.empty()) const_cast<httplib::Request&>(req).ranges.clear();
+}
+
+constexpr std::size_t kMaxBody = 1 << 20;  // request bodies over this are a 413
+
+// Methods cpp-httplib parses; it refuses any other with 400 before routing.
+bool known_method(const std::string& m) {
+    return m == "GET" || m == "HEAD" || m == "POST" || m == "PUT" || m == "DELETE" || m == "CONNECT" ||
+           m == "OPTIONS" || m == "TRACE" || m == "PATCH" || m == "PRI";
+}
+
+// A request line httplib refused only for its method: a method token it does not
+// know (FOO) and an origin-form target.  Anything else stays a 400.
+bool unknown_method_line(const httplib::Request& req) {
+    if (req.method.empty() || req.method.size() > 32 || known_method(req.method)) return false;
+    for (char c : req.method)
+        if (c < 'A' || c > 'Z') return false;
+    return !req.target.empty() && req.target.front() == '/';
+}
+
+std::string method_message(const std::string& method, const std::string& url, const char* allowed) {
+    return "Method Not Allowed: " + method + " is not valid for " + url + " (use " + allowed + ")";
+}
+
 const char* exception_for(int status) {
     switch (status) {
         case 400: return "BadRequestException";
@@ -40,6 +70,7 @@ const char* exception_for(int status) {
         case 405: return "MethodNotAllowedException";
         case 413: return "PayloadTooLargeException";
         case 414: return "UriTooLongException";
+        case 416: return "RangeNotSatisfiableException";
         case 429: return "TooManyRequestsException";
         case 500: return "InternalErrorException";
         case 502: return "BadGatewayException";
@@ -56,6 +87,7 @@ const char* reason_for(int status) {
         case 405: return "Method Not Allowed";
         case 413: return "Payload Too Large";
         case 414: return "URI Too Long";
+        case 416: return "Range Not Satisfiable: malformed Range header";
         case 500: return "Internal Server Error";
         default: return "Error";
     }
@@ -67,7 +99,7 @@ void write_error(httplib::Response& res, int status, const std::string& exceptio
                  const std::string& message, bool text) {
     res.status = status;
     if (text) {
-        res.body = message;
+        res.body = format::valid_utf8(message);
         res.set_header("Content-Type", "text/plain; charset=UTF-8");
         return;
     }
@@ -103,13 +135,22 @@ Server::Server(Options options)
     http_.set_tcp_nodelay(true);
     http_.set_keep_alive_max_count(1000000);
     http_.set_keep_alive_timeout(5);
-    http_.set_payload_max_length(1 << 20);
+    http_.set_payload_max_length(kMaxBody);
     http_.set_read_timeout(10);
     http_.set_write_timeout(30);
-    // GET and HEAD are answered before httplib reads a body or matches routes;
-    // other methods fall through to the catch-all handlers below, which see the body.
+    // Requests are answered in the pre-routing hook, before httplib reads a body
+    // or matches routes, unless they carry a body (Content-Length or
+    // Transfer-Encoding on a method that may have one): those fall through to
+    // the catch-all handlers below, which see the body.  A POST without either
+    // header has an empty body (RFC 9112, section 6.3) and is answered at once
+    // (httplib would otherwise read until the read timeout).  Methods httplib
+    // has no handlers for (TRACE, CONNECT) get the service's 405 here.
     http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-        if (req.method != "GET" && req.method != "HEAD") return httplib::Server::HandlerResponse::Unhandled;
+        if (req.method != "GET" && req.method != "HEAD" &&
+            (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) &&
+            (req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE" ||
+             req.method == "OPTIONS"))
+            return httplib::Server::HandlerResponse::Unhandled;
         dispatch(req, res);
         return httplib::Server::HandlerResponse::Handled;
     });
@@ -129,11 +170,46 @@ Server::Server(Options options)
         }
         write_error(res, 500, "InternalErrorException", raw_path(req), what, false);
     });
-    // Errors httplib answers itself (a POST without Content-Length, a body over the
-    // maximum, an unknown method) get the service's JSON error body too.
-    http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    // Errors httplib answers itself (a bad request line or an unknown method, a
+    // body over the maximum, a request line over 8 KiB, a malformed Range) get
+    // the service's error body too: text/plain on the login and data feed
+    // routes, JSON elsewhere.
+    http_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+        ignore_ranges(req);
         if (!res.body.empty() || res.is_chunked_content_provider_ || res.content_length_ > 0) return;
-        write_error(res, res.status, exception_for(res.status), raw_path(req), reason_for(res.status), false);
+        std::string url = raw_path(req);
+        if (url.empty()) url = "/";  // e.g. 414: httplib keeps nothing of a request line it refused
+        std::string path;
+        if (!format::url_decode(url, path, false)) path = url;
+        const std::optional<Route> route = match_route(path);
+        const bool text = route && route->text_errors;
+        int status = res.status;
+        std::string message = reason_for(status);
+        if (status == 400 && unknown_method_line(req)) {
+            // A method httplib does not parse (FOO): 405 on a known path, 404 elsewhere, as in serve().
+            if (route) {
+                status = 405;
+                message = method_message(req.method, url, route->method);
+                res.set_header("Allow", route->method);
+            } else {
+                status = 404;
+                message = "Not Found";
+            }
+        } else if (status == 413) {
+            message = "Payload Too Large: the body is over " + std::to_string(kMaxBody) + " bytes";
+        } else if (status == 414) {
+            message = "URI Too Long: the request line is over 8192 bytes";
+        } else if (status == 416) {
+            message += " '" + req.get_header_value("Range") + "'";
+            const std::size_t size = route && route->kind == RouteKind::FeedDownload ? api_->feed_size() : 0;
+            if (size > 0)
+                res.set_header("Content-Range", "bytes */" + std::to_string(size));
+        }
+        write_error(res, status, status == 404 ? "NotFoundException" : exception_for(status), url, message, text);
+        if (!text) {  // compress_response (which adds the charset) does not run on this path
+            res.headers.erase("Content-Type");
+            res.set_header("Content-Type", "application/json; charset=UTF-8");
+        }
     });
     if (!options_.quiet) {
         http_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
@@ -165,6 +241,7 @@ void Server::stop() {
 }
 
 void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
+    ignore_ranges(req);
     const std::string& path = req.path;
     if (path.rfind("/_emulator/", 0) == 0 || path == "/_emulator") {
         control(req, res);
@@ -225,9 +302,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     const bool method_ok = req.method == route->method || (req.method == "HEAD" && std::string(route->method) == "GET");
     if (!method_ok) {
         write_error(res, 405, "MethodNotAllowedException", raw_path(req),
-                    "Method Not Allowed: " + req.method + " is not valid for " + raw_path(req) + " (use " +
-                        route->method + ")",
-                    text);
+                    method_message(req.method, raw_path(req), route->method), text);
         res.set_header("Allow", route->method);
         return;
     }
@@ -238,6 +313,8 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     call.path = path;
     call.body = req.body;
     call.remote_addr = req.remote_addr;
+    if (route->kind == RouteKind::FeedDownload)
+        if (auto it = req.headers.find("Range"); it != req.headers.end()) call.range = it->second;
     try {
         auto q = req.target.find('?');
         if (q != std::string::npos)

@@ -106,3 +106,35 @@ TEST(Format, UtcMinus5DatesAndParsing) {
     EXPECT_FALSE(fmt::parse_datetime("2023-13-01 12:00:00", wall));
     EXPECT_FALSE(fmt::parse_datetime("2023-01-01", wall));
 }
+
+namespace {
+std::string json_of(std::string_view s) {
+    std::string out;
+    fmt::append_json_string(out, s, fmt::JsonEscape::Plain);
+    return out;
+}
+}  // namespace
+
+TEST(Format, JsonStringReplacesIllFormedUtf8WithReplacementCharacter) {
+    const std::string r = "\xEF\xBF\xBD";
+    EXPECT_EQ(json_of("\xFF"), "\"" + r + "\"");
+    EXPECT_EQ(json_of("a\xFF\xFE" "b"), "\"a" + r + r + "b\"");
+    EXPECT_EQ(json_of("\xC0\xAF"), "\"" + r + r + "\"");            // overlong '/': two maximal subparts
+    EXPECT_EQ(json_of("\xED\xA0\x80"), "\"" + r + r + r + "\"");     // surrogate U+D800
+    EXPECT_EQ(json_of("\xF4\x90\x80\x80"), "\"" + r + r + r + r + "\"");  // above U+10FFFF
+    EXPECT_EQ(json_of("\xE2\x82" "x"), "\"" + r + "x\"");             // truncated 3-byte sequence: one U+FFFD
+    EXPECT_EQ(json_of("x\xF0\x9F\x98"), "\"x" + r + "\"");            // truncated at the end
+    EXPECT_EQ(json_of("\x80"), "\"" + r + "\"");                      // lone continuation byte
+    // Well-formed sequences of every length stay as they are.
+    EXPECT_EQ(json_of("\xC3\xAB\xE2\x82\xAC\xF0\x9F\x98\x80"), "\"\xC3\xAB\xE2\x82\xAC\xF0\x9F\x98\x80\"");
+    // Escapes still apply around a replacement.
+    std::string php;
+    fmt::append_json_string(php, "/\xFF&", fmt::JsonEscape::Php);
+    EXPECT_EQ(php, "\"\\/" + r + "\\u0026\"");
+}
+
+TEST(Format, ValidUtf8ReplacesOnlyIllFormedSequences) {
+    EXPECT_EQ(fmt::valid_utf8("ok \xC3\xAB"), "ok \xC3\xAB");
+    EXPECT_EQ(fmt::valid_utf8("a\xFF" "b\xE2\x82"), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+    EXPECT_EQ(fmt::valid_utf8(""), "");
+}

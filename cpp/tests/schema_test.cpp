@@ -51,8 +51,15 @@ TEST(Schema, FiltersAndSortKeysResolve) {
     for (const auto& e : sc::endpoints()) {
         const sc::Record* p = e.table.empty() ? nullptr : sc::table_record(e.table);
         for (const auto& f : e.filters) {
-            if (f.predicate || !p) continue;
             const std::string col = f.column.empty() ? f.name : f.column;
+            if (!f.related_table.empty()) {
+                const sc::Record* r = sc::table_record(f.related_table);
+                ASSERT_NE(r, nullptr) << e.path << " filter " << f.name;
+                EXPECT_NE(r->field(col), nullptr) << e.path << " filter " << f.name;
+                EXPECT_NE(r->field(f.related_key), nullptr) << e.path << " filter " << f.name;
+                continue;
+            }
+            if (f.predicate || !p) continue;
             EXPECT_NE(p->field(col), nullptr) << e.path << " filter " << f.name;
         }
         for (const auto& s : e.sort_keys) {
@@ -114,5 +121,27 @@ TEST(Schema, NestedFieldsSayWhereTheirRowsComeFrom) {
                 EXPECT_NE(parent->field(f.nested_key), nullptr) << r.name << "." << f.name;
             }
         }
+    }
+}
+
+TEST(Schema, RelatedPredicateKeepsDemoCallersInsideTheRelatedDemoRows) {
+    EXPECT_EQ(sc::related_predicate("trims", "model_id", "year = ?", false),
+              "id IN (SELECT model_id FROM trims WHERE year = ?)");
+    EXPECT_EQ(sc::related_predicate("trims", "model_id", "year = ?", true),
+              "id IN (SELECT model_id FROM trims WHERE (year = ?) AND year BETWEEN 2015 AND 2020)");
+    EXPECT_EQ(sc::table_demo_predicate("engines"), "year BETWEEN 2015 AND 2020");
+    EXPECT_EQ(sc::table_demo_predicate("obd_codes"), "demo = 1");
+    EXPECT_EQ(sc::table_demo_predicate("makes"), "");
+}
+
+TEST(Schema, YearFiltersOfMakesAndModelsGoThroughTrims) {
+    for (const char* path : {"/api/makes/v2", "/api/makes", "/api/models/v2", "/api/models"}) {
+        const sc::Endpoint* e = sc::find_endpoint(path);
+        ASSERT_NE(e, nullptr) << path;
+        const sc::Filter* f = e->filter("year");
+        ASSERT_NE(f, nullptr) << path;
+        EXPECT_EQ(f->related_table, "trims") << path;
+        EXPECT_EQ(f->related_key, e->table == "makes" ? "make_id" : "model_id") << path;
+        EXPECT_EQ(f->column, "year") << path;
     }
 }

@@ -175,7 +175,7 @@ def comparable(f: schema.Field, v: Any) -> Any:
     if f.type == "decimal":
         return float(v)
     if isinstance(v, str):
-        return v.encode()  # SQLite's BINARY collation orders by bytes
+        return v.encode().lower()  # text sorts COLLATE NOCASE: bytes with ASCII letters folded
     return v
 
 

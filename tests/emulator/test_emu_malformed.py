@@ -127,9 +127,11 @@ def test_get_on_login_is_405_text(api: Http) -> None:
 
 
 def test_body_over_one_mebibyte_is_413_json(api: Http) -> None:
-    r = api.request("POST", "/api/auth/login", body=b"x" * (1024 * 1024 + 10))
+    r = api.request("POST", "/api/trims/v2", body=b"x" * (1024 * 1024 + 10))
     assert r.status == 413
-    assert r.json()["exception"] == "PayloadTooLargeException"
+    assert r.headers["content-type"] == "application/json; charset=UTF-8"
+    assert r.json() == {"exception": "PayloadTooLargeException", "code": 413, "url": "/api/trims/v2",
+                        "message": "Payload Too Large: the body is over 1048576 bytes"}
 
 
 def test_garbage_request_line_does_not_kill_the_server(emulator: object, api: Http) -> None:

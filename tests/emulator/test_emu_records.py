@@ -10,10 +10,13 @@ from vehicledata import schema
 
 # Default order and demo restriction of each search endpoint, as docs/emulator.md states them.
 DEFAULT_ORDER: Dict[str, str] = {
-    "/api/makes/v2": "name ASC, id ASC", "/api/makes": "name ASC, id ASC",
-    "/api/models/v2": "make ASC, name ASC, id ASC", "/api/models": "make ASC, name ASC, id ASC",
-    "/api/submodels/v2": "year DESC, make ASC, model ASC, submodel ASC, id ASC",
-    "/api/obd-codes": "code ASC",
+    # Text columns sort case-insensitively (COLLATE NOCASE), as the live service's MySQL collation does.
+    "/api/makes/v2": "name COLLATE NOCASE ASC, id ASC", "/api/makes": "name COLLATE NOCASE ASC, id ASC",
+    "/api/models/v2": "make COLLATE NOCASE ASC, name COLLATE NOCASE ASC, id ASC",
+    "/api/models": "make COLLATE NOCASE ASC, name COLLATE NOCASE ASC, id ASC",
+    "/api/submodels/v2": "year DESC, make COLLATE NOCASE ASC, model COLLATE NOCASE ASC, "
+                         "submodel COLLATE NOCASE ASC, id ASC",
+    "/api/obd-codes": "code COLLATE NOCASE ASC",
 }
 DEMO_WHERE: Dict[str, str] = {
     "makes": "id IN (SELECT make_id FROM trims WHERE year BETWEEN 2015 AND 2020)",

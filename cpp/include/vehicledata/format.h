@@ -18,8 +18,14 @@ namespace vehicledata::format {
 // what JSON requires.  Both keep non-ASCII UTF-8 bytes as they are.
 enum class JsonEscape { Plain, Php };
 
-// Appends s as a JSON string literal, quotes included.
+// Appends s as a JSON string literal, quotes included.  Well-formed UTF-8 is
+// kept as is; each ill-formed sequence (a stray byte, a truncated sequence, an
+// overlong form, a surrogate, a code point above U+10FFFF) becomes one U+FFFD
+// per maximal subpart, so the output is always valid UTF-8 JSON.
 void append_json_string(std::string& out, std::string_view s, JsonEscape mode = JsonEscape::Php);
+// s with every ill-formed UTF-8 sequence replaced by U+FFFD, as above (for
+// text/plain bodies that may echo request bytes).
+std::string valid_utf8(std::string_view s);
 // Appends a JSON integer.
 void append_int(std::string& out, std::int64_t v);
 // Appends v rounded half away from zero to `scale` digits after the point

@@ -98,9 +98,11 @@ struct SqlFragment {
 // it throws QueryError on invalid input).  Conditions are joined with AND and
 // hold no OR, so the fragment may be ANDed with other predicates as is.
 // Column and table names come only from the schema table.  Dotted
-// related fields become `id IN (SELECT key FROM related WHERE ...)`.  LIKE is
-// case-insensitive (as on the MySQL-backed service) with no escape character
-// (the caller's % and _ are wildcards, as on the service).
-SqlFragment to_sql(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint);
+// related fields become `id IN (SELECT key FROM related WHERE ...)`
+// (schema::related_predicate); with demo = true those related rows are limited
+// to the related table's demo data-set.  LIKE is case-insensitive (as on the
+// MySQL-backed service) with no escape character (the caller's % and _ are
+// wildcards, as on the service).
+SqlFragment to_sql(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint, bool demo = false);
 
 }  // namespace vehicledata::query

@@ -77,6 +77,12 @@ struct Filter {
     // the placeholder "?" (then `predicate` is true).
     std::string column;
     bool predicate = false;
+    // Non-empty: the parameter matches the endpoint's rows that have a row in
+    // related_table (related_table.related_key = id) whose `column` equals the
+    // value, e.g. makes?year=2019.  Build the SQL with related_predicate(), which
+    // keeps demo callers inside the demo data-set of the related table.
+    std::string related_table;
+    std::string related_key;
 };
 
 // A field addressable in the `json` parameter.
@@ -84,7 +90,7 @@ struct JsonField {
     std::string name;        // e.g. "year" or "engines.fuel_type"
     Type type = Type::String;
     std::string column;      // SQL expression on the endpoint's table (or related table)
-    std::string related_table;  // non-empty for dotted names: EXISTS over this table
+    std::string related_table;  // non-empty for dotted names: id IN (SELECT related_key FROM this table ...)
     std::string related_key;    // column of related_table that refers to the endpoint's `id`
     std::vector<std::string> enum_values;
 };
@@ -127,6 +133,19 @@ inline constexpr int kDefaultLimit = 100;
 inline constexpr int kMaxLimit = 1000;
 inline constexpr int kDemoFirstYear = 2015;
 inline constexpr int kDemoLastYear = 2020;
+
+// SQL predicate restricting a storage table's own rows to the demo data-set:
+// "year BETWEEN 2015 AND 2020" for the tables with a model year, "demo = 1" for
+// obd_codes, "" for tables without either (makes, models: their endpoints
+// restrict through trims, see Endpoint::demo_predicate).
+std::string table_demo_predicate(std::string_view table);
+
+// "id IN (SELECT key FROM table WHERE condition)": the predicate of a related
+// filter or json field.  With demo = true the related rows are also limited to
+// the table's demo data-set (table_demo_predicate), so a row related to both a
+// demo and a non-demo row is not found through the non-demo one.
+std::string related_predicate(std::string_view related_table, std::string_view related_key,
+                              std::string_view condition, bool demo);
 
 const std::vector<Record>& records();
 const std::vector<Endpoint>& endpoints();

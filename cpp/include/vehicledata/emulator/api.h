@@ -58,6 +58,7 @@ struct Call {
     Identity identity;
     std::string_view body;
     std::string_view remote_addr;
+    std::string_view range;    // the Range header; set only for the data feed download
 };
 
 // Dedupes query parameters as PHP does (first position, last value).
@@ -75,6 +76,8 @@ public:
     };
     // Builds (once) and returns the archive; throws StoreError on failure.
     std::shared_ptr<const File> get();
+    // The archive's size if it has been built, else 0 (never builds it).
+    std::size_t built_size();
 
 private:
     Store& store_;
@@ -93,6 +96,8 @@ public:
     Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock);
     // Answers a routed call; throws HttpError for error answers.
     void handle(const Call& call, httplib::Response& res);
+    // The data feed archive's size if already built, else 0.
+    std::size_t feed_size() { return feed_.built_size(); }
 
 private:
     void search(const Call& call, httplib::Response& res);
