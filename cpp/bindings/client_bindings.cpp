@@ -54,11 +54,16 @@ const sc::Record& record_of(const std::string& name) {
     return *r;
 }
 
+// Text from bytes that may not be valid UTF-8 (replacement characters).
+py::str text(const std::string& s) {
+    return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace"));
+}
+
 // Raise vehicledata.errors.<cls>(message, status=..., url=..., exception=..., **extra).
 void raise_error(const char* cls, const std::string& message, py::dict kwargs) {
     py::module_ errors = py::module_::import("vehicledata.errors");
     py::object type = errors.attr(cls);
-    py::object exc = type(message, **kwargs);
+    py::object exc = type(text(message), **kwargs);
     PyErr_SetObject(type.ptr(), exc.ptr());
 }
 
@@ -67,27 +72,30 @@ void translate(std::exception_ptr p) {
         if (p) std::rethrow_exception(p);
     } catch (const vc::ApiError& e) {
         py::module_ errors = py::module_::import("vehicledata.errors");
-        py::object type = errors.attr("error_for_status")(e.status, e.exception.empty() ? py::none() : py::cast(e.exception));
+        py::object exception = e.exception.empty() ? py::object(py::none()) : py::object(text(e.exception));
+        // 414: the request target was too long for the server; a bad request of ours.
+        py::object type = e.status == 414 ? errors.attr("BadRequestError")
+                                          : errors.attr("error_for_status")(e.status, exception);
         py::dict kw;
         kw["status"] = e.status;
-        kw["url"] = e.url;
-        kw["exception"] = e.exception.empty() ? py::none() : py::cast(e.exception);
+        kw["url"] = text(e.url);
+        kw["exception"] = exception;
         if (e.status == 429 || e.retry_after) kw["retry_after"] = e.retry_after ? py::cast(*e.retry_after) : py::none();
-        py::object exc = type(std::string(e.what()), **kw);
+        py::object exc = type(text(e.what()), **kw);
         PyErr_SetObject(type.ptr(), exc.ptr());
     } catch (const vc::TransportError& e) {
         py::dict kw;
-        kw["url"] = e.url;
+        kw["url"] = text(e.url);
         kw["curl_code"] = e.curl_code;
         raise_error(e.timeout ? "Timeout" : "TransportError", e.what(), kw);
     } catch (const vc::DecodeError& e) {
         py::dict kw;
-        kw["url"] = e.url;
+        kw["url"] = text(e.url);
         kw["position"] = e.position == vc::DecodeError::npos ? py::none() : py::cast(e.position);
         raise_error("DecodeError", e.what(), kw);
     } catch (const vc::PaginationError& e) {
         py::dict kw;
-        kw["url"] = e.url;
+        kw["url"] = text(e.url);
         raise_error("PaginationError", e.what(), kw);
     } catch (const vc::Interrupted&) {
         PyErr_SetNone(PyExc_KeyboardInterrupt);
@@ -296,7 +304,7 @@ std::unique_ptr<PyClient> make_client(py::kwargs kwargs) {
         pc->client->set_logger([lg](int level, const std::string& msg) {
             py::gil_scoped_acquire g;
             try {
-                (*lg)(level, msg);
+                (*lg)(level, text(msg));
             } catch (py::error_already_set& e) {
                 e.discard_as_unraisable("vehicledata logger");
             }
@@ -347,9 +355,12 @@ void bind_client(py::module_& m) {
         }, "Bytes held by the column buffers.")
         .def("__repr__", [](const vc::Page& p) {
             return "<Page " + p.record + " rows=" + std::to_string(p.rows) + " url=" + p.url + ">";
-        });
+        })
+        .def("copy", [](const vc::Page& p) { return std::make_shared<vc::Page>(p); },
+             "A deep copy (concat() empties its sources: copy a page you keep).");
 
-    c.def("decode", [](py::bytes body, const std::string& record, const std::string& shape, const std::string& url) {
+    c.def("decode", [](py::bytes body, const std::string& record, const std::string& shape, const std::string& url,
+                       bool verbose) {
         char* data = nullptr;
         py::ssize_t size = 0;
         if (PyBytes_AsStringAndSize(body.ptr(), &data, &size) != 0) throw py::error_already_set();
@@ -359,8 +370,8 @@ void bind_client(py::module_& m) {
         const sc::Record& r = record_of(record);
         sc::Shape s = shape_of(shape);
         py::gil_scoped_release nogil;
-        return std::make_shared<vc::Page>(vc::decode_page(text, r, s, url));
-    }, py::arg("body"), py::arg("record"), py::arg("shape") = "envelope", py::arg("url") = "",
+        return std::make_shared<vc::Page>(vc::decode_page(text, r, s, url, verbose));
+    }, py::arg("body"), py::arg("record"), py::arg("shape") = "envelope", py::arg("url") = "", py::arg("verbose") = false,
        "Decode a body into a Page (raises DecodeError with the position).");
 
     c.def("concat", [](std::vector<std::shared_ptr<vc::Page>> pages) {
@@ -414,46 +425,48 @@ void bind_client(py::module_& m) {
             d["body"] = py::bytes(r.body);
             return d;
         }, py::arg("target"), "GET with auth, retries and the rate limit; returns status, url, content_type, body.")
-        .def("get_page", [](PyClient& p, const std::string& target, const std::string& record, const std::string& shape) {
+        .def("get_page", [](PyClient& p, const std::string& target, const std::string& record, const std::string& shape,
+                            bool verbose) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             py::gil_scoped_release nogil;
-            return std::make_shared<vc::Page>(p.client->get_page(target, r, s));
-        }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope")
+            return std::make_shared<vc::Page>(p.client->get_page(target, r, s, verbose));
+        }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false)
         .def("get_pages", [](PyClient& p, const std::vector<std::string>& targets, const std::string& record,
-                             const std::string& shape) {
+                             const std::string& shape, bool verbose) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             std::vector<vc::Page> pages;
             {
                 py::gil_scoped_release nogil;
-                pages = p.client->get_pages(targets, r, s);
+                pages = p.client->get_pages(targets, r, s, verbose);
             }
             std::vector<std::shared_ptr<vc::Page>> out;
             for (auto& pg : pages) out.push_back(std::make_shared<vc::Page>(std::move(pg)));
             return out;
-        }, py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope",
+        }, py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false,
            "Fetch pages concurrently (curl multi, inside the token bucket); results in input order.")
         .def("collect_pages", [](PyClient& p, const vc::Page& first, const std::vector<std::string>& targets,
-                                 const std::string& record, const std::string& shape) {
+                                 const std::string& record, const std::string& shape, bool verbose) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             std::vector<vc::Client::PageInfo> infos;
             std::shared_ptr<vc::Page> merged;
             {
                 py::gil_scoped_release nogil;
-                merged = std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, &infos));
+                merged = std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, &infos, verbose));
             }
             py::list out;
             for (const auto& info : infos) {
                 py::dict d;
                 d["collection"] = collection_dict(info.collection);
                 d["rows"] = info.rows;
-                d["url"] = info.url;
+                d["url"] = text(info.url);
                 out.append(d);
             }
             return py::make_tuple(merged, out);
         }, py::arg("first"), py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope",
+           py::arg("verbose") = false,
            "Fetch targets concurrently and append them in order to a copy of `first`: (page, [info per target]).")
         .def("download", [](PyClient& p, const std::string& target, const std::string& path, bool resume,
                             py::object progress) {

@@ -53,8 +53,39 @@ bool is_json(const std::string& content_type, const std::string& body) {
 
 }  // namespace
 
-ErrorBody parse_error_body(const std::string& body, const std::string& content_type) {
+std::string utf8_replace(std::string_view in) {
+    std::string out;
+    out.reserve(in.size());
+    const auto* s = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t n = in.size();
+    std::size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        std::size_t len = 0;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c < 0x80) len = 1;
+        else if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c >= 0xE0 && c <= 0xEF) { len = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+        else if (c >= 0xF0 && c <= 0xF4) { len = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+        bool ok = len > 0 && i + len <= n;
+        for (std::size_t k = 1; ok && k < len; ++k) {
+            unsigned char cc = s[i + k];
+            if (k == 1 ? (cc < lo || cc > hi) : (cc < 0x80 || cc > 0xBF)) ok = false;
+        }
+        if (ok) {
+            out.append(in.data() + i, len);
+            i += len;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD
+            ++i;
+        }
+    }
+    return out;
+}
+
+ErrorBody parse_error_body(const std::string& raw_body, const std::string& content_type) {
     ErrorBody e;
+    const std::string body = utf8_replace(raw_body);
     if (is_json(content_type, body)) {
         simdjson::dom::parser parser;
         simdjson::dom::element doc;
@@ -124,6 +155,10 @@ void Client::raise_for(const Response& r) {
     std::optional<double> retry_after;
     if (!r.retry_after.empty()) retry_after = parse_retry_after(r.retry_after, now_epoch());
     std::string message = e.message.empty() ? "HTTP " + std::to_string(r.status) : e.message;
+    if (r.status == 414)
+        message = "request target too long (HTTP 414 URI Too Long: the server refused a URL of " +
+                  std::to_string(r.url.size()) + " bytes); use fewer or shorter conditions" +
+                  (e.message.empty() ? std::string() : ": " + e.message);
     throw ApiError(static_cast<int>(r.status), e.exception, message, r.url, retry_after);
 }
 
@@ -181,7 +216,33 @@ std::string Client::do_login() {
 
 void Client::login() {
     if (!has_credentials()) return;
-    (void)jwt_.token([this] { return do_login(); });
+    (void)bearer();
+}
+
+std::string Client::bearer() {
+    std::string jwt = jwt_.token([this] { return do_login(); });
+    if (!jwt_.needs_check(jwt)) return jwt;
+    std::lock_guard<std::mutex> lk(check_mutex_);
+    if (!jwt_.needs_check(jwt)) return jwt_.token([this] { return do_login(); });
+    Request req;
+    req.url = url_for("/api/account/requests-today");
+    req.headers = {"Accept: application/json", "Authorization: Bearer " + jwt};
+    throttle(bucket_);
+    ++requests_;
+    Response r = transport_.perform(req);
+    bytes_ += static_cast<std::int64_t>(r.body.size());
+    bool rejected = r.transferred() &&
+                    (r.status == 401 ||
+                     (r.status == 500 && parse_error_body(r.body, r.content_type).exception == "UnauthenticatedException"));
+    if (!rejected) {
+        // Accepted (or not answerable now: the request itself will tell).
+        jwt_.checked(jwt);
+        return jwt;
+    }
+    log(kInfo, "the cached token was rejected (HTTP " + std::to_string(r.status) + ") by " + options_.base_url +
+                   "; logging in again");
+    jwt_.invalidate(jwt);
+    return jwt_.token([this] { return do_login(); });
 }
 
 Request Client::make_request(const std::string& target, std::string* jwt_used) {
@@ -189,7 +250,7 @@ Request Client::make_request(const std::string& target, std::string* jwt_used) {
     req.url = url_for(target);
     req.headers.push_back("Accept: application/json");
     if (has_credentials()) {
-        std::string jwt = jwt_.token([this] { return do_login(); });
+        std::string jwt = bearer();
         req.headers.push_back("Authorization: Bearer " + jwt);
         if (jwt_used) *jwt_used = jwt;
     }
@@ -254,12 +315,12 @@ Response Client::get(const std::string& target) {
     }
 }
 
-Page Client::get_page(const std::string& target, const schema::Record& record, schema::Shape shape) {
+Page Client::get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose) {
     int decode_retries = 0;
     while (true) {
         Response r = get(target);
         try {
-            return decode_page(r.body, record, shape, r.url);
+            return decode_page(r.body, record, shape, r.url, verbose);
         } catch (const DecodeError& e) {
             const RetryPolicy& p = options_.retry;
             if (!p.retry_transport_errors || decode_retries >= p.total) throw;
@@ -276,9 +337,9 @@ Page Client::get_page(const std::string& target, const schema::Record& record, s
 }
 
 std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, const schema::Record& record,
-                                    schema::Shape shape) {
+                                    schema::Shape shape, bool verbose) {
     std::vector<std::optional<Page>> out(targets.size());
-    fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) { out[i] = std::move(p); });
+    fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) { out[i] = std::move(p); }, verbose);
     std::vector<Page> pages;
     pages.reserve(out.size());
     for (auto& p : out) pages.push_back(std::move(*p));
@@ -286,7 +347,7 @@ std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, con
 }
 
 Page Client::collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
-                           schema::Shape shape, std::vector<PageInfo>* infos) {
+                           schema::Shape shape, std::vector<PageInfo>* infos, bool verbose) {
     // Reserve for the announced total, but never more than full pages could hold.
     std::size_t expected = first.rows;
     if (first.collection.total > 0)
@@ -308,16 +369,16 @@ Page Client::collect_pages(const Page& first, const std::vector<std::string>& ta
             waiting.erase(it);
             ++next;
         }
-    });
+    }, verbose);
     return acc;
 }
 
 void Client::fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
-                         const std::function<void(std::size_t, Page&&)>& on_page) {
+                         const std::function<void(std::size_t, Page&&)>& on_page, bool verbose) {
     const std::size_t n = targets.size();
     if (n == 0) return;
     if (n == 1) {
-        on_page(0, get_page(targets[0], record, shape));
+        on_page(0, get_page(targets[0], record, shape, verbose));
         return;
     }
     struct State {
@@ -372,7 +433,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
             double delay = assess(r, st[i].retries, st[i].renewed, st[i].jwt_used, "GET " + r.url);
             if (delay < 0) {
                 try {
-                    Page page = decode_page(r.body, record, shape, r.url);
+                    Page page = decode_page(r.body, record, shape, r.url, verbose);
                     std::string().swap(r.body);
                     on_page(i, std::move(page));
                     ++done;

@@ -66,6 +66,7 @@ bool JwtCache::usable(std::int64_t now) const {
 }
 
 void JwtCache::adopt(const std::string& jwt) {
+    unchecked_disk_token_ = false;
     std::int64_t e = 0, i = 0;
     if (!jwt_times(jwt, e, i)) {
         // A token without a readable exp: keep it for one hour at most.
@@ -98,6 +99,7 @@ std::string JwtCache::token(const LoginFn& login) {
 void JwtCache::invalidate(const std::string& rejected) {
     std::lock_guard<std::mutex> lk(mutex_);
     if (jwt_ == rejected) {
+        unchecked_disk_token_ = false;
         jwt_.clear();
         exp_ = iat_ = 0;
         if (!disk_path_.empty()) std::remove(disk_path_.c_str());
@@ -113,6 +115,16 @@ std::optional<std::int64_t> JwtCache::expires_at() const {
     std::lock_guard<std::mutex> lk(mutex_);
     if (jwt_.empty()) return std::nullopt;
     return exp_;
+}
+
+bool JwtCache::needs_check(const std::string& jwt) const {
+    std::lock_guard<std::mutex> lk(mutex_);
+    return unchecked_disk_token_ && jwt == jwt_;
+}
+
+void JwtCache::checked(const std::string& jwt) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    if (jwt == jwt_) unchecked_disk_token_ = false;
 }
 
 int JwtCache::logins() const {
@@ -132,9 +144,11 @@ void JwtCache::load_disk() {
     jwt_ = jwt;
     exp_ = e;
     iat_ = i;
+    unchecked_disk_token_ = true;
     if (!usable(now_epoch())) {
         jwt_.clear();
         exp_ = iat_ = 0;
+        unchecked_disk_token_ = false;
     }
 }
 

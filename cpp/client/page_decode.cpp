@@ -347,13 +347,29 @@ bool parse_timestamp(std::string_view s, std::int64_t& epoch_us, int& offset_min
     return true;
 }
 
-Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url) {
+std::vector<const schema::Field*> decoded_fields(const schema::Record& record, bool verbose, schema::Shape shape) {
+    std::vector<const schema::Field*> out = record.record_fields(verbose);
+    if (verbose && shape == schema::Shape::Object && record.name == "trim_legacy") {
+        if (const schema::Record* detail = schema::find_record("trim_detail")) {
+            for (const auto& f : detail->fields) {
+                if (f.type != Type::Nested || !f.nested_array) continue;
+                const schema::Record* elem = schema::find_record(f.nested);
+                if (!elem || elem->table.empty() || record.field(f.name)) continue;
+                out.push_back(&f);
+            }
+        }
+    }
+    return out;
+}
+
+Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url,
+                 bool verbose) {
     thread_local od::parser parser;
     Page page;
     page.url = url;
     page.record = record.name;
     page.body_bytes = body.size();
-    for (const schema::Field* f : record.record_fields()) {
+    for (const schema::Field* f : decoded_fields(record, verbose, shape)) {
         Column c;
         c.name = f->name;
         c.type = f->type;

@@ -100,3 +100,42 @@ TEST(ClientDecode, Timestamps) {
     EXPECT_FALSE(vc::parse_timestamp("2000-03-01T25:00:00Z", us, off));
     EXPECT_FALSE(vc::parse_timestamp("2000-03-01T00:00:00+0", us, off));
 }
+
+TEST(ClientDecode, VerboseLegacyFieldsOnlyWithVerbose) {
+    std::string body = R"J({"collection":{"count":1,"pages":1,"total":1},"data":[{"id":5,"make_model_trim_id":7,)J"
+                       R"J("type":"Sedan","make_model_id":9,"make_id":3,"year":1999,"make":"Plymouth","model":"Neon",)J"
+                       R"J("trim":"Base"}]})J";
+    const sc::Record* r = sc::find_record("body_legacy");
+    ASSERT_NE(r, nullptr);
+    vc::Page plain = vc::decode_page(body, *r, sc::Shape::Envelope, "u");
+    EXPECT_EQ(plain.column("make"), nullptr);
+    vc::Page verbose = vc::decode_page(body, *r, sc::Shape::Envelope, "u", true);
+    ASSERT_NE(verbose.column("make"), nullptr);
+    EXPECT_EQ(verbose.column("make")->str(0), "Plymouth");
+    EXPECT_EQ(verbose.column("make_model_id")->ints, (std::vector<std::int64_t>{9}));
+    EXPECT_EQ(verbose.column("year")->ints, (std::vector<std::int64_t>{1999}));
+    EXPECT_EQ(verbose.column("trim")->str(0), "Base");
+}
+
+TEST(ClientDecode, VerboseLegacyTrimDetailKeepsNestedArrays) {
+    std::string body = R"J({"id":187,"make_model_id":4,"year":1999,"name":"Base","make_id":3,"make":"Plymouth",)J"
+                       R"J("model":"Neon","bodies":[{"id":1,"type":"Sedan"}],"engines":[],"mileages":[],)J"
+                       R"J("exterior_colors":[{"id":2,"name":"Red"}],"interior_colors":[]})J";
+    const sc::Record* r = sc::find_record("trim_legacy");
+    ASSERT_NE(r, nullptr);
+    vc::Page p = vc::decode_page(body, *r, sc::Shape::Object, "u", true);
+    for (const char* name : {"make_id", "make", "model", "bodies", "engines", "mileages", "exterior_colors",
+                             "interior_colors"})
+        ASSERT_NE(p.column(name), nullptr) << name;
+    EXPECT_EQ(p.column("transmissions"), nullptr);  // not a stored table: not appended by the server
+    EXPECT_EQ(p.column("bodies")->str(0), R"J([{"id":1,"type":"Sedan"}])J");
+    EXPECT_EQ(p.column("make")->str(0), "Plymouth");
+    vc::Page plain = vc::decode_page(body, *r, sc::Shape::Object, "u");
+    EXPECT_EQ(plain.column("bodies"), nullptr);
+    EXPECT_EQ(plain.column("make"), nullptr);
+}
+
+TEST(ClientDecode, InvalidUtf8IsADecodeError) {
+    std::string body = "{\"collection\":{},\"data\":[{\"id\":1,\"name\":\"Bad \xff\"}]}";
+    EXPECT_THROW(decode(body, "make"), vc::DecodeError);
+}

@@ -1,6 +1,8 @@
 // Retry policy, Retry-After parsing, token bucket, JWT claims and error bodies.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/jwt_cache.h"
 #include "vehicledata/client/retry.h"
@@ -99,4 +101,39 @@ TEST(ClientTransport, LoopbackDetection) {
     EXPECT_TRUE(vc::is_loopback_url("http://user:pw@127.0.0.2/x"));
     EXPECT_FALSE(vc::is_loopback_url("https://carapi.app/api/trims/v2"));
     EXPECT_FALSE(vc::is_loopback_url("http://127.example.com/"));
+}
+
+TEST(ClientErrors, InvalidUtf8InErrorBodiesIsReplaced) {
+    EXPECT_EQ(vc::utf8_replace("ok \xc3\xa9"), "ok \xc3\xa9");
+    EXPECT_EQ(vc::utf8_replace("a\xff" "b\xe2\x82"), "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd");
+    EXPECT_EQ(vc::utf8_replace("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
+    auto e = vc::parse_error_body("{\"exception\":\"BadRequestException\",\"code\":400,\"url\":\"/x\","
+                                  "\"message\":\"Invalid VIN '\xff\xfe'\"}",
+                                  "application/json");
+    EXPECT_EQ(e.exception, "BadRequestException");
+    EXPECT_EQ(e.message, "Invalid VIN '\xef\xbf\xbd\xef\xbf\xbd'");
+}
+
+TEST(ClientJwt, DiskTokenNeedsOneCheck) {
+    std::string token = vehicledata::jwt::sign_hs256(R"({"exp":4102444800,"iat":4101840000})", "k");
+    std::string path = ::testing::TempDir() + "vd_jwt_check_test.jwt";
+    {
+        vc::JwtCache writer(path);
+        EXPECT_EQ(writer.token([&] { return token; }), token);
+        EXPECT_FALSE(writer.needs_check(token));  // obtained by a login of this process
+    }
+    vc::JwtCache reader(path);
+    int calls = 0;
+    EXPECT_EQ(reader.token([&] { ++calls; return std::string("x"); }), token);
+    EXPECT_EQ(calls, 0);
+    EXPECT_TRUE(reader.needs_check(token));
+    EXPECT_FALSE(reader.needs_check("another token"));
+    reader.checked(token);
+    EXPECT_FALSE(reader.needs_check(token));
+    vc::JwtCache rejected(path);
+    EXPECT_TRUE(rejected.needs_check(token));
+    rejected.invalidate(token);
+    EXPECT_FALSE(rejected.needs_check(token));
+    EXPECT_FALSE(rejected.has_token());
+    std::remove(path.c_str());
 }

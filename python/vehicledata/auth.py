@@ -3,9 +3,13 @@
 Credentials come from arguments, else ``VEHICLEDATA_API_TOKEN`` and
 ``VEHICLEDATA_API_SECRET``.  The secret and the JWT never appear in a repr, a
 log line or an exception.  The disk cache (``jwt_cache=True`` or a directory)
-keeps one file per (API token, base URL), mode 0600, under
+keeps one file per (API token, secret, base URL) -- the file name is a hash
+that includes a hash of the secret, never the secret -- mode 0600, under
 ``$VEHICLEDATA_HOME/jwt`` (else ``$XDG_DATA_HOME/vehicledata/jwt``, else
-``~/.local/share/vehicledata/jwt``).
+``~/.local/share/vehicledata/jwt``).  A token read from that file is checked
+once per process with ``GET /api/account/requests-today`` before it is used
+(a server whose signing key changed would otherwise answer search endpoints
+with demo data, not 401); if the server rejects it, the client logs in again.
 """
 from __future__ import annotations
 
@@ -36,12 +40,18 @@ def credentials(api_token: Optional[str], api_secret: Optional[str]) -> Tuple[st
     return token, secret
 
 
-def jwt_cache_path(jwt_cache: Union[bool, str, os.PathLike, None], api_token: str, base_url: str) -> str:
-    """The cache file for this token and URL ("" when the disk cache is off)."""
+def jwt_cache_path(jwt_cache: Union[bool, str, os.PathLike, None], api_token: str, base_url: str,
+                   api_secret: str = "") -> str:
+    """The cache file for this token, secret and URL ("" when the disk cache is off).
+
+    The name hashes the token, the URL and a hash of the secret: a wrong secret
+    never finds the token cached by the right one.
+    """
     if not jwt_cache or not api_token:
         return ""
     directory = data_home() / "jwt" if jwt_cache is True else Path(jwt_cache)
-    key = hashlib.sha256(f"{api_token}\n{base_url.rstrip('/')}".encode()).hexdigest()[:32]
+    secret_hash = hashlib.sha256(b"vehicledata-secret\n" + api_secret.encode()).hexdigest()
+    key = hashlib.sha256(f"{api_token}\n{base_url.rstrip('/')}\n{secret_hash}".encode()).hexdigest()[:32]
     return str(directory / f"{key}.jwt")
 
 

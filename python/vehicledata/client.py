@@ -18,7 +18,7 @@ import os
 import sys
 import warnings
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 from . import _core, schema
 from .auth import credentials, jwt_cache_path, mask
@@ -166,7 +166,7 @@ class SearchResource(_Resource):
             if not ep.verbose:
                 raise QueryError(f"{path} does not accept verbose")
             params.append(("verbose", "yes" if verbose else "no"))
-        return self._client._one(build_target(target, params), ep.record)
+        return self._client._one(build_target(target, params), ep.record, verbose=bool(verbose))
 
 
 class YearsResource(_Resource):
@@ -181,7 +181,7 @@ class YearsResource(_Resource):
             _deprecated(self.legacy_path, self.path)
         ep = schema.endpoint(self.legacy_path if legacy else self.path)
         params = self._client._params(ep, filters, conditions, where, None, None, None, None)
-        page = self._client._core.get_page(build_target(ep.path, params), ep.record, "array")
+        page = self._client._core.get_page(check_target(build_target(ep.path, params)), ep.record, "array")
         return [int(y) for y in page.to_lists()["year"]]
 
     list = __call__
@@ -219,6 +219,28 @@ class Account(_Resource):
         return int(rec["count"])
 
 
+def _strip_userinfo(url: str) -> str:
+    """The URL without ``user:password@`` (the service does not use it; it must not leak into reprs)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, parts.query, parts.fragment))
+
+
+#: Longest request target (path + query, percent-encoded) the client sends.
+#: Servers refuse longer request lines (cpp-httplib: 8 KiB, others 414).
+MAX_TARGET_BYTES = 8000
+
+
+def check_target(target: str) -> str:
+    """``target`` if it fits in MAX_TARGET_BYTES, else QueryError (before anything is sent)."""
+    if len(target.encode()) > MAX_TARGET_BYTES:
+        raise QueryError(f"the request target is {len(target.encode())} bytes once URL-encoded, over the client's "
+                         f"maximum of {MAX_TARGET_BYTES}: use fewer or shorter conditions (e.g. split an isin() list "
+                         f"over several searches)")
+    return target
+
+
 class Client:
     """A client of the Vehicle Data Service (or of the local emulator).
 
@@ -241,7 +263,7 @@ class Client:
                  http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
                  compress: Optional[bool] = None) -> None:
         token, secret = credentials(api_token, api_secret)
-        url = (base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        url = _strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, not {url!r}")
         if timeout is None or timeout <= 0 or connect_timeout is None or connect_timeout <= 0:
@@ -258,7 +280,7 @@ class Client:
         options: Dict[str, Any] = dict(
             base_url=url, api_token=token, api_secret=secret, timeout=float(timeout),
             connect_timeout=float(connect_timeout), rate_limit=float(rate_limit or 0),
-            login_rate_limit=float(login_rate_limit or 0), jwt_cache_path=jwt_cache_path(jwt_cache, token, url),
+            login_rate_limit=float(login_rate_limit or 0), jwt_cache_path=jwt_cache_path(jwt_cache, token, url, secret),
             max_parallel=int(max_parallel), verify_tls=bool(verify), ca_bundle=verify if isinstance(verify, str) else "",
             proxy=proxy or "", http2=http2, user_agent=user_agent or "", logger=logger.log, compress=compress,
             **self.retry.core_options(),
@@ -388,14 +410,29 @@ class Client:
         return dict(self._core.stats())
 
     def get_json(self, path: str, **params: Any) -> Any:
-        """Raw GET of any path (auth, retries and rate limit applied); the parsed JSON body."""
+        """Raw GET of any path (auth, retries and rate limit applied); the parsed JSON body.
+
+        ``params`` are merged with a query string already in ``path``.
+        """
         import json
 
-        r = self._core.get(build_target(path, list(params.items())))
-        return json.loads(r["body"])
+        from .errors import DecodeError
 
-    def _one(self, target: str, record: str) -> Record:
-        page = self._core.get_page(target, record, "object")
+        base, _, query = path.partition("?")
+        merged = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in params]
+        r = self._core.get(check_target(build_target(base, merged + list(params.items()))))
+        try:
+            text = r["body"].decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise DecodeError(f"response body is not valid UTF-8 at byte {e.start}", url=r["url"],
+                              position=e.start) from None
+        try:
+            return json.loads(text)
+        except ValueError as e:
+            raise DecodeError(f"malformed JSON: {e}", url=r["url"]) from None
+
+    def _one(self, target: str, record: str, verbose: bool = False) -> Record:
+        page = self._core.get_page(check_target(target), record, "object", verbose)
         return records_of(page)[0]
 
     def _params(self, ep: schema.Endpoint, filters: Dict[str, Any], conditions: Sequence[Any], where: Any,

@@ -3,6 +3,7 @@
     vehicledata get trims --year 2019 --make BMW [--where JSON] [--format table|csv|json|parquet]
                           [--limit N] [--all] [--output FILE]
     vehicledata get trims --id 9366             # one trim with its bodies, engines, ...
+                                                # (table/csv: the trim, then one section per nested array)
     vehicledata vin 1HGCM82633A004352
     vehicledata feed download PATH
     vehicledata feed last-updated
@@ -68,7 +69,7 @@ def register(subparsers: Any) -> None:
             p.add_argument("--sort", choices=list(ep.sort_keys))
             p.add_argument("--direction", choices=["asc", "desc"])
         if ep.paged:
-            p.add_argument("--limit", type=int, help="print at most N records (default: the first page)")
+            p.add_argument("--limit", type=_positive_int, help="print at most N records (default: the first page)")
             p.add_argument("--all", action="store_true", help="every page")
             p.add_argument("--page", type=int, default=1, help="start at this page")
             p.add_argument("--page-size", type=int, help="records per request (1..1000)")
@@ -113,8 +114,30 @@ def register(subparsers: Any) -> None:
         a.set_defaults(func=_cmd_account, account_action=action)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {value}")
+    return value
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader went away (``... | head``): exit quietly, as Python's docs advise."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
+    return 1
+
+
 def _guard(func: Any) -> Any:
-    """Print service and usage errors as one line on stderr (exit status 1) instead of a traceback."""
+    """Print service, usage, value and file errors as one line on stderr (exit status 1), never a traceback."""
     import functools
 
     @functools.wraps(func)
@@ -123,9 +146,16 @@ def _guard(func: Any) -> Any:
 
         try:
             return int(func(args) or 0)
+        except BrokenPipeError:
+            return _quiet_broken_pipe()
         except VehicleDataError as exc:
             print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 1
+        except OSError as exc:
+            where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+            print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+        return 1
     return run
 
 
@@ -173,9 +203,58 @@ def _emit_frame(df: Any, args: argparse.Namespace) -> None:
 def _records_frame(records: Iterable[Any], record: str) -> Any:
     import pandas as pd
 
-    rows = [r.to_dict() if hasattr(r, "to_dict") else r for r in records]
+    rows = [_utc(r.to_dict() if hasattr(r, "to_dict") else r) for r in records]
     cols = schema.record(record).field_names()
-    return pd.DataFrame(rows, columns=cols)
+    cols += [k for row in rows for k in row if k not in cols and not isinstance(row[k], (list, dict))]
+    return pd.DataFrame(rows, columns=list(dict.fromkeys(cols)))
+
+
+def _utc(v: Any) -> Any:
+    """Timestamps in UTC (as the search frames print them), recursively."""
+    from datetime import datetime, timezone
+
+    if isinstance(v, datetime) and v.tzinfo is not None:
+        return v.astimezone(timezone.utc)
+    if isinstance(v, dict):
+        return {k: _utc(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_utc(x) for x in v]
+    return v
+
+
+def _detail_sections(rec: Any, record: str) -> List[Any]:
+    """(title, DataFrame) per section: the record's own columns, then one per nested array."""
+    rec_schema = schema.record(record)
+    own = [f for f in rec_schema.record_fields() if f.type != "nested"]
+    sections = [(record.replace("_detail", ""), _records_frame([{f.name: rec.get(f.name) for f in own}], record).loc[:, [f.name for f in own]])]
+    for f in rec_schema.record_fields():
+        if f.type == "nested":
+            value = rec.get(f.name)
+            items = value if isinstance(value, list) else ([value] if value is not None else [])
+            sections.append((f.name, _records_frame(items, f.nested)))
+    return sections
+
+
+def _emit_detail(rec: Any, record: str, args: argparse.Namespace) -> None:
+    if args.format == "parquet":
+        raise SystemExit("--id prints one record with nested arrays: use --format json, table or csv")
+    out = _open_out(args)
+    try:
+        for i, (title, df) in enumerate(_detail_sections(rec, record)):
+            if i:
+                out.write("\n")
+            if args.format == "csv":
+                out.write(f"# {title}\n")
+                df.to_csv(out, index=False)
+            else:
+                import pandas as pd
+
+                out.write(f"{title} ({len(df)}):\n")
+                with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
+                    out.write((df.to_string(index=False) if len(df) else "(none)") + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
 
 
 def _json_default(o: Any) -> Any:
@@ -186,8 +265,13 @@ def _json_default(o: Any) -> Any:
     raise TypeError(str(type(o)))
 
 
-def _emit_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, default=_json_default, indent=2, ensure_ascii=False) + "\n")
+def _emit_json(obj: Any, args: Optional[argparse.Namespace] = None) -> None:
+    out = _open_out(args) if args is not None else sys.stdout
+    try:
+        out.write(json.dumps(obj, default=_json_default, indent=2, ensure_ascii=False) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
 
 
 @_guard
@@ -208,10 +292,12 @@ def _cmd_get(args: argparse.Namespace) -> int:
             df = pd.DataFrame({"year": accessor(where=getattr(args, "where", None), **filters)})
         elif getattr(args, "detail_id", None):
             rec = accessor.get(args.detail_id)
+            detail = schema.endpoint(accessor.detail_path)
             if args.format == "json":
-                _emit_json(rec.to_dict())
-                return 0
-            df = _records_frame([rec], ep.record)
+                _emit_json(_utc(rec.to_dict()), args)
+            else:
+                _emit_detail(rec, detail.record, args)
+            return 0
         else:
             pager = accessor.search(where=args.where if ep.json_fields else None,
                                     sort=getattr(args, "sort", None), direction=getattr(args, "direction", None),

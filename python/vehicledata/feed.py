@@ -108,9 +108,15 @@ class DataFeed:
             bar.update(done - state["last"])
             state["last"] = done
 
+        existed = part.exists()
         try:
             result = self._client._core.download(DOWNLOAD_PATH, str(part), resume,
                                                  on_progress if bar is not None else None)
+        except BaseException:
+            # A refused download (403, 404, ...) wrote nothing: leave no empty .part behind.
+            if not existed and part.exists() and part.stat().st_size == 0:
+                part.unlink(missing_ok=True)
+            raise
         finally:
             if bar is not None:
                 bar.close()

@@ -96,15 +96,18 @@ def _pandas_column(pd: Any, pa: Any, col: Dict[str, Any], n: int) -> Any:
     return _python_strings(col, n)
 
 
-def empty_page(record: str) -> Any:
-    """A Page with the record's columns and no rows."""
-    return _core.client.decode(b"[]", record, "array", "")
+def empty_page(record: str, verbose: bool = False) -> Any:
+    """A Page with the record's columns (with verbose: the verbose-only ones too) and no rows."""
+    return _core.client.decode(b"[]", record, "array", "", verbose)
 
 
-def concat_or_empty(pages: Sequence[Any], record: str) -> Any:
-    """One core page from several (an empty one with the record's columns if there are none)."""
+def concat_or_empty(pages: Sequence[Any], record: str, verbose: bool = False) -> Any:
+    """One core page from several (an empty one with the record's columns if there are none).
+
+    The sources are emptied by the concatenation: pass copies (``page.copy()``) of pages kept elsewhere.
+    """
     if not pages:
-        return empty_page(record)
+        return empty_page(record, verbose)
     return pages[0] if len(pages) == 1 else _core.client.concat(list(pages))
 
 

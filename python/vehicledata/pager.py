@@ -7,8 +7,13 @@
     df = pager.to_pandas()            # every page, straight from the C++ columns
     for df in pager.iter_pandas(): ...   # one DataFrame per page (ETL)
 
-After the first page gives ``pages``, the rest are fetched concurrently (libcurl
-multi interface, inside the client's token bucket), in order.  A ``next`` link
+After the first page gives ``pages``, whole-result collection (``to_pandas``,
+``to_arrow``) fetches the rest concurrently (libcurl multi interface, inside
+the client's token bucket), in order.  Lazy iteration (``for r in pager``,
+``pages``, ``iter_pandas``) fetches ahead in batches that start at one page and
+double up to ``2 * max_parallel``, so breaking out early costs at most about as
+many extra pages as were consumed; ``first(n)`` fetches only the pages that
+can hold n records.  A ``next`` link
 that repeats a page or contradicts the page count raises ``PaginationError``.
 A pager has no ``__len__``: use ``.total``.
 """
@@ -114,7 +119,16 @@ def _field_types(record: str) -> Dict[str, Tuple[str, str]]:
         rec = schema.record(record)
     except KeyError:
         return {}
-    return {f.name: (f.type, f.nested) for f in rec.fields}
+    out: Dict[str, Tuple[str, str]] = {}
+    if rec.table:
+        # Fields other records of the same table carry (the legacy trim detail
+        # with verbose=yes holds trim_detail's nested arrays).
+        for other in schema.records().values():
+            if other.table == rec.table and other.name != rec.name:
+                for f in other.fields:
+                    out.setdefault(f.name, (f.type, f.nested))
+    out.update({f.name: (f.type, f.nested) for f in rec.fields})
+    return out
 
 
 def _wrap(v: Any, record: str = "") -> Any:
@@ -222,6 +236,7 @@ class Pager:
         self.path = path
         self.record = record
         self.params: List[Tuple[str, Any]] = [(k, v) for k, v in params if k != "page"]
+        self.verbose = any(k == "verbose" and v in ("yes", True) for k, v in self.params)
         self.start_page = start_page
         self.parallel = parallel
         self.progress = progress
@@ -229,14 +244,17 @@ class Pager:
 
     # ---- first page ----------------------------------------------------------------
     def _target(self, page: int) -> str:
+        from .client import check_target
+
         params = list(self.params)
         if page != 1:
             params.append(("page", page))
-        return build_target(self.path, params)
+        return check_target(build_target(self.path, params))
 
     def _first_page(self) -> Page:
         if self._first is None:
-            core = self._client._core.get_page(self._target(self.start_page), self.record, "envelope")
+            core = self._client._core.get_page(self._target(self.start_page), self.record, "envelope",
+                                               self.verbose)
             page = Page(core, self.start_page)
             self._check(page, None)
             self._first = page
@@ -278,23 +296,36 @@ class Pager:
             raise PaginationError(f"last page {number} of {pages} has a next link: {nxt_link}", url=url)
 
     # ---- iteration -------------------------------------------------------------------------
-    def _core_pages(self) -> Iterator[Page]:
+    def _core_pages(self, max_pages: Optional[int] = None, ramp: bool = True) -> Iterator[Page]:
+        """The pages in order.  ``max_pages``: fetch no more than that many (first included);
+        ``ramp``: batches grow 1, 2, 4 ... up to 2 * max_parallel (else full batches at once)."""
         first = self._first_page()
         yield first
         if first.number >= first.pages:
             return
-        if not self.parallel:
-            yield from self._follow_next(first)
+        last = first.pages if max_pages is None else min(first.pages, first.number + max_pages - 1)
+        if last <= first.number:
             return
-        chunk = max(1, int(self._client.max_parallel)) * 2
-        numbers = list(range(first.number + 1, first.pages + 1))
+        if not self.parallel:
+            for page in self._follow_next(first):
+                yield page
+                if page.number >= last:
+                    return
+            return
+        full = max(1, int(self._client.max_parallel)) * 2
+        chunk = 1 if ramp else full
+        numbers = list(range(first.number + 1, last + 1))
         bar = self._client._progress_bar(self.progress, total=len(numbers) + 1, desc=self.path, unit="page")
         if bar is not None:
             bar.update(1)
         try:
-            for i in range(0, len(numbers), chunk):
+            i = 0
+            while i < len(numbers):
                 batch = numbers[i:i + chunk]
-                cores = self._client._core.get_pages([self._target(n) for n in batch], self.record, "envelope")
+                i += len(batch)
+                chunk = min(full, chunk * 2)
+                cores = self._client._core.get_pages([self._target(n) for n in batch], self.record, "envelope",
+                                                     self.verbose)
                 for n, core in zip(batch, cores):
                     page = Page(core, n)
                     self._check(page, first)
@@ -315,7 +346,7 @@ class Pager:
             seen.add(url)
             seen.add(page.next)
             number = page_number(page.next) or page.number + 1
-            core = self._client._core.get_page(page.next, self.record, "envelope")
+            core = self._client._core.get_page(page.next, self.record, "envelope", self.verbose)
             page = Page(core, number)
             self._check(page, first)
             yield page
@@ -337,7 +368,10 @@ class Pager:
         out: List[Record] = []
         if n <= 0:
             return out
-        for page in self._core_pages():
+        first = self._first_page()
+        per_page = max(1, first.count)
+        needed = 1 + max(0, -(-(n - first.count) // per_page))  # pages that can hold n records
+        for page in self._core_pages(max_pages=needed, ramp=False):
             for r in page.records:
                 out.append(r)
                 if len(out) >= n:
@@ -352,11 +386,15 @@ class Pager:
     def _collected(self) -> Any:
         """Every page as one core page: the rest fetched concurrently and appended in order in C++."""
         first = self._first_page()
-        if first.number >= first.pages or not self.parallel or self._wants_progress():
-            return frames.concat_or_empty([p._core for p in self._core_pages()], self.record)
+        if first.number >= first.pages:
+            return first._core
+        if not self.parallel or self._wants_progress():
+            # concat() empties its sources: the cached first page goes in as a copy.
+            cores = [p._core.copy() if p is first else p._core for p in self._core_pages(ramp=False)]
+            return frames.concat_or_empty(cores, self.record, self.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
         merged, infos = self._client._core.collect_pages(first._core, [self._target(n) for n in numbers],
-                                                         self.record, "envelope")
+                                                         self.record, "envelope", self.verbose)
         for n, info in zip(numbers, infos):
             self._check_info(n, info["rows"], info["collection"], info["url"], first)
         return merged

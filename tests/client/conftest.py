@@ -90,14 +90,14 @@ def raw_json(emulator: Emulator) -> Callable[..., Any]:
 # ---- test oracle: a raw JSON record typed the way the client promises (written independently) ----
 
 
-def typed_record(raw: Any, record: str) -> Any:
+def typed_record(raw: Any, record: str, verbose: bool = False) -> Any:
     if isinstance(raw, list):
-        return [typed_record(x, record) for x in raw]
+        return [typed_record(x, record, verbose) for x in raw]
     if not isinstance(raw, dict):
         return raw
     rec = schema.record(record)
     out: Dict[str, Any] = {}
-    for f in rec.record_fields():
+    for f in rec.record_fields(verbose):
         if f.name not in raw:
             out[f.name] = None
             continue
@@ -109,7 +109,7 @@ def typed_record(raw: Any, record: str) -> Any:
         elif f.type == "timestamp":
             out[f.name] = datetime.fromisoformat(v)
         elif f.type == "nested":
-            out[f.name] = typed_record(v, f.nested) if f.nested and schema.record(f.nested).fields else v
+            out[f.name] = typed_record(v, f.nested, verbose) if f.nested and schema.record(f.nested).fields else v
         else:
             out[f.name] = v
     return out

@@ -165,7 +165,14 @@ def test_vin(api, raw_json, typed):
     ours = [{k: v for k, v in t.to_dict().items() if k in fields} for t in verbose.trims]
     assert ours == typed(raw_verbose["trims"], "trim_legacy")
     extras = [k for k in raw_verbose["trims"][0] if k not in fields]  # verbose additions, kept as served
-    assert extras and all(verbose.trims[0].to_dict()[k] == raw_verbose["trims"][0][k] for k in extras)
+    assert extras
+    detail = vd.schema.record("trim_detail")
+    for k in extras:  # verbose additions: scalars as served, trim_detail's nested arrays typed by their record
+        raw_value, ours_value = raw_verbose["trims"][0][k], verbose.trims[0].to_dict()[k]
+        f = detail.field(k) if k in detail.field_names() else None
+        if f is not None and f.type == "nested":
+            raw_value = [{n: v for n, v in typed(x, f.nested, True).items() if n in x} for x in raw_value]
+        assert ours_value == raw_value, k
     with pytest.raises(vd.APIError):
         api.vin("NOT-A-VIN")
 
@@ -186,3 +193,46 @@ def test_data_feed_last_updated(api, raw_json):
 
 def test_get_json_escape_hatch(api, raw_json):
     assert api.get_json("/api/makes/v2", year=2019) == raw_json("/api/makes/v2?year=2019")
+
+
+LEGACY_VERBOSE = ["bodies", "engines", "mileages", "exterior_colors", "interior_colors"]
+
+
+@pytest.mark.parametrize("name", LEGACY_VERBOSE)
+def test_legacy_verbose_search_keeps_verbose_fields(api, raw_json, typed, name):
+    """verbose=yes on a deprecated search: the emulator's make_model_id, make_id, year, make, model, trim are kept."""
+    path = api._search(name).legacy_path
+    record = schema.endpoint(path).record
+    verbose_only = [f.name for f in schema.record(record).fields if f.verbose_only]
+    assert verbose_only == ["make_model_id", "make_id", "year", "make", "model", "trim"]
+    raw = raw_json(f"{path}?make=Plymouth&verbose=yes&limit=1000")
+    assert raw["data"] and all(raw["data"][0][k] is not None for k in verbose_only)
+    with pytest.warns(DeprecationWarning):
+        pager = getattr(api, name).search(legacy=True, verbose=True, make="Plymouth", limit=1000)
+    first = pager.first(1)[0]
+    assert first.to_dict() == typed(raw["data"][0], record, True)
+    df = pager.to_pandas()
+    assert list(df.columns) == schema.record(record).field_names(verbose=True)
+    assert len(df) == raw["collection"]["total"]
+    head = df.head(len(raw["data"]))
+    assert head["make"].tolist() == [r["make"] for r in raw["data"]]
+    assert head["make_model_id"].tolist() == [r["make_model_id"] for r in raw["data"]]
+    with pytest.warns(DeprecationWarning):
+        plain = getattr(api, name).search(legacy=True, make="Plymouth", limit=5).first(1)[0]
+    assert "make" not in plain and set(plain) == set(schema.record(record).field_names())
+
+
+def test_legacy_verbose_trim_detail_keeps_nested_arrays(api, raw_json, typed):
+    raw = raw_json("/api/trims/187?verbose=yes")
+    with pytest.warns(DeprecationWarning):
+        ours = api.trims.get(187, legacy=True, verbose=True).to_dict()
+    assert set(ours) == set(raw)
+    for key in ("make_id", "make", "model"):
+        assert ours[key] == raw[key] is not None
+    detail = schema.record("trim_detail")
+    for name in LEGACY_VERBOSE:
+        nested = detail.field(name).nested
+        assert raw[name], name
+        assert ours[name] == [{k: v for k, v in typed(x, nested, True).items() if k in x} for x in raw[name]], name
+    base = {k: v for k, v in typed(raw, "trim_legacy", True).items()}
+    assert {k: ours[k] for k in base} == base

@@ -143,3 +143,50 @@ def test_environment_variables(emulator, monkeypatch):
         assert api.trims.search(year=1990).total > 0
     monkeypatch.delenv("VEHICLEDATA_BASE_URL")
     assert vd.Client().base_url == "https://carapi.app"
+
+
+def test_wrong_secret_does_not_reuse_cached_token(emulator, tmp_path, client_factory):
+    cache = tmp_path / "jwt"
+    with client_factory(emulator.url, jwt_cache=cache) as api:
+        api.login()
+    wrong = dict(PREMIUM, api_secret=PREMIUM["api_secret"] + "x")
+    with client_factory(emulator.url, wrong, jwt_cache=cache) as bad:
+        with pytest.raises(vd.AuthenticationError):
+            bad.trims.search(year=2019).total
+    for f in cache.iterdir():
+        assert PREMIUM["api_secret"] not in f.name and PREMIUM["api_secret"] not in f.read_text()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_disk_token_signed_with_an_old_key_is_replaced(database, tmp_path, client_factory, caplog):
+    """A server whose signing key changed answers search endpoints with demo data, not 401: the client
+    checks a disk-cached token once (requests-today) and logs in again when it is rejected."""
+    caplog.set_level(logging.INFO, logger="vehicledata")
+    cache = tmp_path / "jwt"
+    port = _free_port()
+    with Emulator(db=database, port=port, jwt_secret="old-signing-key") as old:
+        with client_factory(old.url, jwt_cache=cache) as api:
+            api.login()
+    stale = next(cache.iterdir()).read_text().strip()
+    with Emulator(db=database, port=port, jwt_secret="new-signing-key") as new:
+        with client_factory(new.url, jwt_cache=cache) as api:
+            premium_total = api.trims.search(year=1990).total  # 1990 is outside the demo years
+            assert premium_total > 0
+            assert api.stats()["logins"] == 1
+            assert new.stats()["by_path"].get("/api/account/requests-today", 0) == 1
+            api.trims.search(year=1991).total
+            assert new.stats()["by_path"].get("/api/account/requests-today", 0) == 1  # checked once
+        assert next(cache.iterdir()).read_text().strip() != stale
+        # A valid cached token: one check, no login.
+        with client_factory(new.url, jwt_cache=cache) as again:
+            assert again.trims.search(year=1990).total == premium_total
+            assert again.stats()["logins"] == 0
+    assert "cached token was rejected" in caplog.text
+    assert stale not in caplog.text

@@ -115,3 +115,74 @@ def test_account(cli):
     cli("get", "makes")
     code, out, _ = cli("account", "today")
     assert code == 0 and int(out) >= 1
+
+
+def _sections(text: str):
+    out = {}
+    for block in text.strip().split("\n\n"):
+        title, _, body = block.partition("\n")
+        assert title.startswith("# ")
+        out[title[2:]] = pd.read_csv(io.StringIO(body))
+    return out
+
+
+def test_get_detail_csv_keeps_nested_arrays_and_prints_utc(cli, api):
+    trim_id = api.trims.search(year=2019, make="BMW").first(1)[0].id
+    rec = api.trims.get(trim_id)
+    code, out, err = cli("get", "trims", "--id", str(trim_id), "--format", "csv")
+    assert code == 0, err
+    sections = _sections(out)
+    nested = [f.name for f in schema.record("trim_detail").fields if f.type == "nested"]
+    assert list(sections) == ["trim"] + nested
+    for name in nested:
+        assert len(sections[name]) == len(rec[name]), name
+    assert sections["bodies"]["id"].tolist() == [b.id for b in rec.bodies]
+    assert sections["engines"]["horsepower_hp"].tolist() == [e.horsepower_hp for e in rec.engines]
+    # The trim's columns print as the search's CSV prints them (timestamps in UTC).
+    code, search_csv, _ = cli("get", "trims", "--year", "2019", "--make", "BMW", "--format", "csv", "--all")
+    row = pd.read_csv(io.StringIO(search_csv)).set_index("id").loc[trim_id]
+    trim = sections["trim"].iloc[0]
+    assert list(sections["trim"].columns) == schema.record("trim").field_names()
+    assert (trim["created"], trim["modified"]) == (row["created"], row["modified"])
+    assert trim["created"].endswith("+00:00")
+    code, out, err = cli("get", "trims", "--id", str(trim_id))
+    assert code == 0 and out.startswith("trim (1):") and f"\nengines ({len(rec.engines)}):\n" in out
+
+
+def test_cli_errors_are_one_line(cli, monkeypatch, tmp_path):
+    code, out, err = cli("get", "makes", "--output", str(tmp_path / "missing" / "x.csv"), "--format", "csv")
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "No such file or directory" in err and "missing" in err
+    code, out, err = cli("get", "makes", "--timeout", "0")
+    assert code == 1 and "Traceback" not in err and "timeout" in err and len(err.strip().splitlines()) == 1
+    monkeypatch.setenv("VEHICLEDATA_BASE_URL", "ftp://x")
+    code, out, err = cli("get", "makes")
+    assert code == 1 and "ftp://x" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_rejects_non_positive_limit(cli, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["get", "trims", "--limit", "-90"])
+    assert info.value.code == 2
+    assert "--limit: must be a positive integer, not -90" in capsys.readouterr().err
+
+
+def test_cli_broken_pipe_exits_quietly(emulator, tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, VEHICLEDATA_BASE_URL=emulator.url, VEHICLEDATA_API_TOKEN=PREMIUM["api_token"],
+               VEHICLEDATA_API_SECRET=PREMIUM["api_secret"], PYTHONPATH=os.pathsep.join(sys.path))
+    cmd = [sys.executable, "-m", "vehicledata", "get", "trims", "--year", "2019", "--all", "--format", "csv",
+           "--no-rate-limit"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=root)
+    assert proc.stdout is not None and proc.stderr is not None
+    head = [proc.stdout.readline() for _ in range(3)]
+    proc.stdout.close()  # like `| head -3`
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert head[0].startswith(b"id,")
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

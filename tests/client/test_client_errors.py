@@ -191,3 +191,80 @@ def test_query_error_is_value_error(api):
         api.trims.search(nope=1)
     with pytest.raises(vd.QueryError):
         api.vin("")
+
+
+def test_invalid_utf8_in_an_error_body_is_a_bad_request(api, emulator):
+    """The emulator echoes the bad bytes of the VIN; the client decodes them with replacement characters."""
+    body = raw_error(emulator.url + "/api/vin/%FF%FE%FD")
+    with pytest.raises(vd.BadRequestError) as info:
+        api.get_json("/api/vin/%FF%FE%FD")
+    assert info.value.status == 400 and info.value.exception == "BadRequestException"
+    assert "\ufffd\ufffd\ufffd" in str(info.value)
+    assert body["message"].replace("\ufffd", "") in str(info.value).replace("\ufffd", "")
+
+
+def test_invalid_utf8_in_a_200_body_is_a_decode_error():
+    """No real server sends this: a stub answers 200 with a bad byte inside a JSON string."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    body = b'{"collection":{"count":1,"pages":1,"total":1},"data":[{"id":1,"name":"Bad \xff name"}]}'
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        with vd.Client(base_url=url, api_token="", api_secret="", retry=NO_RETRY, rate_limit=None) as api:
+            with pytest.raises(vd.DecodeError, match="UTF-8") as info:
+                api.get_json("/api/makes/v2")
+            assert info.value.position == body.index(b"\xff")
+            with pytest.raises(vd.DecodeError):
+                api.makes.search().first(1)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_long_conditions_are_refused_before_sending(api, emulator):
+    cond = vd.F("model").isin([f"Model {i:04d}" for i in range(400)])
+    with pytest.raises(vd.QueryError, match="8000"):
+        api.trims.search(cond).total
+    with pytest.raises(vd.QueryError, match="8000"):
+        api.years(cond)
+    with pytest.raises(vd.QueryError, match="8000"):
+        api.trims.search(cond).to_pandas()
+    assert emulator.stats()["by_path"].get("/api/trims/v2", 0) == 0
+    assert emulator.stats()["by_path"].get("/api/years/v2", 0) == 0
+    assert api.trims.search(vd.F("model").isin([f"Model {i:04d}" for i in range(100)])).total == 0
+
+
+def test_414_from_a_server_is_a_clear_bad_request(api):
+    with pytest.raises(vd.BadRequestError, match="414 URI Too Long") as info:
+        api._core.get("/api/makes/v2?make=" + "a" * 9000)
+    assert info.value.status == 414
+
+
+def test_userinfo_never_shown(emulator):
+    url = emulator.url.replace("http://", "http://user:hunter2@")
+    with vd.Client(base_url=url, api_token="", api_secret="", retry=NO_RETRY) as api:
+        assert "hunter2" not in repr(api)
+        with pytest.raises(vd.NotFoundError) as info:
+            api.get_json("/api/nowhere")
+    assert "hunter2" not in str(info.value) and "hunter2" not in (info.value.url or "")
+
+
+def test_get_json_merges_query_strings(api, raw_json):
+    got = api.get_json("/api/makes/v2?limit=1", page=2)
+    assert got == raw_json("/api/makes/v2?limit=1&page=2")
+    assert got["collection"]["url"].count("?") == 1

@@ -91,3 +91,10 @@ def test_stale_partial_file_is_replaced(api, tmp_path, reference_feed):
     path = api.data_feed.download(tmp_path / "feed.zip")
     assert sha(path) == sha(reference_feed)
     assert not part.exists()
+
+
+def test_refused_download_leaves_no_empty_part_file(emulator, tmp_path, client_factory):
+    with client_factory(emulator.url, BASIC) as basic:
+        with pytest.raises(vd.PermissionDeniedError):
+            basic.data_feed.download(tmp_path / "feed.zip")
+    assert list(tmp_path.iterdir()) == []

@@ -152,3 +152,34 @@ def test_progress_bar_on_multi_page_work(api, capsys):
     assert "/api/trims/v2" in err and "page" in err
     df = api.trims.search(year=2019, make="BMW", limit=10, progress=True).to_pandas()
     assert df["id"].tolist() == ids
+
+
+@pytest.mark.parametrize("options", [{"parallel": False}, {"progress": True}, {}])
+def test_frames_do_not_consume_the_cached_first_page(api, raw_json, options):
+    """to_pandas()/to_arrow() twice, then iteration: every call sees every record."""
+    total = raw_json("/api/trims/v2?year=2019&make=BMW&limit=1")["collection"]["total"]
+    pager = api.trims.search(year=2019, make="BMW", limit=10, **options)
+    assert pager.page_count > 2
+    sizes = [len(pager.to_pandas()), len(pager.to_pandas()), len(list(pager)), pager.to_arrow().num_rows]
+    assert sizes == [total] * 4
+    assert [r.id for r in pager] == pager.to_pandas()["id"].tolist()
+
+
+def requests_to(emulator, path: str) -> int:
+    return emulator.stats()["by_path"].get(path, 0)
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_first_fetches_only_the_pages_needed(api, emulator, parallel):
+    got = api.trims.search(limit=10, parallel=parallel).first(15)
+    assert len(got) == 15
+    assert requests_to(emulator, "/api/trims/v2") == 2
+    assert api.trims.search(limit=10, parallel=parallel).first(10) and requests_to(emulator, "/api/trims/v2") == 3
+
+
+def test_breaking_out_of_iteration_over_fetches_little(api, emulator):
+    pager = api.trims.search(limit=10)
+    for i, _ in enumerate(pager):
+        if i == 14:  # second page
+            break
+    assert requests_to(emulator, "/api/trims/v2") == 2

@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vehicledata/client/jwt_cache.h"
@@ -66,17 +68,18 @@ public:
     // token bucket.  Returns 2xx responses; throws ApiError, TransportError,
     // Interrupted.
     Response get(const std::string& target);
-    // get() then decode_page(); a body that fails to decode is retried like a
+    // get() then decode_page() (`verbose`: the target asks for verbose=yes,
+    // see decoded_fields()); a body that fails to decode is retried like a
     // transport failure, then raises DecodeError.
-    Page get_page(const std::string& target, const schema::Record& record, schema::Shape shape);
+    Page get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose = false);
     // Several pages at once (multi interface, token bucket, retries per
     // page); results in the order of `targets`.
     std::vector<Page> get_pages(const std::vector<std::string>& targets, const schema::Record& record,
-                                schema::Shape shape);
+                                schema::Shape shape, bool verbose = false);
     // Like get_pages(), but each page is handed to `on_page(index, page)` as
     // soon as it is decoded (completion order, on the calling thread).
     void fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
-                     const std::function<void(std::size_t, Page&&)>& on_page);
+                     const std::function<void(std::size_t, Page&&)>& on_page, bool verbose = false);
     // Fetch `targets` concurrently and append them in order to a copy of
     // `first` (columns reserved for first.collection.total rows), releasing
     // each page once appended: peak memory stays near the final size.
@@ -87,7 +90,7 @@ public:
         std::string url;
     };
     Page collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
-                       schema::Shape shape, std::vector<PageInfo>* infos);
+                       schema::Shape shape, std::vector<PageInfo>* infos, bool verbose = false);
     // Stream a GET to `path`; with resume, continue an existing partial file
     // (Range request).  Retries resume from what was written.
     DownloadResult download(const std::string& target, const std::string& path, bool resume,
@@ -107,6 +110,11 @@ public:
 
 private:
     Request make_request(const std::string& target, std::string* jwt_used);
+    // The JWT to send; a token read from the disk cache is first validated
+    // with one GET /api/account/requests-today (an invalid token answers 401
+    // or 500 UnauthenticatedException there) and replaced by a fresh login
+    // if the server rejects it.
+    std::string bearer();
     std::string do_login();
     void throttle(TokenBucket& bucket);
     // Decide what to do with a finished attempt.  Returns the delay before
@@ -124,6 +132,7 @@ private:
     LogFn log_;
     std::atomic<std::int64_t> requests_{0}, retries_{0}, bytes_{0};
     std::atomic<std::int64_t> rate_wait_us_{0};
+    std::mutex check_mutex_;  // one validation of a disk-cached token at a time
 };
 
 // The server's error body: JSON {exception, code, url, message} or text.
@@ -131,6 +140,9 @@ struct ErrorBody {
     std::string exception;
     std::string message;
 };
+// Invalid UTF-8 sequences replaced by U+FFFD (per byte), so the message of
+// an error body always converts to text.
 ErrorBody parse_error_body(const std::string& body, const std::string& content_type);
+std::string utf8_replace(std::string_view text);
 
 }  // namespace vehicledata::client

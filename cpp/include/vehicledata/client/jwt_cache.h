@@ -5,7 +5,10 @@
 // many threads ask at the same time (single flight: the others wait for it).
 // invalidate() drops a token the server rejected (401) so the next token()
 // logs in again.  With a disk path, the token is also read from and written to
-// that file (mode 0600, written atomically).
+// that file (mode 0600, written atomically).  A token read from disk is
+// "unchecked" until the client has validated it once with the server
+// (needs_check() / checked()): a server whose signing key changed would
+// otherwise answer search endpoints with demo data instead of a 401.
 //
 // Thread-safe.  The token is never logged or put in an exception message.
 #pragma once
@@ -29,6 +32,10 @@ public:
     bool has_token() const;
     std::optional<std::int64_t> expires_at() const;  // epoch seconds of the current token
     int logins() const;                               // logins performed by this cache
+    // True when `jwt` is the current token, came from the disk file and was
+    // not validated with the server yet in this process.
+    bool needs_check(const std::string& jwt) const;
+    void checked(const std::string& jwt);  // the server accepted it
 
 private:
     bool usable(std::int64_t now) const;  // caller holds mutex_
@@ -44,6 +51,7 @@ private:
     std::int64_t exp_ = 0;
     std::int64_t iat_ = 0;
     int logins_ = 0;
+    bool unchecked_disk_token_ = false;
 };
 
 // The claims (exp, iat) of a JWT read without verifying; false if malformed.

@@ -75,11 +75,20 @@ void append_page(Page& dst, Page&& src);
 // Concatenate pages of one record, releasing each source's buffers as it goes.
 Page concat_pages(const std::vector<Page*>& pages);
 
+// The fields decode_page() makes columns of: record.record_fields(verbose),
+// and, for the legacy trim detail (record "trim_legacy", Shape::Object) with
+// verbose, the nested arrays of stored tables that the server appends to it
+// (the stored-table nested fields of record "trim_detail": bodies, engines,
+// mileages, exterior_colors, interior_colors).
+std::vector<const schema::Field*> decoded_fields(const schema::Record& record, bool verbose, schema::Shape shape);
+
 // Decode a body.  Shape Envelope: {"collection":..., "data":[...]}; Array: a
 // bare array of records or of scalars (one-field records such as years);
-// Object: one record.  `body` is copied into a padded buffer unless its
-// capacity already has 64 spare bytes.
-Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url);
+// Object: one record.  `verbose`: the request asked for verbose=yes (columns
+// per decoded_fields()).  `body` is copied into a padded buffer unless its
+// capacity already has 64 spare bytes.  Invalid UTF-8 raises DecodeError.
+Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url,
+                 bool verbose = false);
 
 // ISO 8601 "YYYY-MM-DDTHH:MM:SS[.ffffff][Z|+HH:MM|-HHMM]" (a space may
 // replace T; no zone means UTC).  Returns false if malformed.
