@@ -279,3 +279,13 @@ def test_docstring_examples():
     result = doctest.testmod(query, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 10
     assert result.failed == 0
+
+
+def test_numpy_scalars_keep_their_kind() -> None:
+    np = pytest.importorskip("numpy")
+    from vehicledata import F
+    from vehicledata.query import encode
+
+    assert encode([F("year") == np.int64(2019)]) == '[{"field":"year","op":"=","val":2019}]'
+    assert encode([F("size") == np.float64(2.5)]) == '[{"field":"size","op":"=","val":2.5}]'
+    assert encode([F("year") == np.bool_(True)]) == '[{"field":"year","op":"=","val":true}]'

@@ -51,6 +51,15 @@ q::Scalar to_scalar(const py::handle& v, const std::string& what, std::size_t in
                     const std::string* op) {
     if (v.is_none()) return q::Scalar{};
     if (py::isinstance<py::bool_>(v)) return q::Scalar(v.cast<bool>());
+    {
+        // numpy.bool_ is no Python bool and has __float__: keep it a bool, not 1.0.
+        const std::string tn = type_name_of(v);
+        if (tn == "bool_" || tn == "bool") {
+            const int truth = PyObject_IsTrue(v.ptr());
+            if (truth < 0) throw py::error_already_set();
+            return q::Scalar(truth == 1);
+        }
+    }
     if (py::isinstance<py::str>(v)) return q::Scalar(v.cast<std::string>());
     if (py::isinstance<py::float_>(v)) return q::Scalar(v.cast<double>());
     if (PyIndex_Check(v.ptr())) {  // int, numpy integers
