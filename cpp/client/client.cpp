@@ -53,39 +53,9 @@ bool is_json(const std::string& content_type, const std::string& body) {
 
 }  // namespace
 
-std::string utf8_replace(std::string_view in) {
-    std::string out;
-    out.reserve(in.size());
-    const auto* s = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t n = in.size();
-    std::size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        std::size_t len = 0;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c < 0x80) len = 1;
-        else if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c >= 0xE0 && c <= 0xEF) { len = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-        else if (c >= 0xF0 && c <= 0xF4) { len = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-        bool ok = len > 0 && i + len <= n;
-        for (std::size_t k = 1; ok && k < len; ++k) {
-            unsigned char cc = s[i + k];
-            if (k == 1 ? (cc < lo || cc > hi) : (cc < 0x80 || cc > 0xBF)) ok = false;
-        }
-        if (ok) {
-            out.append(in.data() + i, len);
-            i += len;
-        } else {
-            out += "\xEF\xBF\xBD";  // U+FFFD
-            ++i;
-        }
-    }
-    return out;
-}
-
 ErrorBody parse_error_body(const std::string& raw_body, const std::string& content_type) {
     ErrorBody e;
-    const std::string body = utf8_replace(raw_body);
+    const std::string body = format::valid_utf8(raw_body);
     if (is_json(content_type, body)) {
         simdjson::dom::parser parser;
         simdjson::dom::element doc;

@@ -119,6 +119,18 @@ std::string valid_utf8(std::string_view s) {
     return out;
 }
 
+std::size_t invalid_utf8_at(std::string_view s) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (bytes[i] < 0x80) continue;
+        std::size_t bad = 0;
+        const std::size_t len = utf8_sequence(bytes, i, s.size(), bad);
+        if (!len) return i;
+        i += len - 1;
+    }
+    return std::string_view::npos;
+}
+
 void append_int(std::string& out, std::int64_t v) {
     char buf[24];
     auto r = std::to_chars(buf, buf + sizeof buf, v);

@@ -5,6 +5,7 @@
 // 400 bodies and tests compare them.  Their shapes are listed in
 // docs/conditions.md; change both together.
 #include "vehicledata/query.h"
+#include "vehicledata/format.h"
 
 #include <simdjson.h>
 
@@ -26,36 +27,6 @@ constexpr std::string_view kOpNames[] = {"=",  "!=",     ">",    "<",        ">=
 constexpr std::string_view kOpList = "=, !=, >, <, >=, <=, in, not in, like, not like, not null, is null";
 constexpr std::size_t kQuoteMax = 64;   // bytes of user text quoted in a message
 constexpr std::size_t kMaxDepth = 32;   // nesting accepted before the parser gives up
-
-// ---- UTF-8 ---------------------------------------------------------------------
-// Offset of the first byte that does not start a well-formed UTF-8 sequence
-// (no overlongs, no surrogates, at most U+10FFFF), or npos.
-std::size_t invalid_utf8_at(std::string_view s) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const std::size_t n = s.size();
-    std::size_t i = 0;
-    while (i < n) {
-        unsigned char c = p[i];
-        if (c < 0x80) { ++i; continue; }
-        std::size_t len;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c == 0xE0) { len = 3; lo = 0xA0; }
-        else if (c >= 0xE1 && c <= 0xEC) len = 3;
-        else if (c == 0xED) { len = 3; hi = 0x9F; }
-        else if (c >= 0xEE && c <= 0xEF) len = 3;
-        else if (c == 0xF0) { len = 4; lo = 0x90; }
-        else if (c >= 0xF1 && c <= 0xF3) len = 4;
-        else if (c == 0xF4) { len = 4; hi = 0x8F; }
-        else return i;
-        if (i + len > n) return i;
-        if (p[i + 1] < lo || p[i + 1] > hi) return i;
-        for (std::size_t k = 2; k < len; ++k)
-            if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
-        i += len;
-    }
-    return std::string_view::npos;
-}
 
 // ---- message helpers -----------------------------------------------------------------
 void append_json_string(std::string& out, std::string_view s) {
@@ -327,7 +298,7 @@ private:
             case od::json_type::string: {
                 std::string_view s;
                 if (v.get_string().get(s)) syntax_at(simdjson::STRING_ERROR, pos);
-                if (invalid_utf8_at(s) != std::string_view::npos)
+                if (format::invalid_utf8_at(s) != std::string_view::npos)
                     fail("json is not valid JSON: invalid string escape (unpaired surrogate)", pos);
                 return Scalar(std::string(s));
             }
@@ -469,7 +440,7 @@ void check_shape(const Condition& c, std::size_t index) {
         throw QueryError(context(index, &c.field, &op) + ": " + reason, QueryError::npos, c.field, op);
     };
     if (c.field.empty()) bad("\"field\" must not be empty");
-    if (invalid_utf8_at(c.field) != std::string_view::npos) bad("\"field\" is not valid UTF-8");
+    if (format::invalid_utf8_at(c.field) != std::string_view::npos) bad("\"field\" is not valid UTF-8");
     if (op_takes_no_value(c.op)) {
         if (!c.values.empty()) bad("takes no val");
         return;
@@ -485,7 +456,7 @@ void check_shape(const Condition& c, std::size_t index) {
         const Scalar& v = c.values[k];
         if (auto d = std::get_if<double>(&v); d && !std::isfinite(*d))
             bad(val_name(array, k) + " must be a finite number");
-        if (auto s = std::get_if<std::string>(&v); s && invalid_utf8_at(*s) != std::string_view::npos)
+        if (auto s = std::get_if<std::string>(&v); s && format::invalid_utf8_at(*s) != std::string_view::npos)
             bad(val_name(array, k) + " is not valid UTF-8");
     }
 }
@@ -608,7 +579,7 @@ std::vector<Condition> parse(std::string_view json_text) {
         fail("json is " + std::to_string(json_text.size()) + " bytes, longer than the maximum of " +
                  std::to_string(kMaxJsonLength),
              kMaxJsonLength);
-    if (std::size_t bad = invalid_utf8_at(json_text); bad != std::string_view::npos)
+    if (std::size_t bad = format::invalid_utf8_at(json_text); bad != std::string_view::npos)
         fail("json is not valid UTF-8", bad);
     std::size_t first = 0;
     while (first < json_text.size() && is_ws(json_text[first])) ++first;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "vehicledata/format.h"
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/jwt_cache.h"
 #include "vehicledata/client/retry.h"
@@ -104,9 +105,10 @@ TEST(ClientTransport, LoopbackDetection) {
 }
 
 TEST(ClientErrors, InvalidUtf8InErrorBodiesIsReplaced) {
-    EXPECT_EQ(vc::utf8_replace("ok \xc3\xa9"), "ok \xc3\xa9");
-    EXPECT_EQ(vc::utf8_replace("a\xff" "b\xe2\x82"), "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd");
-    EXPECT_EQ(vc::utf8_replace("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
+    // Error bodies go through format::valid_utf8: one U+FFFD per maximal subpart.
+    EXPECT_EQ(vehicledata::format::valid_utf8("ok \xc3\xa9"), "ok \xc3\xa9");
+    EXPECT_EQ(vehicledata::format::valid_utf8("a\xff" "b\xe2\x82"), "a\xef\xbf\xbd" "b\xef\xbf\xbd");
+    EXPECT_EQ(vehicledata::format::valid_utf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
     auto e = vc::parse_error_body("{\"exception\":\"BadRequestException\",\"code\":400,\"url\":\"/x\","
                                   "\"message\":\"Invalid VIN '\xff\xfe'\"}",
                                   "application/json");

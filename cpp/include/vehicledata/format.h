@@ -26,6 +26,9 @@ void append_json_string(std::string& out, std::string_view s, JsonEscape mode = 
 // s with every ill-formed UTF-8 sequence replaced by U+FFFD, as above (for
 // text/plain bodies that may echo request bytes).
 std::string valid_utf8(std::string_view s);
+// Offset of the first byte that does not start a well-formed UTF-8 sequence, or
+// std::string_view::npos when all of s is well-formed.
+std::size_t invalid_utf8_at(std::string_view s);
 // Appends a JSON integer.
 void append_int(std::string& out, std::int64_t v);
 // Appends v rounded half away from zero to `scale` digits after the point

@@ -140,9 +140,8 @@ struct ErrorBody {
     std::string exception;
     std::string message;
 };
-// Invalid UTF-8 sequences replaced by U+FFFD (per byte), so the message of
+// Ill-formed UTF-8 is replaced by U+FFFD (format::valid_utf8), so the message of
 // an error body always converts to text.
 ErrorBody parse_error_body(const std::string& body, const std::string& content_type);
-std::string utf8_replace(std::string_view text);
 
 }  // namespace vehicledata::client
