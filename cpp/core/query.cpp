@@ -524,7 +524,11 @@ Scalar convert(const Scalar& v, const schema::JsonField& jf, Op op, const std::s
     return v;
 }
 
-std::string comparison(const std::string& column, Op op, std::size_t n) {
+// Text equality is case-insensitive, as on the MySQL-backed service (SQLite's
+// NOCASE folds ASCII); ordering comparisons and LIKE keep their own rules.
+std::string comparison(const std::string& column_expr, Op op, std::size_t n, bool text) {
+    const bool fold = text && (op == Op::Eq || op == Op::Ne || op == Op::In || op == Op::NotIn);
+    const std::string column = fold ? column_expr + " COLLATE NOCASE" : column_expr;
     switch (op) {
         case Op::Eq: return column + " = ?";
         case Op::Ne: return column + " != ?";
@@ -657,7 +661,7 @@ SqlFragment to_sql(const std::vector<Condition>& conditions, const schema::Endpo
     SqlFragment f;
     for (const Condition& c : normalize(conditions, endpoint)) {
         const schema::JsonField* jf = endpoint.json_field(c.field);  // non-null after normalize
-        std::string pred = comparison(jf->column, c.op, c.values.size());
+        std::string pred = comparison(jf->column, c.op, c.values.size(), jf->type == schema::Type::String);
         if (!jf->related_table.empty())
             pred = schema::related_predicate(jf->related_table, jf->related_key, pred, demo);
         if (!f.sql.empty()) f.sql += " AND ";

@@ -152,7 +152,9 @@ Sql build_where(const Call& call, const schema::Endpoint& e) {
             clause = f.column;
         } else {
             clause.append(f.column.empty() ? f.name : f.column);
-            clause.append(f.match == schema::Match::Like ? " LIKE ?" : " = ?");
+            // Value filters on text match case-insensitively, as the service's MySQL collation does.
+            const bool text = field && field->type == Type::String;
+            clause.append(f.match == schema::Match::Like ? " LIKE ?" : (text ? " COLLATE NOCASE = ?" : " = ?"));
         }
         if (f.match == schema::Match::Value && field && (field->type == Type::Int || field->type == Type::Int64)) {
             std::int64_t v;

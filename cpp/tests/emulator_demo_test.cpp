@@ -18,5 +18,5 @@ TEST(EmulatorDemo, RelatedJsonFieldsSeeOnlyDemoRowsForDemoCallers) {
     const sc::Endpoint* trims = sc::find_endpoint("/api/trims/v2");
     ASSERT_NE(trims, nullptr);
     EXPECT_EQ(q::to_sql(q::parse(R"([{"field":"engines.fuel_type","op":"=","val":"electric"}])"), *trims, true).sql,
-              "id IN (SELECT trim_id FROM engines WHERE (fuel_type = ?) AND year BETWEEN 2015 AND 2020)");
+              "id IN (SELECT trim_id FROM engines WHERE (fuel_type COLLATE NOCASE = ?) AND year BETWEEN 2015 AND 2020)");
 }

@@ -515,8 +515,8 @@ TEST(QuerySql, EveryOperatorOnTrims) {
          C("series", q::Op::NotNull), C("invoice", q::Op::IsNull)},
         trims);
     EXPECT_EQ(sql.sql,
-              "year = ? AND year != ? AND year > ? AND year < ? AND msrp >= ? AND msrp <= ? AND make IN (?, ?) AND "
-              "make NOT IN (?) AND trim LIKE ? AND trim NOT LIKE ? AND series IS NOT NULL AND invoice IS NULL");
+              "year = ? AND year != ? AND year > ? AND year < ? AND msrp >= ? AND msrp <= ? AND make COLLATE NOCASE IN (?, ?) AND "
+              "make COLLATE NOCASE NOT IN (?) AND trim LIKE ? AND trim NOT LIKE ? AND series IS NOT NULL AND invoice IS NULL");
     EXPECT_EQ(sql.params, (Scalars{std::int64_t{2019}, std::int64_t{2016}, std::int64_t{2015}, std::int64_t{2021},
                                    std::int64_t{10000}, 90000.5, std::string("BMW"), std::string("Audi"),
                                    std::string("Kia"), std::string("%Sport%"), std::string("Base%")}));
@@ -530,12 +530,12 @@ TEST(QuerySql, ColumnsComeFromTheSchema) {
     EXPECT_EQ(q::to_sql({C("description", q::Op::Like, {std::string("%4dr%")})}, EP("/api/engines/v2")).sql,
               "trim_description LIKE ?");
     EXPECT_EQ(q::to_sql({C("make_model_trim_id", q::Op::Eq, {std::int64_t{9}})}, EP("/api/bodies")).sql, "trim_id = ?");
-    EXPECT_EQ(q::to_sql({C("name", q::Op::Eq, {std::string("Blue")})}, EP("/api/exterior-colors")).sql, "color = ?");
+    EXPECT_EQ(q::to_sql({C("name", q::Op::Eq, {std::string("Blue")})}, EP("/api/exterior-colors")).sql, "color COLLATE NOCASE = ?");
     auto rel = q::to_sql({C("engines.fuel_type", q::Op::In, {std::string("electric"), std::string("hydrogen")}),
                           C("bodies.type", q::Op::NotNull)},
                          EP("/api/trims/v2"));
     EXPECT_EQ(rel.sql,
-              "id IN (SELECT trim_id FROM engines WHERE fuel_type IN (?, ?)) AND "
+              "id IN (SELECT trim_id FROM engines WHERE fuel_type COLLATE NOCASE IN (?, ?)) AND "
               "id IN (SELECT trim_id FROM bodies WHERE type IS NOT NULL)");
     EXPECT_EQ(rel.params, (Scalars{std::string("electric"), std::string("hydrogen")}));
     EXPECT_EQ(q::to_sql({C("year", q::Op::Ge, {std::int64_t{2018}})}, EP("/api/models/v2")).sql,
@@ -566,7 +566,7 @@ TEST(QuerySql, HostileValuesAreOnlyEverParameters) {
         }
     }
     auto in = q::to_sql({C("trim", q::Op::In, hostile)}, trims);
-    EXPECT_EQ(in.sql, "trim IN (?, ?, ?, ?, ?, ?, ?, ?)");
+    EXPECT_EQ(in.sql, "trim COLLATE NOCASE IN (?, ?, ?, ?, ?, ?, ?, ?)");
     EXPECT_EQ(in.params, hostile);
     auto big = q::to_sql({C("description", q::Op::Like, {long_text})}, trims);
     EXPECT_EQ(big.sql, "description LIKE ?");
@@ -576,7 +576,7 @@ TEST(QuerySql, HostileValuesAreOnlyEverParameters) {
     auto parsed = q::to_sql(q::parse(R"([{"field":"make","op":"=","val":"O'Brien \"x\" %_\\"},)"
                                      R"({"field":"engines.fuel_type","op":"not like","val":"%'--"}])"),
                             trims);
-    EXPECT_EQ(parsed.sql, "make = ? AND id IN (SELECT trim_id FROM engines WHERE fuel_type NOT LIKE ?)");
+    EXPECT_EQ(parsed.sql, "make COLLATE NOCASE = ? AND id IN (SELECT trim_id FROM engines WHERE fuel_type NOT LIKE ?)");
     EXPECT_EQ(parsed.params, (Scalars{std::string("O'Brien \"x\" %_\\"), std::string("%'--")}));
 }
 

@@ -285,7 +285,7 @@ def to_sql(conditions: Conditions, endpoint: Any) -> Tuple[str, List[Scalar]]:
     emulator runs them; for tests and debugging.
 
         >>> to_sql(F("make").isin(["BMW", "Audi"]), "/api/trims/v2")
-        ('make IN (?, ?)', ['BMW', 'Audi'])
+        ('make COLLATE NOCASE IN (?, ?)', ['BMW', 'Audi'])
     """
     sql, params = _q.to_sql(_dicts(conditions), _endpoint_path(endpoint))
     return str(sql), list(params)

@@ -199,3 +199,30 @@ def test_sort_then_default_order_breaks_ties(api: Http, db: Db) -> None:
     data = api.get("/api/trims/v2?sort=MakeModelTrims.year&direction=desc&limit=30").json()["data"]
     expected = [r[0] for r in db.all(f"SELECT id FROM trims WHERE {DEMO_SQL} ORDER BY year DESC, id ASC LIMIT 30")]
     assert [d["id"] for d in data] == expected
+
+
+# ---- text equality folds case, as the service's MySQL collation does ----------------------
+
+def test_value_filters_on_text_ignore_case(api: Http, db: Db) -> None:
+    exact = api.get("/api/trims/v2?year=2019&make=BMW&limit=1").json()["collection"]["total"]
+    assert exact == db.one("SELECT count(*) FROM trims WHERE year = 2019 AND make = 'BMW'") > 0
+    for spelling in ("bmw", "Bmw", "bMW"):
+        assert api.get(f"/api/trims/v2?year=2019&make={spelling}&limit=1").json()["collection"]["total"] == exact
+
+
+def test_json_text_equality_ignores_case_but_ordering_does_not_change(api: Http, db: Db) -> None:
+    import json as _json
+    from urllib.parse import quote
+
+    def total(conds: list) -> int:
+        return api.get("/api/trims/v2?year=2019&limit=1&json=" + quote(_json.dumps(conds))).json()["collection"]["total"]
+
+    bmw = db.one("SELECT count(*) FROM trims WHERE year = 2019 AND make = 'BMW'")
+    assert total([{"field": "make", "op": "=", "val": "bmw"}]) == bmw
+    assert total([{"field": "make", "op": "in", "val": ["bmw", "TOYOTA"]}]) == db.one(
+        "SELECT count(*) FROM trims WHERE year = 2019 AND make IN ('BMW', 'Toyota')")
+    assert total([{"field": "make", "op": "!=", "val": "bmw"}]) == db.one(
+        "SELECT count(*) FROM trims WHERE year = 2019 AND make != 'BMW'")
+    assert total([{"field": "engines.fuel_type", "op": "=", "val": "ELECTRIC"}]) == db.one(
+        "SELECT count(*) FROM trims WHERE year = 2019 AND id IN "
+        "(SELECT trim_id FROM engines WHERE fuel_type = 'electric')") > 0

@@ -99,9 +99,12 @@ def create_indexes(con: sqlite3.Connection, tick: Optional[Callable[[str], None]
             con.execute(f"CREATE UNIQUE INDEX ux_{table}_id ON {table}(id)")
         if table == "obd_codes":
             con.execute("CREATE UNIQUE INDEX ux_obd_codes_code_make ON obd_codes(code, ifnull(make, ''))")
+        text = {c.name for c in columns(table) if c.sqlite_type == "TEXT"}
         for col in _INDEXES.get(table, ()):
             if col in names:
-                con.execute(f"CREATE INDEX ix_{table}_{col} ON {table}({col})")
+                # Text filters compare COLLATE NOCASE (as the service's MySQL does): index them so.
+                key = f"{col} COLLATE NOCASE" if col in text else col
+                con.execute(f"CREATE INDEX ix_{table}_{col} ON {table}({key})")
         if tick:
             tick(table)
 
