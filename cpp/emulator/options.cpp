@@ -24,7 +24,7 @@ std::string usage_text() {
     return "usage: vehicledata-emulator [--host 127.0.0.1] [--port 0] [--db PATH] [--accounts FILE]\n"
            "                            [--rate-limit 600] [--login-rate-limit 20] [--window-seconds 60]\n"
            "                            [--token-ttl 604800] [--threads 16] [--jwt-secret S] [--maintenance]\n"
-           "                            [--log]\n"
+           "                            [--deprecated-403] [--log]\n"
            "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n";
 }
 
@@ -73,6 +73,9 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
         } else if (flag == "--maintenance") {
             if (inline_value) throw OptionsError("--maintenance takes no value");
             o.maintenance = true;
+        } else if (flag == "--deprecated-403") {
+            if (inline_value) throw OptionsError("--deprecated-403 takes no value");
+            o.deprecated_403 = true;
         } else if (flag == "--log") {
             o.quiet = false;
         } else {

@@ -118,6 +118,20 @@ void write_error(httplib::Response& res, int status, const std::string& exceptio
     res.set_header("Content-Type", "application/json");
 }
 
+// The body the live service was seen to send for a deprecated path (API-NOTES.md), naming the
+// v2 path: "/api/trims" -> "/api/trims/v2", "/api/trims/{id}" -> "/api/trims/v2/{id}".
+void write_deprecated(httplib::Response& res, const std::string& path) {
+    const std::size_t name_end = path.find('/', std::string("/api/").size());
+    const std::string v2 = name_end == std::string::npos ? path + "/v2"
+                                                         : path.substr(0, name_end) + "/v2" + path.substr(name_end);
+    std::string out = "{\"exception\":\"DeprecatedException\",\"message\":";
+    format::append_json_string(out, "This endpoint is being deprecated. Use " + v2 + " instead.");
+    out.append(",\"code\":403}");
+    res.status = 403;
+    res.body = std::move(out);
+    res.set_header("Content-Type", "application/json");
+}
+
 Server::Server(Options options)
     : options_(std::move(options)),
       limiter_(static_cast<std::int64_t>(options_.window_seconds) * 1000),
@@ -304,6 +318,10 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         write_error(res, 405, "MethodNotAllowedException", raw_path(req),
                     method_message(req.method, raw_path(req), route->method), text);
         res.set_header("Allow", route->method);
+        return;
+    }
+    if (options_.deprecated_403 && route->endpoint && route->endpoint->deprecated) {
+        write_deprecated(res, route->endpoint->path);
         return;
     }
 

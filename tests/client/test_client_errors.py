@@ -268,3 +268,16 @@ def test_get_json_merges_query_strings(api, raw_json):
     got = api.get_json("/api/makes/v2?limit=1", page=2)
     assert got == raw_json("/api/makes/v2?limit=1&page=2")
     assert got["collection"]["url"].count("?") == 1
+
+
+def test_deprecated_endpoint_answering_403_is_permission_denied(database, client_factory):
+    with Emulator(db=database, deprecated_403=True) as strict:
+        body = raw_error(strict.url + "/api/trims?year=2019")
+        assert body == {"exception": "DeprecatedException", "code": 403,
+                        "message": "This endpoint is being deprecated. Use /api/trims/v2 instead."}
+        with client_factory(strict.url, retry=NO_RETRY) as api:
+            with pytest.warns(DeprecationWarning), pytest.raises(vd.PermissionDeniedError) as info:
+                api.trims.search(year=2019, legacy=True).total
+    err = info.value
+    assert (err.status, err.exception, err.message) == (403, "DeprecatedException", body["message"])
+    assert err.url.startswith(strict.url + "/api/trims?")

@@ -25,6 +25,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--window-seconds", type=int, default=None, help="rate-limit window length (default 60)")
     p.add_argument("--jwt-secret", default=None, help="JWT signing secret (default: random per process)")
     p.add_argument("--maintenance", action="store_true", help="start in maintenance mode (503)")
+    p.add_argument("--deprecated-403", action="store_true",
+                   help="deprecated paths answer 403 DeprecatedException, as the live service may")
     p.add_argument("--log", action="store_true", help="log every request on stderr")
     p.set_defaults(func=run)
 
@@ -41,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     argv = [exe] + build_args(host=args.host, port=args.port, db=db, accounts=args.accounts,
                               rate_limit=args.rate_limit, login_rate_limit=args.login_rate_limit,
                               token_ttl=args.token_ttl, threads=args.threads, jwt_secret=args.jwt_secret,
-                              maintenance=args.maintenance, window_seconds=args.window_seconds, log=args.log)
+                              maintenance=args.maintenance, window_seconds=args.window_seconds, log=args.log,
+                              deprecated_403=args.deprecated_403)
     sys.stdout.flush()
     if hasattr(os, "execv"):
         os.execv(exe, argv)  # the emulator takes over the process: signals reach it directly

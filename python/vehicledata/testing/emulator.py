@@ -71,7 +71,7 @@ def build_args(*, host: str = "127.0.0.1", port: int = 0, db: Optional[Union[str
                accounts: Optional[str] = None, rate_limit: int = 600, login_rate_limit: int = 20,
                token_ttl: int = 604800, threads: Optional[int] = None, jwt_secret: Optional[str] = None,
                maintenance: bool = False, window_seconds: Optional[int] = None,
-               log: bool = False, extra_args: Sequence[str] = ()) -> List[str]:
+               log: bool = False, deprecated_403: bool = False, extra_args: Sequence[str] = ()) -> List[str]:
     """Command-line flags of the executable for these settings."""
     args = ["--host", host, "--port", str(int(port)), "--rate-limit", str(int(rate_limit)),
             "--login-rate-limit", str(int(login_rate_limit)), "--token-ttl", str(int(token_ttl))]
@@ -87,6 +87,8 @@ def build_args(*, host: str = "127.0.0.1", port: int = 0, db: Optional[Union[str
         args += ["--window-seconds", str(int(window_seconds))]
     if maintenance:
         args.append("--maintenance")
+    if deprecated_403:
+        args.append("--deprecated-403")
     if log:
         args.append("--log")
     return args + [str(a) for a in extra_args]
@@ -114,14 +116,15 @@ class Emulator:
                  rate_limit: int = 600, login_rate_limit: int = 20, token_ttl: int = 604800,
                  threads: Optional[int] = None, extra_args: Sequence[str] = (), *,
                  startup_timeout: float = 30.0, jwt_secret: Optional[str] = None,
-                 window_seconds: Optional[int] = None, maintenance: bool = False) -> None:
+                 window_seconds: Optional[int] = None, maintenance: bool = False,
+                 deprecated_403: bool = False) -> None:
         self.host = host
         self.port = port
         self._db = db
         self._accounts = accounts
         self._settings = dict(rate_limit=rate_limit, login_rate_limit=login_rate_limit, token_ttl=token_ttl,
                               threads=threads, jwt_secret=jwt_secret, window_seconds=window_seconds,
-                              maintenance=maintenance)
+                              maintenance=maintenance, deprecated_403=deprecated_403)
         self._extra_args = list(extra_args)
         self._startup_timeout = startup_timeout
         self._proc: Optional[subprocess.Popen] = None

@@ -21,6 +21,7 @@ struct Options {
     int threads = 16;                // worker threads (each keep-alive connection holds one)
     std::string jwt_secret;          // "": random per process
     bool maintenance = false;        // start in maintenance mode (503 everywhere but the control plane)
+    bool deprecated_403 = false;     // deprecated paths answer 403 DeprecatedException (as seen in 2026)
     bool quiet = true;               // no per-request log on stderr
 };
 

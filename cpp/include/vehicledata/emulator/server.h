@@ -53,6 +53,8 @@ private:
     int port_ = -1;
 };
 
+// 403 DeprecatedException for a deprecated path (--deprecated-403), as the live service answers.
+void write_deprecated(httplib::Response& res, const std::string& path);
 // Writes an error answer: JSON {exception, code, url, message}, or the message
 // as text/plain when `text`.
 void write_error(httplib::Response& res, int status, const std::string& exception, const std::string& url,
