@@ -118,3 +118,4 @@ def typed_record(raw: Any, record: str, verbose: bool = False) -> Any:
 @pytest.fixture()
 def typed() -> Callable[[Any, str], Any]:
     return typed_record
+

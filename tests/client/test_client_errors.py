@@ -14,6 +14,8 @@ import pytest
 import vehicledata as vd
 from vehicledata.testing import DEMO_ACCOUNTS, Emulator
 
+from client_support import stub_server
+
 BASIC = DEMO_ACCOUNTS["basic"]
 
 NO_RETRY = vd.Retry(total=0)
@@ -205,35 +207,14 @@ def test_invalid_utf8_in_an_error_body_is_a_bad_request(api, emulator):
 
 def test_invalid_utf8_in_a_200_body_is_a_decode_error():
     """No real server sends this: a stub answers 200 with a bad byte inside a JSON string."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     body = b'{"collection":{"count":1,"pages":1,"total":1},"data":[{"id":1,"name":"Bad \xff name"}]}'
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+    with stub_server(lambda path, headers: (200, {"Content-Type": "application/json"}, body)) as url:
         with vd.Client(base_url=url, api_token="", api_secret="", retry=NO_RETRY, rate_limit=None) as api:
             with pytest.raises(vd.DecodeError, match="UTF-8") as info:
                 api.get_json("/api/makes/v2")
             assert info.value.position == body.index(b"\xff")
             with pytest.raises(vd.DecodeError):
                 api.makes.search().first(1)
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_long_conditions_are_refused_before_sending(api, emulator):

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, Iterator, Tuple
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 import vehicledata as vd
+from client_support import stub_server
 
 
 
@@ -81,26 +80,12 @@ def _envelope(page: int, pages: int, next_page: Any, path: str = "/api/makes/v2"
 def broken_server() -> Iterator[Tuple[str, Dict[str, Callable[[int], bytes]]]]:
     routes: Dict[str, Callable[[int], bytes]] = {}
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            u = urlsplit(self.path)
-            page = int(parse_qs(u.query).get("page", ["1"])[0])
-            body = routes["page"](page)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def answer(path: str, headers: Any) -> Tuple[int, Dict[str, str], bytes]:
+        page = int(parse_qs(urlsplit(path).query).get("page", ["1"])[0])
+        return 200, {"Content-Type": "application/json"}, routes["page"](page)
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", routes
-    server.shutdown()
-    server.server_close()
+    with stub_server(answer) as url:
+        yield url, routes
 
 
 @pytest.mark.parametrize("parallel", [True, False])

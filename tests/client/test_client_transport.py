@@ -4,12 +4,12 @@ from __future__ import annotations
 import gzip
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
 import vehicledata as vd
+from client_support import stub_server
 
 
 ENVELOPE = {"collection": {"url": "/api/makes/v2", "count": 2, "pages": 1, "total": 2, "next": "", "prev": "",
@@ -22,29 +22,17 @@ def recording_proxy() -> Iterator[Dict[str, Any]]:
     """A forward proxy on loopback that answers every request itself and records it."""
     seen: List[Dict[str, Any]] = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            seen.append({"target": self.path, "headers": dict(self.headers)})
-            body = json.dumps(ENVELOPE).encode()
-            gz = "gzip" in self.headers.get("Accept-Encoding", "")
-            if gz:
-                body = gzip.compress(body)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            if gz:
-                self.send_header("Content-Encoding", "gzip")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def answer(path: str, headers: Any) -> Tuple[int, Dict[str, str], bytes]:
+        seen.append({"target": path, "headers": dict(headers)})
+        body = json.dumps(ENVELOPE).encode()
+        out = {"Content-Type": "application/json"}
+        if "gzip" in headers.get("Accept-Encoding", ""):
+            body = gzip.compress(body)
+            out["Content-Encoding"] = "gzip"
+        return 200, out, body
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{server.server_address[1]}", "seen": seen}
-    server.shutdown()
-    server.server_close()
+    with stub_server(answer) as url:
+        yield {"url": url, "seen": seen}
 
 
 def test_proxy_variables_user_agent_and_gzip(recording_proxy, monkeypatch, client_factory):

@@ -1,0 +1,38 @@
+"""Helpers of the client tests that are not fixtures (imported by the test modules)."""
+from __future__ import annotations
+
+import contextlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, Iterator, Mapping, Tuple
+
+
+# ---- a stub HTTP server, for what the emulator never does -------------------------------------
+# answer(path, request headers) -> (status, response headers, body)
+Answer = Callable[[str, Mapping[str, str]], Tuple[int, Dict[str, str], bytes]]
+
+
+@contextlib.contextmanager
+def stub_server(answer: Answer) -> Iterator[str]:
+    """A loopback HTTP server answering every GET with ``answer``; yields its base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            status, headers, body = answer(self.path, self.headers)
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
