@@ -1,0 +1,683 @@
+// VIN decoding as vPIC's spVinDecode / spVinDecode_Core: WMI, model year passes, pattern keys
+// matched as SQL Server's `descriptor LIKE replace(Keys, '*', '_') + '%'`, one winner per element
+// (Priority = Wmi_VinSchema.YearFrom desc, changed desc, fewest non-'*' key characters, id),
+// engine model patterns, make from the model, conversions, error codes 0-5, 14, 400.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+#include <deque>
+#include <unordered_map>
+
+#include "vehicledata/vin.h"
+#include "vin_decimal.h"
+
+namespace vehicledata::vin {
+
+namespace {
+
+constexpr int kKeyLen = 14;  // descriptor: positions 4-8, '|', 10-17
+constexpr std::uint64_t kAny = ~0ull;
+
+int symbol(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'Z') return 10 + (c - 'A');
+    if (c == '|') return 36;
+    if (c == '#') return 37;
+    return 38;
+}
+std::uint64_t bit(char c) { return 1ull << symbol(c); }
+
+struct Key {
+    std::array<std::uint64_t, kKeyLen> mask{};
+    std::uint8_t len = 0;          // positions constrained by the key
+    bool never = false;            // longer than the descriptor: cannot match
+    std::uint8_t nonstar = 0;      // LEN(REPLACE(Keys, '*', ''))
+    bool formula = false;          // contains '#'
+    std::int8_t hash_first = -1, hash_last = -1;  // raw indexes of the first and last '#'
+};
+
+Key compile_key(std::string_view raw) {
+    Key k;
+    int pos = 0;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(raw[i])));
+        if (c != '*') ++k.nonstar;
+        if (c == '#') {
+            k.formula = true;
+            if (k.hash_first < 0) k.hash_first = static_cast<std::int8_t>(i);
+            k.hash_last = static_cast<std::int8_t>(i);
+        }
+        if (c == '%') break;  // LIKE: the rest matches anything
+        std::uint64_t m = 0;
+        if (c == '*' || c == '_') {
+            m = kAny;
+        } else if (c == '[') {
+            const auto close = raw.find(']', i);
+            if (close == std::string_view::npos) { k.never = true; break; }
+            std::string_view cls = raw.substr(i + 1, close - i - 1);
+            bool negate = !cls.empty() && cls[0] == '^';
+            if (negate) cls.remove_prefix(1);
+            for (std::size_t j = 0; j < cls.size(); ++j) {
+                const char a = static_cast<char>(std::toupper(static_cast<unsigned char>(cls[j])));
+                if (j + 2 < cls.size() && cls[j + 1] == '-') {
+                    const char b = static_cast<char>(std::toupper(static_cast<unsigned char>(cls[j + 2])));
+                    for (char x = a; x <= b && x != 0; ++x) m |= bit(x);
+                    j += 2;
+                } else {
+                    m |= bit(a);
+                }
+            }
+            if (negate) m = ~m & ((1ull << 37) - 1);
+            for (std::size_t j = i + 1; j < close; ++j) if (raw[j] != '*') ++k.nonstar;
+            ++k.nonstar;  // ']'
+            i = close;
+        } else {
+            m = bit(c);
+        }
+        if (pos >= kKeyLen) { k.never = true; break; }
+        k.mask[pos++] = m;
+    }
+    k.len = static_cast<std::uint8_t>(pos);
+    return k;
+}
+
+bool key_matches(const Key& k, const char* d) {
+    if (k.never) return false;
+    for (int i = 0; i < k.len; ++i)
+        if (!(k.mask[i] & (1ull << symbol(d[i])))) return false;
+    return true;
+}
+
+// Elements whose every matching pattern is kept (spVinDecode_Core's rank exemption).
+bool multi_valued(int e) {
+    switch (e) {
+        case 114: case 121: case 129: case 150: case 154: case 155: case 169: case 186: return true;
+        default: return false;
+    }
+}
+
+const char* error_name(int code) {
+    switch (code) {
+        case 0: return "VIN decoded clean. Check Digit (9th position) is correct";
+        case 1: return "Check Digit (9th position) does not calculate properly";
+        case 2: return "VIN corrected, error in one position";
+        case 3: return "VIN corrected, error in one position (assuming Check Digit is correct)";
+        case 4: return "VIN corrected, error in one position only (indicated by ! in Suggested VIN), multiple matches found";
+        case 5: return "VIN has errors in few positions";
+        case 8: return "No detailed data available currently";
+        case 14: return "Unable to provide information for all the characters in the VIN";
+        case 400: return "Invalid Characters Present";
+        default: return "";
+    }
+}
+
+// fErrorValue: the ErrorCode weights are not in the vPIC lite tables; any error outweighs a
+// fuller decode, a missing decode outweighs everything.
+int error_value(const std::vector<int>& codes) {
+    int w = 0;
+    for (int c : codes) w -= c == 8 ? 1000 : c == 0 ? 0 : c == 14 ? 10 : 100;
+    return w;
+}
+
+enum Source : std::uint8_t { kPattern, kEngine, kFormula, kWmi, kYear, kModelMake, kConversion, kDecoding };
+
+}  // namespace
+
+struct Decoder::Impl {
+    struct Pat {
+        std::uint32_t key;
+        std::uint32_t value;     // resolved value (lookup name), index in strings
+        std::uint32_t attribute; // raw AttributeId, index in strings
+        std::uint32_t changed;   // ordinal of ifnull(UpdatedOn, CreatedOn)
+        std::uint32_t id;
+        std::uint16_t element;
+    };
+    struct Schema { std::vector<Pat> patterns; bool to_be_qced = false; };
+    struct WmiSchema { std::uint32_t schema; int from, to; };
+    struct Wmi {
+        int vehicle_type = 0, truck_type = 0;
+        std::uint32_t vehicle_type_name = 0, manufacturer_name = 0, manufacturer_id = 0;
+        std::vector<WmiSchema> schemas;
+        std::vector<std::pair<int, std::uint32_t>> makes;  // (make id, upper name)
+    };
+    struct EnginePat { std::uint16_t element; std::uint32_t value, attribute, changed; };
+    struct Conv { int from, to; Formula f; };
+
+    std::vector<std::string> strings;
+    std::unordered_map<std::string, std::uint32_t> string_ids;
+    std::vector<Key> keys;
+    std::unordered_map<std::string, std::uint32_t> wmi_index;
+    std::vector<Wmi> wmis;
+    std::vector<Schema> schemas;
+    std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::uint32_t>>> model_makes;  // model -> (make id, upper name)
+    std::unordered_map<std::uint32_t, std::vector<EnginePat>> engine;  // engine model name id -> patterns
+    std::vector<Conv> conversions;
+    std::array<int, 256> weight{};
+    std::array<bool, 256> output{};
+    std::vector<std::pair<int, std::string>> output_elements;
+    std::size_t pattern_count = 0;
+    // The tables carry the restraint-system patterns (element 65): without them (corgi's lite
+    // tables keep 27 elements) the positions those patterns cover look unused or wrong, so the
+    // per-position checks (codes 2-5, 14) are left out.
+    bool position_checks = false;
+
+    std::uint32_t intern(const std::string& s) {
+        auto it = string_ids.find(s);
+        if (it != string_ids.end()) return it->second;
+        strings.push_back(s);
+        return string_ids[s] = static_cast<std::uint32_t>(strings.size() - 1);
+    }
+
+    struct Item {
+        int element;
+        int priority;
+        std::uint32_t changed;
+        int nonstar;
+        std::uint32_t id;
+        std::string_view value;
+        std::string_view attribute;
+        std::int32_t key;     // key index, -1 none
+        Source source;
+    };
+
+    struct Pass {
+        int year = 0;
+        std::vector<Item> items;
+        std::deque<std::string> owned;  // storage of computed values (a deque: views stay valid)
+        std::vector<int> codes;
+        int model_id = 0, make_id = 0;
+    };
+
+    std::string_view own(Pass& p, std::string s) const {
+        p.owned.push_back(std::move(s));
+        return p.owned.back();
+    }
+
+    void run_pass(std::string_view vin, const Wmi& w, int year, bool conclusive, Pass& p) const;
+};
+
+Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    m.strings.reserve(1 << 17);
+    m.intern("");
+    // Elements.
+    std::unordered_map<int, std::string> lookup_of;
+    for (const auto& e : t.elements) {
+        if (e.id < 0 || e.id >= 256) continue;
+        m.weight[e.id] = e.weight;
+        m.output[e.id] = e.decode && !e.is_private;
+        if (m.output[e.id]) m.output_elements.emplace_back(e.id, snake_case(e.name));
+        if (!e.lookup_table.empty()) lookup_of[e.id] = e.lookup_table;
+    }
+    std::sort(m.output_elements.begin(), m.output_elements.end());
+    // Lookup names: table -> id -> name.
+    std::unordered_map<std::string, std::unordered_map<std::string, std::string>> names;
+    for (auto& n : t.names) names[n.table][n.id] = std::move(n.name);
+    auto name_of = [&](const std::string& table, const std::string& id) -> const std::string* {
+        auto ti = names.find(table);
+        if (ti == names.end()) return nullptr;
+        auto ni = ti->second.find(id);
+        return ni == ti->second.end() ? nullptr : &ni->second;
+    };
+    auto upper = [](std::string s) {
+        for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        return s;
+    };
+    auto resolved = [&](int element, const std::string& attribute) -> std::uint32_t {
+        auto li = lookup_of.find(element);
+        if (li != lookup_of.end())
+            if (const std::string* n = name_of(li->second, attribute)) return m.intern(*n);
+        return m.intern(attribute);
+    };
+    // Schemas.
+    std::unordered_map<int, std::uint32_t> schema_index;
+    auto schema_of = [&](int id) {
+        auto it = schema_index.find(id);
+        if (it != schema_index.end()) return it->second;
+        m.schemas.emplace_back();
+        return schema_index[id] = static_cast<std::uint32_t>(m.schemas.size() - 1);
+    };
+    for (int id : t.schemas_to_be_qced) m.schemas[schema_of(id)].to_be_qced = true;
+    // Changed-on ordinals.
+    std::vector<std::string> dates;
+    for (const auto& p : t.patterns) dates.push_back(p.changed_on);
+    for (const auto& p : t.engine_patterns) dates.push_back(p.changed_on);
+    std::sort(dates.begin(), dates.end());
+    dates.erase(std::unique(dates.begin(), dates.end()), dates.end());
+    auto ordinal = [&](const std::string& d) {
+        return static_cast<std::uint32_t>(std::lower_bound(dates.begin(), dates.end(), d) - dates.begin());
+    };
+    // Keys and patterns.
+    std::unordered_map<std::string, std::uint32_t> key_index;
+    for (const auto& p : t.patterns) {
+        if (p.element_id < 0 || p.element_id >= 256) continue;
+        const std::string k = upper(p.keys);
+        auto ki = key_index.find(k);
+        std::uint32_t key;
+        if (ki == key_index.end()) {
+            m.keys.push_back(compile_key(k));
+            key = key_index[k] = static_cast<std::uint32_t>(m.keys.size() - 1);
+        } else {
+            key = ki->second;
+        }
+        m.schemas[schema_of(p.schema_id)].patterns.push_back(
+            Impl::Pat{key, resolved(p.element_id, p.attribute), m.intern(p.attribute), ordinal(p.changed_on),
+                      static_cast<std::uint32_t>(p.id), static_cast<std::uint16_t>(p.element_id)});
+        ++m.pattern_count;
+        if (p.element_id == 65) m.position_checks = true;
+    }
+    for (auto& s : m.schemas)
+        std::sort(s.patterns.begin(), s.patterns.end(), [](const Impl::Pat& a, const Impl::Pat& b) {
+            return a.key != b.key ? a.key < b.key : a.id < b.id;
+        });
+    // WMIs.
+    std::unordered_map<int, std::uint32_t> wmi_of;
+    for (const auto& w : t.wmis) {
+        Impl::Wmi x;
+        x.vehicle_type = w.vehicle_type_id;
+        x.truck_type = w.truck_type_id;
+        const std::string vt = std::to_string(w.vehicle_type_id);
+        const std::string* vtn = name_of("VehicleType", vt);
+        x.vehicle_type_name = vtn ? m.intern(upper(*vtn)) : 0;
+        const std::string mid = std::to_string(w.manufacturer_id);
+        const std::string* mn = w.manufacturer_id ? name_of("Manufacturer", mid) : nullptr;
+        x.manufacturer_name = mn ? m.intern(upper(*mn)) : 0;
+        x.manufacturer_id = w.manufacturer_id ? m.intern(mid) : 0;
+        wmi_of[w.id] = static_cast<std::uint32_t>(m.wmis.size());
+        m.wmi_index[upper(w.code)] = static_cast<std::uint32_t>(m.wmis.size());
+        m.wmis.push_back(std::move(x));
+    }
+    for (const auto& [wid, make] : t.wmi_makes) {
+        auto wi = wmi_of.find(wid);
+        if (wi == wmi_of.end()) continue;
+        const std::string* n = name_of("Make", std::to_string(make));
+        if (n) m.wmis[wi->second].makes.emplace_back(make, m.intern(upper(*n)));
+    }
+    for (const auto& ws : t.wmi_schemas) {
+        auto wi = wmi_of.find(ws.wmi_id);
+        if (wi == wmi_of.end()) continue;
+        m.wmis[wi->second].schemas.push_back({schema_of(ws.schema_id), ws.year_from, ws.year_to ? ws.year_to : 2999});
+    }
+    for (const auto& [make, model] : t.make_models) {
+        const std::string* n = name_of("Make", std::to_string(make));
+        if (n) m.model_makes[m.intern(std::to_string(model))].emplace_back(make, m.intern(upper(*n)));
+    }
+    for (const auto& e : t.engine_patterns) {
+        if (e.element_id < 0 || e.element_id >= 256) continue;
+        m.engine[m.intern(e.engine_model)].push_back({static_cast<std::uint16_t>(e.element_id),
+                                                      resolved(e.element_id, e.attribute), m.intern(e.attribute),
+                                                      ordinal(e.changed_on)});
+    }
+    for (const auto& c : t.conversions) m.conversions.push_back({c.from_element, c.to_element, Formula::parse(c.formula)});
+}
+
+Decoder::~Decoder() = default;
+
+const std::vector<std::pair<int, std::string>>& Decoder::output_elements() const { return impl_->output_elements; }
+std::size_t Decoder::pattern_count() const { return impl_->pattern_count; }
+
+const std::string* Result::get(int element) const {
+    auto it = std::lower_bound(values.begin(), values.end(), element,
+                               [](const std::pair<int, std::string>& v, int e) { return v.first < e; });
+    return it != values.end() && it->first == element ? &it->second : nullptr;
+}
+
+void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool conclusive, Pass& p) const {
+    p.year = year;
+    char desc[kKeyLen], formula_desc[kKeyLen];
+    for (int i = 0; i < 5; ++i) desc[i] = vin[3 + i];
+    desc[5] = '|';
+    for (int i = 0; i < 8; ++i) desc[6 + i] = vin[9 + i];
+    for (int i = 0; i < kKeyLen; ++i) formula_desc[i] = desc[i] >= '0' && desc[i] <= '9' ? '#' : desc[i];
+    const bool nine = vin[2] == '9';
+
+    // Schemas valid for the year, with their priority (the latest YearFrom that covers it).
+    std::array<std::pair<std::uint32_t, int>, 64> valid;
+    std::size_t n_valid = 0;
+    for (const auto& s : w.schemas) {
+        if (year < s.from || year > s.to || schemas[s.schema].to_be_qced) continue;
+        bool found = false;
+        for (std::size_t i = 0; i < n_valid; ++i)
+            if (valid[i].first == s.schema) { valid[i].second = std::max(valid[i].second, s.from); found = true; }
+        if (!found && n_valid < valid.size()) valid[n_valid++] = {s.schema, s.from};
+    }
+    // Valid characters per position over every key of the WMI and year (fExtractValidCharsPerWmiYear).
+    std::array<std::uint64_t, kKeyLen> valid_chars{};
+    for (std::size_t v = 0; v < n_valid; ++v) {
+        const auto& pats = schemas[valid[v].first].patterns;
+        std::uint32_t last = ~0u;
+        for (const auto& pat : pats) {
+            if (pat.key == last) continue;
+            last = pat.key;
+            const Key& k = keys[pat.key];
+            if (k.never || !position_checks) continue;
+            for (int i = 0; i < k.len; ++i)
+                if (k.mask[i] != kAny) valid_chars[i] |= k.mask[i] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[i];
+        }
+        // Pattern items.
+        std::uint32_t cur = ~0u;
+        bool hit = false, fhit = false;
+        for (const auto& pat : pats) {
+            if (pat.key != cur) {
+                cur = pat.key;
+                const Key& k = keys[cur];
+                hit = !k.formula && key_matches(k, desc);
+                fhit = k.formula && key_matches(k, formula_desc);
+            }
+            const int e = pat.element;
+            if (e == kMake || e == kManufacturer || e == kModelYear || e == kVehicleType) continue;
+            if (hit) {
+                if (!output[e]) continue;  // Decode NULL or private: spVinDecode_Core leaves them out
+                p.items.push_back({e, valid[v].second, pat.changed, keys[cur].nonstar, pat.id, strings[pat.value],
+                                   strings[pat.attribute], static_cast<std::int32_t>(cur), kPattern});
+            } else if (fhit) {
+                const Key& k = keys[cur];
+                const int a = k.hash_first, b = k.hash_last;
+                std::string_view val = a >= 0 && b < kKeyLen ? std::string_view(desc + a, b - a + 1) : std::string_view();
+                p.items.push_back({e, 100, pat.changed, k.nonstar, pat.id, own(p, std::string(val)),
+                                   strings[pat.attribute], static_cast<std::int32_t>(cur), kFormula});
+            }
+        }
+    }
+    // Engine model patterns of the best engine model item (priority 50).
+    {
+        const Item* best = nullptr;
+        for (const auto& it : p.items)
+            if (it.element == kEngineModel && it.source == kPattern && (!best || it.priority > best->priority)) best = &it;
+        if (best) {
+            auto sid = string_ids.find(std::string(best->attribute));
+            if (sid != string_ids.end()) {
+                auto ei = engine.find(sid->second);
+                if (ei != engine.end()) {
+                    const Item b = *best;
+                    for (const auto& ep : ei->second)
+                        p.items.push_back({ep.element, 50, ep.changed, b.nonstar, b.id, strings[ep.value],
+                                           strings[ep.attribute], b.key, kEngine});
+                }
+            }
+        }
+    }
+    // WMI items and the model year (priority 100).
+    if (w.vehicle_type_name)
+        p.items.push_back({kVehicleType, 100, 0, 0, 0, strings[w.vehicle_type_name], {}, -1, kWmi});
+    if (w.manufacturer_name) {
+        p.items.push_back({kManufacturer, 100, 0, 0, 0, strings[w.manufacturer_name], {}, -1, kWmi});
+        p.items.push_back({kManufacturerId, 100, 0, 0, 0, strings[w.manufacturer_id], {}, -1, kWmi});
+    }
+    p.items.push_back({kModelYear, 100, 0, 0, 0, own(p, std::to_string(year)), {}, -1, kYear});
+
+    // One winner per element: Priority desc, changed desc, shortest key, id.
+    std::sort(p.items.begin(), p.items.end(), [](const Item& a, const Item& b) {
+        if (a.element != b.element) return a.element < b.element;
+        if (a.priority != b.priority) return a.priority > b.priority;
+        if (a.changed != b.changed) return a.changed > b.changed;
+        if (a.nonstar != b.nonstar) return a.nonstar < b.nonstar;
+        return a.id < b.id;
+    });
+    {
+        std::size_t out = 0;
+        for (std::size_t i = 0; i < p.items.size(); ++i)
+            if (i == 0 || p.items[i].element != p.items[i - 1].element || multi_valued(p.items[i].element))
+                p.items[out++] = p.items[i];
+        p.items.resize(out);
+    }
+    auto find = [&](int element) -> Item* {
+        for (auto& it : p.items)
+            if (it.element == element) return &it;
+        return nullptr;
+    };
+    // Make: from the model (Make_Model), else the WMI's only make.
+    if (Item* model = find(kModel)) {
+        auto sid = string_ids.find(std::string(model->attribute));
+        p.model_id = std::atoi(std::string(model->attribute).c_str());
+        if (sid != string_ids.end()) {
+            auto mi = model_makes.find(sid->second);
+            if (mi != model_makes.end() && !mi->second.empty()) {
+                p.make_id = mi->second.front().first;
+                const Item m = *model;
+                p.items.push_back({kMake, 1000, 0, m.nonstar, m.id, strings[mi->second.front().second], {}, m.key, kModelMake});
+            }
+        }
+    } else if (w.makes.size() == 1) {
+        p.make_id = w.makes.front().first;
+        p.items.push_back({kMake, -100, 0, 0, 0, strings[w.makes.front().second], {}, -1, kWmi});
+    }
+    // Conversions (one level, highest priority source first).
+    {
+        std::vector<std::pair<const Item*, const Conv*>> todo;
+        for (const auto& c : conversions)
+            for (const auto& it : p.items)
+                if (it.element == c.from) todo.emplace_back(&it, &c);
+        std::stable_sort(todo.begin(), todo.end(), [](const auto& a, const auto& b) {
+            return a.first->priority != b.first->priority ? a.first->priority > b.first->priority
+                                                          : a.first->changed > b.first->changed;
+        });
+        std::vector<Item> added;
+        for (const auto& [it, c] : todo) {
+            bool present = false;
+            for (const auto& x : p.items) present = present || x.element == c->to;
+            for (const auto& x : added) present = present || x.element == c->to;
+            if (present) continue;
+            added.push_back({c->to, 100, 0, it->nonstar, it->id, own(p, c->f.apply(it->value)), {}, it->key, kConversion});
+        }
+        for (auto& a : added) p.items.push_back(a);
+    }
+
+    // ---- error codes (spVinDecode_ErrorCode and the checks of spVinDecode_Core)
+    std::vector<int>& codes = p.codes;
+    std::string corrected, error_bytes, additional;
+    bool any_pattern = false;
+    for (const auto& it : p.items) any_pattern = any_pattern || it.key >= 0;
+    if (!any_pattern) {
+        codes.push_back(8);
+    } else if (position_checks) {
+        // Positions 4-14 (4-11 for a 6-character WMI) against the characters the patterns allow.
+        const int n = nine ? 11 : 14;
+        std::string built;
+        std::string replacements, last_replacements;
+        int errors = 0, last_pos = 0;
+        for (int i = 4; i <= n; ++i) {
+            const char c = vin[i - 1];
+            char r = c;
+            if (i != 9 && i != 10) {
+                const std::uint64_t allowed = valid_chars[i - 4];
+                if (allowed && !(allowed & bit(c))) {
+                    r = '!';
+                    std::string x;
+                    for (char ch : std::string_view("0123456789ABCDEFGHJKLMNPRSTUVWXYZ"))
+                        if (allowed & bit(ch)) x.push_back(ch);
+                    std::sort(x.begin(), x.end());
+                    replacements += "(" + std::to_string(i) + ":" + x + ")";
+                    ++errors;
+                    last_pos = i;
+                    last_replacements = x;
+                }
+            }
+            built.push_back(r);
+        }
+        std::string full = nine ? std::string(vin.substr(0, 3)) + built + std::string(vin.substr(11, 3))
+                                : std::string(vin.substr(0, 3)) + built;
+        if (full.size() < vin.size()) full += std::string(vin.substr(full.size(), 3));
+        if (errors == 1) {
+            if (last_replacements.size() == 1) {
+                std::string v(vin);
+                v[last_pos - 1] = last_replacements[0];
+                codes.push_back(2);
+                corrected = v;
+                error_bytes = replacements;
+            } else {
+                int good = 0;
+                std::string fresh, one;
+                for (char c : last_replacements) {
+                    std::string v(vin);
+                    v[last_pos - 1] = c;
+                    if (v[8] == check_digit(v)) { ++good; fresh.push_back(c); one = v; }
+                }
+                if (good == 1) {
+                    codes.push_back(3);
+                    corrected = one;
+                    error_bytes = "(" + std::to_string(last_pos) + ":" + fresh + ")";
+                } else {
+                    codes.push_back(4);
+                    corrected = full;
+                    error_bytes = "(" + std::to_string(last_pos) + ":" + last_replacements + ")";
+                }
+            }
+        } else if (errors > 1) {
+            codes.push_back(5);
+            corrected = full;
+            error_bytes = replacements;
+        }
+        // Unused positions: 4-8 and 11 that no decoding pattern's key constrains to the VIN's character.
+        std::string unused;
+        for (int i : {4, 5, 6, 7, 8, 11}) {
+            bool used = false;
+            for (const auto& it : p.items) {
+                if (it.key < 0 || used) continue;
+                const Key& k = keys[static_cast<std::size_t>(it.key)];
+                const int kp = i - 4;
+                if (kp < k.len && k.mask[kp] != kAny) {
+                    const std::uint64_t m = k.mask[kp] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[kp];
+                    used = (m & bit(vin[i - 1])) != 0;
+                }
+            }
+            if (!used) unused += (unused.empty() ? "" : ",") + std::to_string(i);
+        }
+        if (!unused.empty()) {
+            codes.push_back(14);
+            additional = "Unused position(s): " + unused + ";";
+        }
+    }
+    // Characters that must be digits: from position 13 (cars, MPVs, light trucks), 14 (others),
+    // 15 (6-character WMIs).
+    const bool car_mpv_lt = w.vehicle_type == 2 || w.vehicle_type == 7 || (w.vehicle_type == 3 && w.truck_type == 1);
+    const int start = nine ? 15 : car_mpv_lt ? 13 : 14;
+    std::string invalid;
+    for (int j = start; j <= 17; ++j) {
+        const char c = vin[j - 1];
+        if (!(c >= '0' && c <= '9')) invalid += (invalid.empty() ? "" : ", ") + std::to_string(j) + ":" + c;
+    }
+    if (!invalid.empty()) {
+        codes.push_back(400);
+        if (corrected.empty()) corrected = std::string(vin);
+        for (int j = start; j <= 17; ++j)
+            if (!(vin[j - 1] >= '0' && vin[j - 1] <= '9')) corrected[j - 1] = '!';
+    }
+    // Check digit (fVINCheckDigit2: '?' when a position breaks its pattern).
+    {
+        char cd = check_digit(vin);
+        if (!invalid.empty()) cd = '?';
+        if (vin[8] != cd) codes.push_back(1);
+    }
+    std::sort(codes.begin(), codes.end());
+    bool clean = true;
+    for (int c : codes) clean = clean && c == 14;
+    if (clean) codes.insert(codes.begin(), 0);
+    if (!invalid.empty())
+        additional = (additional.empty() ? "" : additional + " ") + "Invalid character(s): " + invalid + ";";
+    const Item* bc = find(kBodyClass);
+    static const int incomplete_bodies[] = {65, 107, 70, 74, 63, 72, 112, 62, 64, 76, 78, 71, 77, 67, 116, 75};
+    bool incomplete = w.vehicle_type == 10;
+    if (bc)
+        for (int id : incomplete_bodies) incomplete = incomplete || bc->attribute == std::to_string(id);
+    if (incomplete)
+        additional = (additional.empty() ? "" : additional + " ") +
+                     "Incomplete Vehicle Warning - Please be advised that the vehicle may have been altered and may not be "
+                     "an accurate representation of the vehicle in its current condition.";
+    if (!conclusive)
+        additional = (additional.empty() ? "" : additional + " ") +
+                     "The Model Year decoded for this VIN may be incorrect. If you know the Model year, please enter it and "
+                     "decode again to get more accurate information.";
+    std::string code_list, text;
+    for (int c : codes) {
+        code_list += (code_list.empty() ? "" : ",") + std::to_string(c);
+        text += (text.empty() ? "" : "; ") + std::to_string(c) + " - " + error_name(c);
+    }
+    std::string descriptor(vin.substr(0, nine ? 14 : 11));
+    descriptor[8] = '*';
+    p.items.push_back({kSuggestedVin, 999, 0, 0, 0, own(p, corrected), {}, -1, kDecoding});
+    p.items.push_back({kErrorCode, 999, 0, 0, 0, own(p, code_list), {}, -1, kDecoding});
+    p.items.push_back({kPossibleValues, 999, 0, 0, 0, own(p, error_bytes), {}, -1, kDecoding});
+    p.items.push_back({kAdditionalErrorText, 999, 0, 0, 0, own(p, additional), {}, -1, kDecoding});
+    p.items.push_back({kErrorText, 999, 0, 0, 0, own(p, text), {}, -1, kDecoding});
+    p.items.push_back({kDescriptor, 999, 0, 0, 0, own(p, descriptor), {}, -1, kDecoding});
+}
+
+Result Decoder::decode(std::string_view vin, int current_year) const {
+    const Impl& m = *impl_;
+    Result r;
+    r.wmi = std::string(vin.substr(0, 3));
+    if (vin.size() >= 14 && vin[2] == '9') r.wmi += vin.substr(11, 3);
+    auto wi = m.wmi_index.find(r.wmi);
+    if (wi == m.wmi_index.end()) {
+        r.status = Result::Status::unknown_wmi;
+        return r;
+    }
+    const Impl::Wmi& w = m.wmis[wi->second];
+    // fVinModelYear2: position 10 in the 2010 cycle; cars, MPVs and light trucks with a digit in
+    // position 7 are a cycle earlier; past current year + 2 is a cycle earlier; otherwise the year
+    // is not conclusive and both cycles are decoded.
+    int year = year_of_code(vin[9]);
+    bool conclusive = false;
+    const bool car_mpv_lt = w.vehicle_type == 2 || w.vehicle_type == 7 || (w.vehicle_type == 3 && w.truck_type == 1);
+    if (car_mpv_lt) {
+        conclusive = true;
+        if (vin[6] >= '0' && vin[6] <= '9') year -= 30;
+    }
+    if (year > current_year + 2) {
+        year -= 30;
+        conclusive = true;
+    }
+    thread_local Impl::Pass passes[2];
+    int n = 1;
+    for (auto& q : passes) { q.items.clear(); q.owned.clear(); q.codes.clear(); q.make_id = q.model_id = 0; }
+    m.run_pass(vin, w, year, conclusive, passes[0]);
+    if (!conclusive) {
+        m.run_pass(vin, w, year - 30, conclusive, passes[1]);
+        n = 2;
+    }
+    // Best pass: error value, elements weight, patterns, model year.
+    auto score = [&](const Impl::Pass& p) {
+        int weight = 0, patterns = 0;
+        int last = -1;
+        for (const auto& it : p.items) {
+            if (it.value.empty()) continue;
+            if (it.element != last) weight += m.weight[it.element];
+            last = it.element;
+            if ((it.source == kPattern || it.source == kEngine) && it.value != "Not Applicable") ++patterns;
+        }
+        return std::array<int, 4>{error_value(p.codes), weight, patterns, p.year};
+    };
+    int best = 0;
+    if (n == 2 && score(passes[1]) > score(passes[0])) best = 1;
+    Impl::Pass& p = passes[best];
+    // A schema must cover the year for any pattern to decode.
+    bool has_schema = false;
+    for (const auto& s : w.schemas) has_schema = has_schema || (p.year >= s.from && p.year <= s.to);
+    r.year = p.year;
+    if (!has_schema) {
+        r.status = Result::Status::no_schema;
+        return r;
+    }
+    r.make_id = p.make_id;
+    r.model_id = p.model_id;
+    std::stable_sort(p.items.begin(), p.items.end(), [](const Impl::Item& a, const Impl::Item& b) {
+        return a.element != b.element ? a.element < b.element : a.priority > b.priority;
+    });
+    r.values.reserve(p.items.size());
+    for (const auto& it : p.items) {
+        if (it.element < 0 || it.element >= 256 || !m.output[it.element]) continue;
+        if (!r.values.empty() && r.values.back().first == it.element) {
+            if (!it.value.empty()) {
+                r.values.back().second += "; ";
+                r.values.back().second += it.value;
+            }
+            continue;
+        }
+        r.values.emplace_back(it.element, std::string(it.value));
+    }
+    return r;
+}
+
+}  // namespace vehicledata::vin

@@ -1,0 +1,87 @@
+// VIN validation: alphabet, check digit (49 CFR 565.15), model year code.
+#include <cctype>
+
+#include "vehicledata/vin.h"
+
+namespace vehicledata::vin {
+
+namespace {
+
+bool in_alphabet(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z' && c != 'I' && c != 'O' && c != 'Q');
+}
+
+// Transliteration of 49 CFR 565.15 table I.
+int transliterate(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    static const char* const values = "12345678-12345-7-923456789";  // A..Z ('-': I, O, Q)
+    if (c >= 'A' && c <= 'Z' && values[c - 'A'] != '-') return values[c - 'A'] - '0';
+    return -1;
+}
+
+std::string printable(char c) {
+    if (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) return std::string(1, c);
+    static const char* hex = "0123456789ABCDEF";
+    const auto u = static_cast<unsigned char>(c);
+    return std::string("\\x") + hex[u >> 4] + hex[u & 15];
+}
+
+}  // namespace
+
+std::string normalize(std::string_view raw) {
+    std::size_t b = 0, e = raw.size();
+    while (b < e && raw[b] == ' ') ++b;
+    while (e > b && raw[e - 1] == ' ') --e;
+    std::string out(raw.substr(b, e - b));
+    for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::string validation_error(std::string_view vin) {
+    if (vin.size() != 17)
+        return "expected 17 characters, got " + std::to_string(vin.size());
+    for (std::size_t i = 0; i < vin.size(); ++i)
+        if (!in_alphabet(vin[i]))
+            return "character '" + printable(vin[i]) + "' at position " + std::to_string(i + 1) +
+                   " is not in the VIN alphabet (0-9 and A-Z without I, O, Q)";
+    if (!(vin[8] >= '0' && vin[8] <= '9') && vin[8] != 'X')
+        return std::string("position 9 (check digit) must be 0-9 or X, got '") + vin[8] + "'";
+    if (year_of_code(vin[9]) == 0)
+        return std::string("position 10 (model year) must be one of A-H, J-N, P, R-T, V-Y, 1-9, got '") + vin[9] + "'";
+    return {};
+}
+
+char check_digit(std::string_view vin) {
+    static const int weights[17] = {8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2};
+    int sum = 0;
+    for (std::size_t i = 0; i < 17 && i < vin.size(); ++i) {
+        const int v = transliterate(vin[i]);
+        if (v < 0) return '?';
+        sum += v * weights[i];
+    }
+    const int r = sum % 11;
+    return r == 10 ? 'X' : static_cast<char>('0' + r);
+}
+
+int year_of_code(char c) {
+    static const std::string_view codes = "ABCDEFGHJKLMNPRSTVWXY123456789";  // 2010..2039
+    const auto pos = codes.find(c);
+    return pos == std::string_view::npos ? 0 : 2010 + static_cast<int>(pos);
+}
+
+std::string snake_case(std::string_view name) {
+    std::string out;
+    bool pending = false;
+    for (char c : name) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            if (pending && !out.empty()) out.push_back('_');
+            pending = false;
+            out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        } else {
+            pending = true;
+        }
+    }
+    return out;
+}
+
+}  // namespace vehicledata::vin

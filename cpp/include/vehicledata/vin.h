@@ -1,0 +1,112 @@
+// VIN validation (49 CFR 565) and decoding as NHTSA's vPIC decodes it (spVinDecode), over
+// compact in-memory indexes of the vPIC tables.  No I/O here: the emulator loads the tables
+// (cpp/emulator/vin_load.cpp), the client uses only the validation.
+//
+// Thread safety: the free functions are pure.  A Decoder is immutable after construction and
+// decode() may run concurrently from any number of threads without locks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace vehicledata::vin {
+
+// ---- validation ----------------------------------------------------------------------------
+
+// Trims ASCII spaces and upper-cases.
+std::string normalize(std::string_view raw);
+
+// The first rule `vin` (normalized) breaks, as a message ("" when well-formed):
+// length 17; every character in the VIN alphabet (0-9, A-Z without I, O, Q); position 9 (check
+// digit) 0-9 or X; position 10 (model year) one of A-H J-N P R-T V-Y 1-9.
+// The check digit's value is not a rule here: a VIN whose check digit does not compute still
+// decodes (vPIC's error code 1).
+std::string validation_error(std::string_view vin);
+
+// The check digit of 49 CFR 565.15 (transliteration, weights 8 7 6 5 4 3 2 10 0 9 8 7 6 5 4 3 2,
+// sum mod 11, 10 -> 'X') of a 17-character VIN in the VIN alphabet.
+char check_digit(std::string_view vin);
+
+// Model year of position 10 in the 2010-2039 cycle (A=2010 ... Y=2030, 1=2031 ... 9=2039), 0 if
+// the character is not a model year code.
+int year_of_code(char c);
+
+// ---- the vPIC tables, as the loader hands them over ----------------------------------------
+
+struct Tables {
+    struct Wmi { int id; std::string code; int manufacturer_id; int vehicle_type_id; int truck_type_id; };
+    struct WmiSchema { int wmi_id; int schema_id; int year_from; int year_to; };  // year_to 0: open
+    struct Pattern { int id; int schema_id; std::string keys; int element_id; std::string attribute;
+                     std::string changed_on; };  // changed_on = ifnull(UpdatedOn, CreatedOn)
+    struct Element { int id; std::string name; std::string lookup_table; bool decode; bool is_private;
+                     int weight; };
+    struct EnginePattern { std::string engine_model; int element_id; std::string attribute; std::string changed_on; };
+    struct Conversion { int from_element; int to_element; std::string formula; };
+
+    std::vector<Wmi> wmis;                                  // publicly available ones only
+    std::vector<std::pair<int, int>> wmi_makes;             // (wmi id, make id)
+    std::vector<WmiSchema> wmi_schemas;
+    std::vector<int> schemas_to_be_qced;
+    std::vector<Pattern> patterns;
+    std::vector<Element> elements;
+    std::vector<std::pair<int, int>> make_models;           // (make id, model id)
+    std::vector<EnginePattern> engine_patterns;
+    std::vector<Conversion> conversions;
+    // Names of lookup tables: (table name, id, name); Make, Model, Manufacturer, VehicleType included.
+    struct Name { std::string table; std::string id; std::string name; };
+    std::vector<Name> names;
+};
+
+// ---- decoding ------------------------------------------------------------------------------
+
+// vPIC element ids the callers read.
+enum Element : int {
+    kBodyClass = 5, kCylinders = 9, kDisplacementCC = 11, kDisplacementL = 13, kDoors = 14,
+    kDriveType = 15, kEngineModel = 18, kFuelPrimary = 24, kMake = 26, kManufacturer = 27,
+    kModel = 28, kModelYear = 29, kSeries = 34, kTransmission = 37, kTrim = 38, kVehicleType = 39,
+    kFuelSecondary = 66, kTrim2 = 109, kSeries2 = 110, kSuggestedVin = 142, kErrorCode = 143,
+    kPossibleValues = 144, kAdditionalErrorText = 156, kManufacturerId = 157, kErrorText = 191,
+    kDescriptor = 196,
+};
+
+struct Result {
+    enum class Status { ok, unknown_wmi, no_schema };
+    Status status = Status::ok;
+    std::string wmi;              // 3 characters, or 6 when position 3 is '9'
+    int year = 0;                 // the decoded model year
+    int make_id = 0;              // vPIC Make.Id (0 when undecoded)
+    int model_id = 0;             // vPIC Model.Id (0 when undecoded)
+    // Decoded elements in ascending element id: (element id, value).
+    std::vector<std::pair<int, std::string>> values;
+    // The value of an element, or nullptr.
+    const std::string* get(int element) const;
+};
+
+class Decoder {
+public:
+    explicit Decoder(Tables tables);
+    ~Decoder();
+    Decoder(const Decoder&) = delete;
+    Decoder& operator=(const Decoder&) = delete;
+
+    // Decodes a well-formed VIN (validation_error(vin) empty).  `current_year` bounds the model
+    // year as vPIC's getdate() does (a year past current_year + 2 is a cycle earlier).
+    Result decode(std::string_view vin, int current_year) const;
+
+    // The elements vPIC outputs (Decode set, not private), ascending id: (id, snake_case name).
+    const std::vector<std::pair<int, std::string>>& output_elements() const;
+    std::size_t pattern_count() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// snake_case of a vPIC element name: "Displacement (L)" -> "displacement_l".
+std::string snake_case(std::string_view name);
+
+}  // namespace vehicledata::vin
