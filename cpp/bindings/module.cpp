@@ -6,6 +6,7 @@ namespace py = pybind11;
 namespace vehicledata::bindings {
 void bind_schema(py::module_& m);
 void bind_query(py::module_& m);
+void bind_vin(py::module_& m);
 #ifdef VEHICLEDATA_HAS_CLIENT
 void bind_client(py::module_& m);
 #endif
@@ -16,6 +17,7 @@ PYBIND11_MODULE(_core, m) {
     m.attr("__version__") = VEHICLEDATA_VERSION;
     vehicledata::bindings::bind_schema(m);
     vehicledata::bindings::bind_query(m);
+    vehicledata::bindings::bind_vin(m);
 #ifdef VEHICLEDATA_HAS_CLIENT
     vehicledata::bindings::bind_client(m);
 #endif

@@ -53,6 +53,10 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "vin":  # the submodule vehicledata.vin (validate, check_digit, VinResult)
+        value = importlib.import_module("vehicledata.vin")
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'vehicledata' has no attribute {name!r}")
@@ -62,7 +66,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "__version__", "schema", *sorted(_LAZY),
+    "__version__", "schema", "vin", *sorted(_LAZY),
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
     "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError",

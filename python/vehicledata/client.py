@@ -28,6 +28,7 @@ from .retry import Retry
 
 if TYPE_CHECKING:  # pragma: no cover
     from .feed import DataFeed
+    from .vin import VinResult
 
 logger = logging.getLogger("vehicledata")
 
@@ -376,8 +377,12 @@ class Client:
 
         return DataFeed(self)
 
-    def vin(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> Record:
-        """Decode a VIN: year, make, model, trim, specs and matching (legacy) trims."""
+    def vin(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> "VinResult":
+        """Decode a VIN: year, make, model, trim, specs (a mapping of vPIC elements) and the catalogue's
+        legacy trims, best match first (``all_trims=True``: every trim of the model).
+        ``vehicledata.vin.validate`` checks a VIN locally without a request."""
+        from .vin import VinResult
+
         if not isinstance(vin, str) or not vin.strip():
             raise QueryError(f"vin must be a non-empty string, not {vin!r}")
         ep = schema.endpoint("/api/vin/{vin}")
@@ -386,7 +391,7 @@ class Client:
             params.append(("verbose", "yes" if verbose else "no"))
         if all_trims is not None:
             params.append(("all_trims", "yes" if all_trims else "no"))
-        return self._one(build_target("/api/vin/" + quote(vin.strip(), safe=""), params), ep.record)
+        return VinResult.of(self._one(build_target("/api/vin/" + quote(vin.strip(), safe=""), params), ep.record))
 
     def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate: year, make, model, body, vin, engine, assembled_in."""
