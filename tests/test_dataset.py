@@ -86,13 +86,16 @@ def test_camry_2018_trims_carry_epa_mpg(database: Path, epa_rows) -> None:
 
 
 def test_trim_matches_service_style(database: Path) -> None:
-    # The real service's record for the 2019 BMW 530i reads "530i 4dr Sedan (2.0L 4cyl Turbo 8A)".
-    rows = q(database, "SELECT t.make, t.model, t.submodel, t.trim, t.description, e.cylinders, e.size, "
-                       "e.transmission, e.drive_type, e.engine_type, e.fuel_type "
+    # The real service's record for the 2019 BMW 530i (API-NOTES "Records as served"): model
+    # "530i", series "5 Series", submodel "Base", trim "530i", "530i 4dr Sedan (2.0L 4cyl Turbo 8A)".
+    rows = q(database, "SELECT t.make, t.model, t.series, t.submodel, t.trim, t.description, e.cylinders, "
+                       "e.size, e.transmission, e.drive_type, e.engine_type, e.fuel_type "
                        "FROM trims t JOIN engines e ON e.id = t.id "
-                       "WHERE t.year = 2019 AND t.make = 'BMW' AND t.submodel = '530i'")
-    assert rows == [("BMW", "5 Series", "530i", "530i", "530i 4dr Sedan (2.0L 4cyl Turbo 8A)", "I4", 2.0,
-                     "8-speed shiftable automatic", "rear wheel drive", "gas", "premium unleaded (recommended)")]
+                       "WHERE t.year = 2019 AND t.make = 'BMW' AND t.model = '530i' ORDER BY e.drive_type DESC")
+    assert rows == [("BMW", "530i", "5 Series", "Base", "530i", "530i 4dr Sedan (2.0L 4cyl Turbo 8A)", "I4", 2.0,
+                     "8-speed shiftable automatic", "rear wheel drive", "gas", "premium unleaded (recommended)"),
+                    ("BMW", "530i", "5 Series", "Base", "530i", "530i 4dr Sedan AWD (2.0L 4cyl Turbo 8A)", "I4", 2.0,
+                     "8-speed shiftable automatic", "all wheel drive", "gas", "premium unleaded (recommended)")]
 
 
 def test_demo_years_have_plenty(database: Path) -> None:
@@ -135,7 +138,7 @@ def test_identity_copied_from_the_trim(database: Path) -> None:
         WHERE m.id IS NULL OR m.name != t.model OR m.make != t.make OR m.make_id != t.make_id""") == [(0,)]
     assert q(database, "SELECT count(*) FROM trims t LEFT JOIN makes k ON k.id = t.make_id "
                        "WHERE k.id IS NULL OR k.name != t.make") == [(0,)]
-    # models: one per (make, baseModel)
+    # models: one per (make, marketed model name)
     assert q(database, "SELECT count(*) FROM (SELECT make, name FROM models GROUP BY make, name HAVING count(*) > 1)") \
         == [(0,)]
 
