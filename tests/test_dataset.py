@@ -243,16 +243,23 @@ def test_provenance_marks_every_column(database: Path) -> None:
     prov = {(t, c): o for t, c, o, _ in q(database, "SELECT * FROM provenance")}
     expected = {(t, f.name) for t in schema.tables() for f in schema.table_record(t).fields if f.type != "nested"}
     assert set(prov) == expected
-    assert set(prov.values()) == {"real", "derived"}
+    assert set(prov.values()) == {"real", "derived", "synthetic"}
+    # synthetic: no public source gives the value (the emulator's X-Emulator-Synthetic header)
     for col in ("msrp", "invoice"):
-        assert prov[("trims", col)] == "derived"
+        assert prov[("trims", col)] == "synthetic"
     for col in ("length", "curb_weight", "seats", "max_towing_capacity"):
-        assert prov[("bodies", col)] == "derived"
-    for col in ("horsepower_hp", "torque_ft_lbs", "valves", "cam_type"):
+        assert prov[("bodies", col)] == "synthetic"
+    for col in ("horsepower_hp", "torque_ft_lbs"):
+        assert prov[("engines", col)] == "synthetic"
+    for col in ("valves", "cam_type", "cylinders"):
         assert prov[("engines", col)] == "derived"
-    assert prov[("mileages", "fuel_tank_capacity")] == "derived"
+    assert prov[("mileages", "fuel_tank_capacity")] == "synthetic"
     assert prov[("mileages", "combined_mpg")] == "real"
-    assert prov[("exterior_colors", "rgb")] == "derived"
+    assert prov[("exterior_colors", "rgb")] == "synthetic"
+    assert prov[("trims", "model")] == "real" and prov[("trims", "trim")] == "derived"
+    # NULL columns invent nothing
+    for col in ("front_track", "rear_track", "ground_clearance", "gross_weight", "max_payload"):
+        assert prov[("bodies", col)] == "real"
 
 
 def test_obd_codes(database: Path, sources_dir: Path) -> None:
@@ -451,6 +458,10 @@ def test_cli_build_and_info(tmp_path: Path, capsys: pytest.CaptureFixture) -> No
     assert main(["dataset", "info", "--db", str(out)]) == 0
     info = capsys.readouterr().out
     assert dataset.content_hash(out) in info and re.search(r"obd_codes\s+26\b", info)
+    # real / derived / synthetic: the number of tables where each field has that origin
+    assert "real / derived / synthetic" in info
+    assert re.search(r"\n  msrp\s+0\s+0\s+1\n", info) and re.search(r"\n  make\s+9\s+0\s+0\n", info)
+    assert re.search(r"\n  color\s+0\s+0\s+2\n", info)
     assert main(["dataset", "info", "--db", str(tmp_path / "none.db")]) == 1
     assert "no vehicledata database" in capsys.readouterr().err
     assert main(["dataset", "build", "--sources", str(tmp_path / "nope"), "--out", str(out)]) == 1

@@ -121,3 +121,65 @@ def test_name_vehicle_without_vpic(make: str, epa_model: str, base: str, expect)
     n = naming.name_vehicle(make, epa_model, base, 2019, None)
     assert (n.model, n.submodel) == expect
     assert not re.search(r"(?i)FFV|GVWR|2WD|4WD|xDrive", n.trim)
+
+
+# ---- synthetic values, honest --------------------------------------------------------------
+
+def test_same_engine_same_power_within_a_model_year(database: Path) -> None:
+    # an engine: make, year, size, layout, fuel kind and aspiration (the description's words)
+    rows = q(database, """
+        SELECT e.year, e.make, e.size, e.cylinders, e.engine_type,
+               instr(e.trim_description, 'Turbo') > 0, instr(e.trim_description, 'S/C') > 0,
+               count(DISTINCT e.horsepower_hp), count(DISTINCT e.torque_ft_lbs), count(*)
+        FROM engines e WHERE e.size IS NOT NULL AND e.horsepower_hp IS NOT NULL
+        GROUP BY 1, 2, 3, 4, 5, 6, 7""")
+    assert len(rows) > 5000
+    assert [r for r in rows if r[7] != 1 or r[8] != 1] == []
+    # 2019 Avalon 3.5 L V6 (published: 301 hp): one figure for every trim, within 10 %
+    hp = q(database, "SELECT DISTINCT horsepower_hp FROM engines WHERE year = 2019 AND make = 'Toyota' "
+                     "AND model = 'Avalon' AND size = 3.5 AND engine_type = 'gas'")
+    assert len(hp) == 1 and abs(hp[0][0] - 301) <= 30, hp
+
+
+def test_engine_facts_by_rule(database: Path) -> None:
+    # GM's 4.3 L V6 (Vortec / EcoTec3 LV3) is a pushrod engine: OHV, 12 valves
+    rows = q(database, "SELECT DISTINCT cam_type, valves FROM engines WHERE make IN ('Chevrolet', 'GMC') "
+                       "AND size = 4.3 AND cylinders = 'V6'")
+    assert rows == [("Overhead valves (OHV)", 12)]
+
+
+def test_no_invented_tracks_clearance_or_weights(database: Path) -> None:
+    assert q(database, "SELECT count(front_track), count(rear_track), count(ground_clearance), "
+                       "count(gross_weight), count(max_payload) FROM bodies") == [(0, 0, 0, 0, 0)]
+    assert q(database, "SELECT count(curb_weight) > 0 FROM bodies") == [(1,)]
+
+
+REFERENCE = Path(__file__).resolve().parent.parent / "python" / "vehicledata" / "dataset" / "msrp_reference.csv"
+
+
+def test_msrp_against_published_base_prices(database: Path) -> None:
+    import csv
+    import statistics
+
+    with open(REFERENCE, encoding="utf-8", newline="") as fh:
+        ref = list(csv.DictReader(fh))
+    assert len(ref) >= 60
+    assert all(r["source"].startswith("http") for r in ref)
+    assert len({(r["year"], r["make"], r["model"]) for r in ref}) == len(ref)
+    prices = [int(r["base_msrp"]) for r in ref]
+    assert min(prices) < 15000 and max(prices) > 150000     # economy to exotic
+    errors = []
+    for r in ref:
+        (got,), = q(database, "SELECT min(msrp) FROM trims WHERE year = ? AND make = ? AND model = ?",
+                    int(r["year"]), r["make"], r["model"])
+        assert got is not None, f"{r['year']} {r['make']} {r['model']} is not in the catalogue"
+        errors.append(abs(got - int(r["base_msrp"])) / int(r["base_msrp"]))
+    mdape = statistics.median(errors)
+    print(f"\nMSRP vs {len(ref)} published base prices: median absolute error {100 * mdape:.1f} %, "
+          f"{sum(e <= 0.15 for e in errors)} within 15 %")
+    assert mdape < 0.15
+    # the trims of one model-year with the same engine, drive and name words cost the same
+    assert q(database, """SELECT count(*) FROM (SELECT t.year, t.model_id, e.size, e.cylinders, e.engine_type,
+        e.drive_type, t.submodel, count(DISTINCT t.msrp) n FROM trims t JOIN engines e ON e.id = t.id
+        WHERE t.year = 2019 AND e.trim_description NOT LIKE '%Turbo%' GROUP BY 1, 2, 3, 4, 5, 6, 7
+        HAVING n > 1)""")[0][0] < 50
