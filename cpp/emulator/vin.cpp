@@ -119,15 +119,22 @@ void Api::vin(const Call& call, httplib::Response& res) {
     }
     const std::string* trim = r.get(vin::kTrim);
 
-    // Catalogue trims of the year/make/model, best match first.
-    // TODO(naming): through vpic_makes/vpic_models once branch naming lands.
+    // Catalogue trims of the year/make/model (vPIC Make/Model ids -> catalogue ids through the
+    // dataset's vpic_makes/vpic_models, the naming module's mapping), best match first.
     std::vector<std::pair<int, std::int64_t>> ranked;  // (score, rowid)
-    {
+    // The database is read-only and one per process: whether it has the mapping is settled once.
+    static const bool has_map = [&] {
+        Statement st = store_.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vpic_models'");
+        return st.step();
+    }();
+    if (r.model_id > 0 && has_map) {
         const Facts facts = facts_of(r);
         Statement st = store_.statement(
-            "SELECT rowid, lower(trim || ' ' || submodel || ' ' || description) FROM trims "
-            "WHERE year = ? AND make = ? COLLATE NOCASE AND model LIKE ? ORDER BY id LIMIT 500");
-        st.bind({query::Scalar(static_cast<std::int64_t>(r.year)), query::Scalar(*make), query::Scalar(*model + "%")});
+            "SELECT t.rowid, lower(t.trim || ' ' || t.submodel || ' ' || t.description) FROM trims t "
+            "JOIN vpic_models vm ON vm.model_id = t.model_id JOIN vpic_makes vk ON vk.make_id = t.make_id "
+            "WHERE t.year = ? AND vm.vpic_model_id = ? AND vk.vpic_make_id = ? ORDER BY t.id LIMIT 500");
+        st.bind({query::Scalar(static_cast<std::int64_t>(r.year)), query::Scalar(static_cast<std::int64_t>(r.model_id)),
+                 query::Scalar(static_cast<std::int64_t>(r.make_id))});
         while (st.step()) {
             const unsigned char* t = sqlite3_column_text(st.get(), 1);
             ranked.emplace_back(score(facts, t ? reinterpret_cast<const char*>(t) : ""), sqlite3_column_int64(st.get(), 0));

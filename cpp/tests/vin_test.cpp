@@ -1,0 +1,131 @@
+// VIN validation, check digit, conversions and vPIC's decoding rules over small hand-made tables.
+#include <gtest/gtest.h>
+
+#include "../core/vin_decimal.h"
+#include "vehicledata/vin.h"
+
+using namespace vehicledata;
+
+TEST(VinValidate, Rules) {
+    EXPECT_EQ(vin::validation_error("1GTG6CEN0L1139305"), "");
+    EXPECT_EQ(vin::validation_error("1GTG6CEN0L113930"), "expected 17 characters, got 16");
+    EXPECT_EQ(vin::validation_error("1GTG6CEN0L113930Q"),
+              "character 'Q' at position 17 is not in the VIN alphabet (0-9 and A-Z without I, O, Q)");
+    EXPECT_EQ(vin::validation_error(std::string("1GTG6CEN0L113930\x01", 17)),
+              "character '\\x01' at position 17 is not in the VIN alphabet (0-9 and A-Z without I, O, Q)");
+    EXPECT_EQ(vin::validation_error("1GTG6CENBL1139305"), "position 9 (check digit) must be 0-9 or X, got 'B'");
+    EXPECT_EQ(vin::validation_error("1GTG6CEN0Z1139305"),
+              "position 10 (model year) must be one of A-H, J-N, P, R-T, V-Y, 1-9, got 'Z'");
+    EXPECT_EQ(vin::normalize("  1gtg6cen0l1139305 "), "1GTG6CEN0L1139305");
+}
+
+TEST(VinValidate, CheckDigitAndYears) {
+    EXPECT_EQ(vin::check_digit("1GTG6CEN0L1139305"), '0');
+    EXPECT_EQ(vin::check_digit("KNDJ23AU4N7154467"), '4');
+    EXPECT_EQ(vin::check_digit("1HGCM82633A004352"), '3');
+    EXPECT_EQ(vin::check_digit("11111111111111111"), '1');
+    EXPECT_EQ(vin::check_digit("1M8GDM9AXKP042788"), 'X');  // 49 CFR 565 example: remainder 10
+    EXPECT_EQ(vin::year_of_code('A'), 2010);
+    EXPECT_EQ(vin::year_of_code('Y'), 2030);
+    EXPECT_EQ(vin::year_of_code('1'), 2031);
+    EXPECT_EQ(vin::year_of_code('U'), 0);
+    EXPECT_EQ(vin::snake_case("Displacement (L)"), "displacement_l");
+    EXPECT_EQ(vin::snake_case("Fuel Type - Primary"), "fuel_type_primary");
+}
+
+TEST(VinDecimal, TsqlArithmetic) {
+    EXPECT_EQ(vin::Formula::parse("#x# * 1000").apply("3.6"), "3600.0");
+    EXPECT_EQ(vin::Formula::parse("#x# / 0.016387064 ").apply("3.6"), "219.68547874103");
+    EXPECT_EQ(vin::Formula::parse("#x# / 1000.").apply("1998"), "1.998000");
+    EXPECT_EQ(vin::Formula::parse("#x# * 1000").apply("2"), "2000");
+    EXPECT_EQ(vin::Formula::parse("#x# * 1000").apply("n/a"), "0");
+    EXPECT_FALSE(vin::Formula::parse("sqrt(#x#)").valid);
+}
+
+namespace {
+
+// WMI "1AB" (passenger car) with two schemas; WMI "1A9" + "XYZ" a 6-character one (truck).
+vin::Tables tables() {
+    vin::Tables t;
+    t.wmis = {{1, "1AB", 7, 2, 0}, {2, "1A9XYZ", 0, 3, 0}};
+    t.wmi_makes = {{1, 10}, {2, 11}};
+    t.wmi_schemas = {{1, 100, 2000, 2015}, {1, 101, 2010, 0}, {2, 200, 1990, 2030}};
+    t.elements = {{5, "Body Class", "BodyStyle", true, false, 99}, {26, "Make", "Make", true, false, 99},
+                  {27, "Manufacturer Name", "Manufacturer", true, false, 0}, {28, "Model", "Model", true, false, 99},
+                  {29, "Model Year", "", true, false, 99}, {38, "Trim", "", true, false, 61},
+                  {39, "Vehicle Type", "VehicleType", true, false, 99}, {13, "Displacement (L)", "", true, false, 0},
+                  {11, "Displacement (CC)", "", true, false, 98}, {143, "Error Code", "ErrorCode", true, false, 0},
+                  {191, "Error Text", "", true, false, 0}, {98, "NCSA Model", "", true, true, 0}};
+    t.patterns = {
+        // Model: the schema with the later YearFrom wins (priority = Wmi_VinSchema.YearFrom).
+        {1, 100, "CD", 28, "1000", "2015-01-01"},
+        {2, 101, "C*", 28, "1001", "2014-01-01"},
+        // Trim: same priority and date, the shorter key wins; a class and a range.
+        {3, 101, "C[D-F]", 38, "Long", "2014-01-01"},
+        {4, 101, "C", 38, "Short", "2014-01-01"},
+        // Body: only matches when position 11 (after '|', 10) is P.
+        {5, 101, "*****|*P", 5, "13", "2014-01-01"},
+        {6, 101, "**E", 13, "2.0", "2014-01-01"},
+        {7, 200, "*", 28, "1002", "2014-01-01"},
+        {8, 101, "CD", 98, "secret", "2014-01-01"},
+    };
+    t.make_models = {{10, 1000}, {10, 1001}, {11, 1002}};
+    t.conversions = {{13, 11, "#x# * 1000"}};
+    t.names = {{"Make", "10", "Acme"}, {"Make", "11", "Tiny"}, {"Model", "1000", "Old"}, {"Model", "1001", "New"},
+               {"Model", "1002", "Truck"}, {"Manufacturer", "7", "Acme Motors"}, {"VehicleType", "2", "Passenger Car"},
+               {"VehicleType", "3", "Truck"}, {"BodyStyle", "13", "Sedan/Saloon"}};
+    return t;
+}
+
+std::string value(const vin::Result& r, int e) {
+    const std::string* v = r.get(e);
+    return v ? *v : "<none>";
+}
+
+}  // namespace
+
+TEST(VinDecode, PatternPrecedenceAndLookups) {
+    vin::Decoder d(tables());
+    // Position 7 'A' (alphabetic) for a passenger car: the 2010 cycle; 'E' = 2014.
+    std::string vin = "1ABCDEA00EP000000";
+    vin[8] = vin::check_digit(vin);
+    const vin::Result r = d.decode(vin, 2026);
+    ASSERT_EQ(r.status, vin::Result::Status::ok);
+    EXPECT_EQ(r.year, 2014);
+    EXPECT_EQ(value(r, vin::kModel), "New");        // schema 101 (YearFrom 2010) beats 100 (2000)
+    EXPECT_EQ(value(r, vin::kMake), "ACME");        // from the model (Make_Model), upper-cased as vPIC
+    EXPECT_EQ(r.make_id, 10);
+    EXPECT_EQ(r.model_id, 1001);
+    EXPECT_EQ(value(r, vin::kTrim), "Short");       // fewer non-'*' key characters wins
+    EXPECT_EQ(value(r, vin::kBodyClass), "Sedan/Saloon");
+    EXPECT_EQ(value(r, vin::kManufacturer), "ACME MOTORS");
+    EXPECT_EQ(value(r, vin::kVehicleType), "PASSENGER CAR");
+    EXPECT_EQ(value(r, vin::kModelYear), "2014");
+    EXPECT_EQ(value(r, vin::kDisplacementCC), "2000.0");  // Conversion 13 -> 11
+    EXPECT_EQ(value(r, vin::kErrorCode), "0");
+    EXPECT_EQ(value(r, 98), "<none>");                     // private element: not output
+    // Position 7 numeric: the 1980 cycle, where no schema applies.
+    std::string old = "1ABCDE100EP000000";
+    old[8] = vin::check_digit(old);
+    const vin::Result o = d.decode(old, 2026);
+    EXPECT_EQ(o.year, 1984);
+    EXPECT_EQ(o.status, vin::Result::Status::no_schema);
+}
+
+TEST(VinDecode, CheckDigitWarningSixCharacterWmiAndUnknown) {
+    vin::Decoder d(tables());
+    std::string vin = "1ABCDEA00EP000000";
+    vin[8] = vin::check_digit(vin) == '1' ? '2' : '1';
+    const vin::Result r = d.decode(vin, 2026);
+    EXPECT_EQ(value(r, vin::kErrorCode), "1");
+    EXPECT_EQ(value(r, vin::kErrorText), "1 - Check Digit (9th position) does not calculate properly");
+    // 3rd character '9': the WMI continues in positions 12-14.
+    std::string small = "1A9ZZZZ00EPXYZ123";
+    small[8] = vin::check_digit(small);
+    const vin::Result s = d.decode(small, 2026);
+    EXPECT_EQ(s.wmi, "1A9XYZ");
+    EXPECT_EQ(value(s, vin::kModel), "Truck");
+    EXPECT_EQ(value(s, vin::kMake), "TINY");
+    EXPECT_EQ(s.year, 2014);  // trucks: both cycles decoded, 1984 has no model
+    EXPECT_EQ(d.decode("9ZZCDEA00EP000000", 2026).status, vin::Result::Status::unknown_wmi);
+}
