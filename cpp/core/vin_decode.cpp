@@ -240,14 +240,16 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
     };
     for (int id : t.schemas_to_be_qced) m.schemas[schema_of(id)].to_be_qced = true;
     // Changed-on ordinals.
-    std::vector<std::string> dates;
-    for (const auto& p : t.patterns) dates.push_back(p.changed_on);
-    for (const auto& p : t.engine_patterns) dates.push_back(p.changed_on);
-    std::sort(dates.begin(), dates.end());
-    dates.erase(std::unique(dates.begin(), dates.end()), dates.end());
-    auto ordinal = [&](const std::string& d) {
-        return static_cast<std::uint32_t>(std::lower_bound(dates.begin(), dates.end(), d) - dates.begin());
-    };
+    std::unordered_map<std::string, std::uint32_t> date_ordinal;
+    for (const auto& p : t.patterns) date_ordinal.emplace(p.changed_on, 0);
+    for (const auto& p : t.engine_patterns) date_ordinal.emplace(p.changed_on, 0);
+    {
+        std::vector<const std::string*> dates;
+        for (const auto& d : date_ordinal) dates.push_back(&d.first);
+        std::sort(dates.begin(), dates.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
+        for (std::size_t i = 0; i < dates.size(); ++i) date_ordinal[*dates[i]] = static_cast<std::uint32_t>(i);
+    }
+    auto ordinal = [&](const std::string& d) { return date_ordinal.at(d); };
     // Keys and patterns.
     std::unordered_map<std::string, std::uint32_t> key_index;
     for (const auto& p : t.patterns) {

@@ -5,7 +5,6 @@
 #include <unordered_map>
 
 #include "vehicledata/emulator/api.h"
-#include "vehicledata/emulator/vin_tables.h"
 #include "vehicledata/query.h"
 
 namespace vehicledata::emulator {
@@ -365,7 +364,7 @@ Api::Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock)
             plan->id = ++id;
             plans_[{&r, verbose}] = std::move(plan);
         }
-    vin_decoder_ = load_vin_decoder(store_);
+    vin_decoder_ = std::make_unique<VinDecoderSlot>(store_);
 }
 
 const Plan& Api::plan_of(const schema::Record& record, bool verbose) { return *plans_.at({&record, verbose}); }

@@ -98,9 +98,10 @@ void Api::vin(const Call& call, httplib::Response& res) {
         throw HttpError(400, "BadRequestException", "Invalid VIN '" + call.route->arg + "': " + problem);
     const bool verbose = yes_no(call, "verbose");
     const bool all_trims = yes_no(call, "all_trims");
-    if (!vin_decoder_)
+    const vin::Decoder* decoder = vin_decoder_->get();
+    if (!decoder)
         throw HttpError(501, "NotImplementedException", "VIN decoding needs the vPIC tables, which this database lacks");
-    const vin::Result r = vin_decoder_->decode(vin, current_year());
+    const vin::Result r = decoder->decode(vin, current_year());
     if (r.status == vin::Result::Status::unknown_wmi)
         throw HttpError(404, "NotFoundException", "VIN " + vin + ": unknown manufacturer code (WMI) '" + r.wmi + "'");
     if (r.status == vin::Result::Status::no_schema)
@@ -167,7 +168,7 @@ void Api::vin(const Call& call, httplib::Response& res) {
         } else if (f->name == "specs") {
             out.push_back('{');
             bool sf = true;
-            for (const auto& [id, key] : vin_decoder_->output_elements()) {
+            for (const auto& [id, key] : decoder->output_elements()) {
                 if (!sf) out.push_back(',');
                 sf = false;
                 format::append_json_string(out, key);

@@ -1,4 +1,6 @@
 // Reads the vPIC tables once into vin::Tables and compiles the decoder.
+#include <malloc.h>
+
 #include <set>
 
 #include "vehicledata/emulator/vin_tables.h"
@@ -13,10 +15,16 @@ std::string text(sqlite3_stmt* s, int c) {
              : std::string();
 }
 
+const std::atomic<bool>* g_cancel = nullptr;  // set for the duration of one load (one thread)
+
 template <typename F>
 void each_row(Store& store, const std::string& sql, F&& f) {
     Statement st = store.statement(sql);
-    while (st.step()) f(st.get());
+    for (std::size_t n = 0; st.step(); ++n) {
+        if ((n & 4095) == 0 && g_cancel && g_cancel->load(std::memory_order_relaxed))
+            throw StoreError("VIN tables: load cancelled");
+        f(st.get());
+    }
 }
 
 bool safe_identifier(const std::string& s) {
@@ -28,8 +36,9 @@ bool safe_identifier(const std::string& s) {
 
 }  // namespace
 
-std::unique_ptr<const vin::Decoder> load_vin_decoder(Store& store) {
+std::unique_ptr<const vin::Decoder> load_vin_decoder(Store& store, const std::atomic<bool>* cancel) {
     if (!store.has_vpic()) return nullptr;
+    g_cancel = cancel;
     vin::Tables t;
     std::set<std::string> tables;
     each_row(store, "SELECT name FROM vpic.sqlite_master WHERE type IN ('table', 'view')",
@@ -88,7 +97,40 @@ std::unique_ptr<const vin::Decoder> load_vin_decoder(Store& store) {
         each_row(store, "SELECT CAST(Id AS TEXT), Name FROM vpic.\"" + name + "\"",
                  [&](sqlite3_stmt* s) { t.names.push_back({name, text(s, 0), text(s, 1)}); });
     }
-    return std::make_unique<const vin::Decoder>(std::move(t));
+    auto decoder = std::make_unique<const vin::Decoder>(std::move(t));
+    malloc_trim(0);  // the row copies are gone: give their pages back
+    return decoder;
+}
+
+VinDecoderSlot::VinDecoderSlot(Store& store) {
+    thread_ = std::thread([this, &store] {
+        std::unique_ptr<const vin::Decoder> d;
+        std::string error;
+        try {
+            d = load_vin_decoder(store, &cancel_);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        decoder_ = std::move(d);
+        error_ = std::move(error);
+        done_ = true;
+        ready_.store(decoder_.get(), std::memory_order_release);
+        done_cv_.notify_all();
+    });
+}
+
+VinDecoderSlot::~VinDecoderSlot() {
+    cancel_ = true;
+    if (thread_.joinable()) thread_.join();
+}
+
+const vin::Decoder* VinDecoderSlot::get() {
+    if (const vin::Decoder* d = ready_.load(std::memory_order_acquire)) return d;
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, [&] { return done_; });
+    if (!error_.empty()) throw StoreError("VIN tables: " + error_);
+    return decoder_.get();
 }
 
 }  // namespace vehicledata::emulator

@@ -20,7 +20,7 @@
 #include "vehicledata/emulator/store.h"
 #include "vehicledata/format.h"
 #include "vehicledata/schema.h"
-#include "vehicledata/vin.h"
+#include "vehicledata/emulator/vin_tables.h"
 
 namespace vehicledata::emulator {
 
@@ -128,8 +128,8 @@ private:
     // Plans of every record, plain and verbose; built in the constructor, read-only after.
     std::map<std::pair<const schema::Record*, bool>, std::unique_ptr<Plan>> plans_;
     RowCache rows_;
-    // The VIN decoder over the vPIC tables, loaded in the constructor (nullptr without them).
-    std::unique_ptr<const vin::Decoder> vin_decoder_;
+    // The VIN decoder over the vPIC tables, loading from the constructor on its own thread.
+    std::unique_ptr<VinDecoderSlot> vin_decoder_;
 };
 
 }  // namespace vehicledata::emulator
