@@ -244,8 +244,8 @@ def load(path: Path) -> VpicNames:
     found: Dict[int, Dict[Tuple[str, str], List[Tuple[int, int, str]]]] = {_TRIM: {}, _SERIES: {}}
     for sid in sorted(patterns):
         per = patterns[sid]
-        model_pats = [(k, model_name.get(int(a))) for k, a in per.get(_MODEL, ()) if a.isdigit()]
-        model_pats = [(k, m) for k, m in model_pats if m]
+        model_pats = [(k, model_name[int(a)]) for k, a in per.get(_MODEL, ())
+                      if a.isdigit() and int(a) in model_name]
         if not model_pats:
             continue
         only = {m for _, m in model_pats}
