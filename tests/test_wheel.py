@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
@@ -145,6 +146,14 @@ def test_wheel_is_repaired_and_consistent(wheel: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     shown = " ".join(proc.stdout.split())
     assert f'is consistent with the following platform tag: "{tag.group(1)}"' in shown
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        meta = zf.read(f"vehicledata-{VERSION}.dist-info/METADATA").decode()
+    assert f"\nVersion: {VERSION}\n" in meta
+    assert {"pandas", "arrow", "progress", "all"} <= set(re.findall(r"^Provides-Extra: (\S+)$", meta, re.M))
+    assert "vehicledata/bin/vehicledata-emulator" in names and not [n for n in names if "vd_tests" in n]
+    bundled = {Path(n).name.split("-")[0] for n in names if n.startswith("vehicledata.libs/")}
+    assert {"libcurl", "libsimdjson", "libsqlite3", "libssl", "libcrypto"} <= bundled, bundled
 
 
 @pytest.mark.slow
