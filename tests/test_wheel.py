@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from contextlib import redirect_stdout
@@ -87,6 +88,26 @@ def test_configure_names_the_missing_debian_package(tmp_path: Path, how: Dict[st
     proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode != 0
     assert f"On Debian/Ubuntu: apt-get install {package}" in " ".join(proc.stderr.split()), proc.stderr
+
+
+def test_sdist_holds_the_sources_and_configures(tmp_path: Path) -> None:
+    proc = subprocess.run(["make", "--no-print-directory", "sdist"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    sdist = ROOT / "dist" / f"vehicledata-{VERSION}.tar.gz"
+    with tarfile.open(sdist) as tf:
+        names = [n.split("/", 1)[1] for n in tf.getnames() if "/" in n]
+        tf.extractall(tmp_path, filter="data")
+    for wanted in ("pyproject.toml", "CMakeLists.txt", "README.md", "PKG-INFO", "cpp/core/schema.cpp",
+                   "python/vehicledata/__init__.py", "docs/installing.md"):
+        assert wanted in names, wanted
+    assert not [n for n in names if n.startswith((".ci/", "build/", ".venv/", "dist/")) or n.endswith(".db")]
+    src = tmp_path / f"vehicledata-{VERSION}"
+    proc = subprocess.run(["cmake", "-S", str(src), "-B", str(tmp_path / "b"), "-DVEHICLEDATA_BUILD_PYTHON=OFF"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    # The plain CMake build reads the version from the sdist's pyproject.toml.
+    assert f'-DVEHICLEDATA_VERSION=\\"{VERSION}\\"' in (tmp_path / "b" / "CMakeFiles" / "vd_core.dir" / "flags.make").read_text()
 
 
 # ---- the wheel, alone in a fresh venv -----------------------------------------------------------
