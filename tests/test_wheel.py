@@ -128,7 +128,7 @@ def _pins(*names: str) -> List[str]:
 
 
 @pytest.fixture(scope="module")
-def fresh(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Path]]:
+def fresh(wheel: Path, sources_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Path]]:
     """A venv (no system site-packages) holding only the wheel, pandas and pyarrow, used from a temp dir."""
     top = tmp_path_factory.mktemp("fresh")
     venv, work, home = top / "venv", top / "work", top / "home"
@@ -139,13 +139,13 @@ def fresh(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dic
     py = venv / "bin" / "python"
     subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel), *_pins("pandas", "pyarrow", "numpy")],
                    check=True, timeout=900, cwd=work)
-    yield {"venv": venv, "python": py, "work": work, "home": home}
+    yield {"venv": venv, "python": py, "work": work, "home": home, "sources": sources_dir}
     shutil.rmtree(top, ignore_errors=True)
 
 
 def _clean_env(fresh: Dict[str, Path], **extra: str) -> Dict[str, str]:
     env = {"PATH": f"{fresh['venv'] / 'bin'}:/usr/bin:/bin", "HOME": str(fresh["work"]), "LANG": "C.UTF-8",
-           "VEHICLEDATA_HOME": str(fresh["home"]), "VEHICLEDATA_SOURCES": os.environ["VEHICLEDATA_SOURCES"]}
+           "VEHICLEDATA_HOME": str(fresh["home"]), "VEHICLEDATA_SOURCES": str(fresh["sources"])}
     env.update(extra)
     return env
 
