@@ -58,7 +58,8 @@ _BODY = {"PICKUP", "CAB", "CHASSIS", "VAN", "WAGON", "COUPE", "CONVERTIBLE", "SE
          "ROADSTER", "CABRIOLET", "SPYDER", "SPIDER", "HATCH", "LIFTBACK", "SPORTBACK", "SPORTWAGEN",
          "2DR", "4DR", "5DR", "3DR", "CREW", "CREWMAX", "SUPERCREW", "SUPERCAB", "DOUBLE", "QUAD",
          "REGULAR", "EXTENDED", "KING", "ACCESS", "MEGA", "LWB", "SWB", "CARGO", "PASSENGER",
-         "INCOMPLETE", "TAXI", "USPS", "GRAN", "TURISMO", "SUPER", "VOLANTE", "TARGA", "ESTATE", "AVANT"}
+         "INCOMPLETE", "TAXI", "USPS", "GRAN", "TURISMO", "SUPER", "2-DOOR", "3-DOOR", "4-DOOR",
+         "5-DOOR", "3-SEAT", "GC", "VOLANTE", "TARGA", "ESTATE", "AVANT"}
 # Fuel and certification words (in engines.engine_type / fuel_type).
 _FUEL = {"FFV", "CNG", "LPG", "E85", "PHEV", "EV", "FCV", "BEV", "HEV", "DIESEL", "TURBO", "GAS",
          "BIFUEL", "PZEV", "SULEV", "ULEV", "LEV", "CA", "CALIF", "CALIFORNIA", "LD"}
@@ -244,8 +245,8 @@ def load(path: Path) -> VpicNames:
     found: Dict[int, Dict[Tuple[str, str], List[Tuple[int, int, str]]]] = {_TRIM: {}, _SERIES: {}}
     for sid in sorted(patterns):
         per = patterns[sid]
-        model_pats = [(k, model_name.get(int(a))) for k, a in per.get(_MODEL, ()) if a.isdigit()]
-        model_pats = [(k, m) for k, m in model_pats if m]
+        model_pats = [(k, model_name[int(a)]) for k, a in per.get(_MODEL, ())
+                      if a.isdigit() and int(a) in model_name]
         if not model_pats:
             continue
         only = {m for _, m in model_pats}
@@ -279,12 +280,17 @@ def _first_alternative(hint: str) -> str:
     return hint
 
 
+# vPIC Trim values that name a market, a buyer or a build, not a trim.
+_VPIC_NOT_TRIM = {"SA", "FL", "FLEET", "SALES", "POLICE", "CANADA", "EXPORT", "USA", "US", "MEXICO"}
+
+
 def _clean_vpic_trim(value: str) -> Optional[str]:
     """A vPIC Trim value as a trim name: its first alternative, without drive/body words
     ("L/LE/SE/XLE" -> "L"; "Super Cab - Raptor" -> "Raptor"; "Std" -> None)."""
     for part in value.split(" - "):
         first = re.split(r"\s*(?:/|,|;|\+)\s*", part)[0]
-        words = [w for w in _words(first) if not _is_noise(w) and "(" not in w and ")" not in w]
+        words = [w for w in _words(first) if not _is_noise(w) and "(" not in w and ")" not in w
+                 and w.upper() not in _VPIC_NOT_TRIM and not re.fullmatch(r"\d", w)]
         out = " ".join(words).strip()
         if out and out.upper() not in ("STD", "STANDARD", "BASE", "N/A", "NA", "GRADE", "BASE GRADE"):
             return out
@@ -335,6 +341,8 @@ def name_vehicle(make: str, epa_model: str, base_model: str, year: int, vpic: Op
     if taken:  # parenthesised notes ("(Flex Fuel)", "(11 kW Charger)") are no trim words
         words = words[:taken] + _words(re.sub(r"\([^)]*\)?", " ", " ".join(words[taken:])))
     rest = words[taken:] if taken else [w for w in words if norm(w) != norm(model)]
+    if rest and re.fullmatch(r"\d", rest[0]):
+        rest = rest[1:]  # a door count right after the model ("Sonic 5", "Forte 5")
     hint_words = [w for w in rest if not _is_noise(w)]
     hint = _first_alternative(" ".join(hint_words).strip(" -/,"))
     base = base_model.strip()
