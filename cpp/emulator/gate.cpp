@@ -517,6 +517,7 @@ void Gate::run() {
     g.watch(g.lfd, true);
     g.listening = true;
     g.watch(g.evfd, true);
+    g.core.set_listening_socket(g.lfd);
     std::vector<std::thread> workers;
     for (int i = 0; i < g.limits.threads; ++i) workers.emplace_back([&g] { g.work(); });
     std::int64_t next_sweep = now_ms() + 100;
@@ -549,6 +550,7 @@ void Gate::run() {
         std::lock_guard<std::mutex> lock(g.mutex);
         g.workers_stop = true;
     }
+    g.core.set_listening_socket(INVALID_SOCKET);  // a response still being written stops
     g.cv.notify_all();
     for (auto& t : workers) t.join();
 }

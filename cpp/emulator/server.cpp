@@ -99,12 +99,17 @@ const char* reason_for(int status) {
 
 // A whole response for a request the gate refuses before httplib sees it.
 std::string gate_refusal(int status, const std::string& url, const std::string& message) {
+    std::string path;
+    if (!format::url_decode(url, path, false)) path = url;
+    const std::optional<Route> route = match_route(path);
+    const bool text = route && route->text_errors;  // login and data feed download: text/plain, as elsewhere
     httplib::Response res;
-    write_error(res, status, exception_for(status), url, message, false);
+    write_error(res, status, exception_for(status), url, message, text);
     std::string reason = reason_for(status);
     reason = reason.substr(0, reason.find(':'));
-    return "HTTP/1.1 " + std::to_string(status) + " " + reason +
-           "\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: " + std::to_string(res.body.size()) +
+    const std::string type = text ? res.get_header_value("Content-Type") : "application/json; charset=UTF-8";
+    return "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
+           "\r\nContent-Length: " + std::to_string(res.body.size()) +
            "\r\nConnection: close\r\n\r\n" + res.body;
 }
 

@@ -127,16 +127,23 @@ def test_idle_keep_alive_connection_is_closed(emu: Emulator) -> None:
     ("12abc", 400, "invalid Content-Length '12abc'"),
 ])
 def test_post_announcing_a_body_that_never_comes(emu: Emulator, length: str, status: int, part: str) -> None:
-    raw = f"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n".encode()
+    raw = f"POST /api/trims/v2 HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n".encode()
     exc = "PayloadTooLargeException" if status == 413 else "BadRequestException"
     assert_json_error(exchange(emu, raw)[0], status, exc, part)
+
+
+def test_login_refusals_are_text_as_the_login_route_answers(emu: Emulator) -> None:
+    raw = b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"
+    code, headers, body = exchange(emu, raw)[0]
+    assert (code, headers["content-type"], body) == (400, "text/plain; charset=UTF-8",
+                                                     b"Bad Request: invalid Content-Length '-5'")
 
 
 def test_post_whose_body_stalls_gets_408_and_pins_no_worker(emu: Emulator) -> None:
     stalled = [connect(emu) for _ in range(8)]
     try:
         for s in stalled:
-            s.sendall(b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+            s.sendall(b"POST /api/trims/v2 HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
         served(emu)
         for s in stalled:
             assert_json_error(read_response(s, bytearray()), 408, "RequestTimeoutException", "Request Timeout")
@@ -203,13 +210,13 @@ def test_pipelined_requests_in_one_segment_are_all_answered_in_order(emu: Emulat
 
 
 def test_content_length_with_transfer_encoding_is_400(emu: Emulator) -> None:
-    raw = (b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
+    raw = (b"POST /api/trims/v2 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
            b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
     assert_json_error(exchange(emu, raw)[0], 400, "BadRequestException", "both Content-Length and Transfer-Encoding")
 
 
 def test_conflicting_content_lengths_are_400(emu: Emulator) -> None:
-    raw = b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"
+    raw = b"POST /api/trims/v2 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"
     assert_json_error(exchange(emu, raw)[0], 400, "BadRequestException", "conflicting Content-Length")
 
 

@@ -37,9 +37,12 @@ struct GateLimits {
 };
 
 // httplib::Server with its per-request processing opened to the gate.
+// httplib checks its own listening socket to tell whether it is shutting down
+// (content providers stop writing then), so the gate lends it its own.
 class HttpCore : public httplib::Server {
 public:
     using httplib::Server::process_request;
+    void set_listening_socket(int fd) { svr_sock_ = fd; }
 };
 
 // Builds a gate refusal: status, exception and message; `url` is the request path or "/".
