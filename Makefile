@@ -63,5 +63,10 @@ bench: install
 	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 	$(VPY) benchmarks/run_all.py
 
+.PHONY: soak
+soak: install  # the emulator's load and soak run, 60 s per phase (docs/reliability.md)
+	@command -v wrk >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk; }
+	$(VPY) benchmarks/emulator_soak.py --duration 60
+
 clean:
 	rm -rf build $(VENV)
