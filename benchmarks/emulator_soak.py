@@ -46,7 +46,7 @@ def q(value: Any) -> str:
     return urllib.parse.quote(json.dumps(value), safe="")
 
 
-def mix(base: str, token: str) -> List[Target]:
+def mix(base: str, token: str, vin: bool = True) -> List[Target]:
     """The request mix; detail ids come from the emulator's own first page."""
     def get(path: str) -> Any:
         req = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}"})
@@ -64,6 +64,8 @@ def mix(base: str, token: str) -> List[Target]:
         ("/api/data-feeds/download", "bytes=100000-131071"),
     ]
     targets += [(f"/api/trims/v2/{i}", None) for i in trim_ids]
+    if not vin:
+        targets = [t for t in targets if not t[0].startswith("/api/vin/")]
     return targets
 
 
@@ -116,10 +118,12 @@ def run_wrk(url: str, script: Path, connections: int, duration: int) -> Dict[str
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     socket_errors = sum(int(x) for x in sock.groups()) if sock else 0
+    kinds = dict(zip(("connect", "read", "write", "timeout"), (int(x) for x in sock.groups()))) if sock else {}
     lat = {p: parse_ms(v) for p, v in re.findall(r"^\s+(50|99)%\s+(\S+)", out, re.M)}
     return {"connections": connections, "duration_s": duration, "requests": total,
             "requests_per_second": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),  # type: ignore
             "non_2xx": int(non2xx.group(1)) if non2xx else 0, "socket_errors": socket_errors,
+            "socket_error_kinds": kinds,
             "p50_ms": lat.get("50"), "p99_ms": lat.get("99")}
 
 
@@ -210,6 +214,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--duration", type=int, default=60, help="seconds per phase (default 60)")
     ap.add_argument("--slowloris", type=int, default=32, help="dripping connections in phase 3 (default 32)")
     ap.add_argument("--floods", type=int, default=2, help="header-flood clients in phase 3 (default 2)")
+    ap.add_argument("--no-vin", action="store_true", help="leave the VIN targets out of the mix")
     ap.add_argument("--request-timeout", type=int, default=None, help="the emulator's --request-timeout")
     ap.add_argument("--db", default=None, help="database (default: vehicledata.dataset.ensure_database())")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -230,8 +235,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     with tempfile.TemporaryDirectory(prefix="vd-soak-") as tmp, \
             Emulator(db=db, rate_limit=100_000_000, extra_args=extra) as emu:
         pid = emu._proc.pid  # type: ignore[union-attr]
+        load_before = Path("/proc/loadavg").read_text().split()[0]  # the machine may be shared
         token = login(emu.url)
-        targets = mix(emu.url, token)
+        targets = mix(emu.url, token, vin=not args.no_vin)
         check_targets(emu.url, token, targets)
         script = Path(tmp) / "mix.lua"
         script.write_text(lua_script(token, targets))
@@ -249,6 +255,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         phases.append(attacked)
         result["phases"] = phases
         result["rss_kib_end"] = rss_kib(pid)
+        result["loadavg"] = [load_before, Path("/proc/loadavg").read_text().split()[0]]
         alive = emu.running if hasattr(emu, "running") else True
     errors = sum(p["non_2xx"] + p["socket_errors"] for p in phases)
     answers = attacked["hostile_answers"]
@@ -258,12 +265,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     else:
+        print(f"load average before/after: {result['loadavg'][0]} / {result['loadavg'][1]}")
         print(f"mix of {len(targets)} targets; emulator RSS {result['rss_kib_start'] // 1024} MiB at start, "
               f"{result['rss_kib_after_load'] // 1024} MiB after load, {result['rss_kib_end'] // 1024} MiB at end")
         for i, p in enumerate(phases, 1):
             print(f"phase {i}: {p['connections']:3d} conns {p['duration_s']} s: {p['requests']} requests, "
                   f"{p['requests_per_second']:.0f} req/s, p50 {p['p50_ms']:.2f} ms, p99 {p['p99_ms']:.2f} ms, "
                   f"non-2xx {p['non_2xx']}, socket errors {p['socket_errors']}"
+                  + (f" {p['socket_error_kinds']}" if p['socket_errors'] else "")
                   + (f", hostile answers {p['hostile_answers']}" if "hostile_answers" in p else ""))
     if args.check and (errors or not refused or unexpected or not alive):
         print(f"FAILED: {errors} errors, hostile answers {answers}", file=sys.stderr)
