@@ -29,7 +29,8 @@ The :class:`Context` gives a scenario what every scenario needs:
 * ``ctx.subprocess(module, func, *args)``: runs ``module.func(*args)`` in a fresh interpreter and
   returns its JSON result with the child's peak RSS (VmHWM) added as ``peak_rss``;
 * ``ctx.instructions(argv)``: instructions retired by a command (``perf stat`` when the kernel
-  allows it, else valgrind ``--tool=callgrind``), stable on a shared machine;
+  allows it, else valgrind ``--tool=callgrind``), stable on a shared machine; None unless the run
+  asked for them (``--instructions`` or ``BENCH_INSTRUCTIONS=1``);
 * ``ctx.rounds`` (``--rounds``, small while developing) and ``ctx.quick`` (``--quick``: smallest
   sizes, for smoke runs).
 
@@ -220,9 +221,10 @@ def child_env() -> Dict[str, str]:
 
 
 class Context:
-    def __init__(self, rounds: int = 7, quick: bool = False, keep_payloads: bool = True) -> None:
+    def __init__(self, rounds: int = 7, quick: bool = False, count_instructions: bool = False) -> None:
         self.rounds = rounds
         self.quick = quick
+        self.count_instructions = count_instructions
         self._stack = contextlib.ExitStack()
         self._emu: Any = None
         self._jwt: Optional[str] = None
@@ -307,6 +309,9 @@ class Context:
         return json.loads(lines[-1][len("@@RESULT@@"):])
 
     def instructions(self, argv: Sequence[str], timeout: float = 600) -> Optional[int]:
+        """None unless --instructions: under callgrind a fresh interpreter importing pandas takes minutes."""
+        if not self.count_instructions:
+            return None
         return instructions(argv, env=child_env(), timeout=timeout)
 
     def close(self) -> None:
@@ -377,6 +382,9 @@ def arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "7")),
                     help="interleaved rounds per measurement (default 7; 2 for a smoke run)")
     ap.add_argument("--quick", action="store_true", help="smallest sizes: a smoke run of the harness")
+    ap.add_argument("--instructions", action="store_true",
+                    default=os.environ.get("BENCH_INSTRUCTIONS", "") not in ("", "0"),
+                    help="count instructions of the decode scenarios (perf stat, else callgrind: slow)")
     ap.add_argument("--json", default=None, help="also write this scenario's results to this file")
     return ap
 
@@ -385,7 +393,7 @@ def main(run: Callable[[Context], Any], argv: Optional[List[str]] = None) -> int
     """Run one scenario module alone (its `if __name__ == "__main__"` hook)."""
     args = arg_parser().parse_args(argv)
     mod = sys.modules[run.__module__]
-    ctx = Context(rounds=args.rounds, quick=args.quick)
+    ctx = Context(rounds=args.rounds, quick=args.quick, count_instructions=args.instructions)
     try:
         out = run_scenario(mod, ctx)
     finally:

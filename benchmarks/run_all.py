@@ -54,7 +54,7 @@ def main(argv: List[str] | None = None) -> int:
             return 2
         mods = [m for m in mods if m.SCENARIO in want]
     started = time.time()
-    ctx = harness.Context(rounds=args.rounds, quick=args.quick)
+    ctx = harness.Context(rounds=args.rounds, quick=args.quick, count_instructions=args.instructions)
     scenarios = []
     try:
         for m in mods:
