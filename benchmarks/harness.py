@@ -335,7 +335,8 @@ def print_result(res: Result) -> None:
         med = statistics.median(xs)
         rel = ""
         if base and name != res.ours:
-            rel = f"  {(med / base) if not res.higher_is_better else (base / med):6.2f}x ours"
+            rel = (f"  peer/ours {med / base:6.2f}x" if not res.higher_is_better
+                   else f"  ours/peer {base / med:6.2f}x")
         print(f"  {name:<40} {fmt(med, res.unit):>12}  ({fmt(min(xs), res.unit)} - {fmt(max(xs), res.unit)}){rel}"
               + ("  (ours)" if name == res.ours else ""))
     for t in res.targets:
