@@ -61,6 +61,19 @@ def child(name: str, payload_file: str, iters: int) -> Dict[str, Any]:
     return {"rows": rows, "growth": harness.peak_rss_bytes() - base}
 
 
+_BODIES: Dict[str, bytes] = {}
+
+
+def ours_file(payload_file: str) -> int:
+    """Ours on a saved payload (for the profile)."""
+    from pathlib import Path
+
+    from vehicledata import frames
+
+    body = _BODIES.get(payload_file) or _BODIES.setdefault(payload_file, Path(payload_file).read_bytes())
+    return len(frames.frame_from_bytes(body, "trim"))
+
+
 INSTR_CODE = ("import sys; sys.path.insert(0, {here!r}); import decode_frame as m; "
               "m.child({name!r}, {file!r}, {iters})")
 
@@ -106,6 +119,10 @@ def run(ctx: harness.Context) -> List[harness.Result]:
             res.notes.append("instructions/call: callgrind, (run of k calls - run of 0 calls) / k, in fresh processes")
         if res.extra:
             res.notes.append(f"{number} calls per sample; peak RSS growth: one call in a fresh process after imports")
+        if not all(c["met"] for c in res.to_json()["checks"]):
+            res.notes.append("target missed; py-spy profile of ours (leaf functions, share of samples): "
+                             + "; ".join(ctx.profile("decode_frame", "ours_file", pfile,
+                                                     seconds=2 if ctx.quick else 4)))
         out.append(res)
     return out
 

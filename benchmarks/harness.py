@@ -31,6 +31,8 @@ The :class:`Context` gives a scenario what every scenario needs:
 * ``ctx.instructions(argv)``: instructions retired by a command (``perf stat`` when the kernel
   allows it, else valgrind ``--tool=callgrind``), stable on a shared machine; None unless the run
   asked for them (``--instructions`` or ``BENCH_INSTRUCTIONS=1``);
+* ``ctx.profile(module, func, *args)``: a py-spy profile (native frames) of a slow path, summarised
+  as its top leaf functions: what docs/performance.md shows where a target is missed;
 * ``ctx.rounds`` (``--rounds``, small while developing) and ``ctx.quick`` (``--quick``: smallest
   sizes, for smoke runs).
 
@@ -307,6 +309,40 @@ class Context:
         if p.returncode != 0 or not lines:
             raise RuntimeError(f"{module}.{func} failed ({p.returncode}):\n{p.stderr[-3000:]}")
         return json.loads(lines[-1][len("@@RESULT@@"):])
+
+    def profile(self, module: str, func: str, *args: Any, seconds: float = 3.0, top: int = 8) -> List[str]:
+        """Where `module.func(*args)`, called in a loop in a fresh process, spends its time: py-spy
+        (native frames included) samples, summarised as the `top` leaf functions by share of samples."""
+        spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+        if not os.access(spy, os.X_OK):
+            return ["py-spy is not installed (pyproject's bench extras)"]
+        code = ("import sys,time,json,importlib; m=importlib.import_module(sys.argv[1]); f=getattr(m,sys.argv[2]); "
+                "a=json.loads(sys.argv[3]); f(*a); t=time.perf_counter()\n"
+                "while time.perf_counter()-t < float(sys.argv[4]): f(*a)")
+        with tempfile.TemporaryDirectory(prefix="vd-spy-") as tmp:
+            out = Path(tmp) / "raw.txt"
+            p = subprocess.run([spy, "record", "--native", "--format", "raw", "-r", "400", "-o", str(out), "--",
+                                sys.executable, "-c", code, module, func, json.dumps(list(args)), str(seconds)],
+                               capture_output=True, text=True, env=child_env(), timeout=seconds * 10 + 120)
+            if not out.exists():
+                return [f"py-spy failed: {(p.stderr or p.stdout).strip()[-300:]}"]
+            leaves: Dict[str, int] = {}
+            total = 0
+            for line in out.read_text().splitlines():
+                stack, _, count = line.rpartition(" ")
+                if not count.isdigit():
+                    continue
+                frames = stack.split(";")
+                # the measured call only: skip samples spent importing or in the timing loop itself
+                if not any(f"{func} (" in fr for fr in frames) or any("importlib._bootstrap" in fr for fr in frames):
+                    continue
+                leaf = re.sub(r" \(.*?\)$", "", frames[-1]) + " (" + frames[-1].rsplit("(", 1)[-1]
+                leaves[leaf] = leaves.get(leaf, 0) + int(count)
+                total += int(count)
+        if not total:
+            return ["py-spy: no samples"]
+        best = sorted(leaves.items(), key=lambda kv: -kv[1])[:top]
+        return [f"{100 * n / total:4.1f}%  {name}" for name, n in best]
 
     def instructions(self, argv: Sequence[str], timeout: float = 600) -> Optional[int]:
         """None unless --instructions: under callgrind a fresh interpreter importing pandas takes minutes."""

@@ -82,7 +82,9 @@ def plot(scn: Dict[str, Any]) -> str:
     for r in scaled:
         groups.setdefault(r["title"].split(":")[0], []).append(r)
     bars = [r for r in results if r.get("x") is None]
-    n = len(bars) + len(groups)
+    mem_groups = {t: rs for t, rs in groups.items()
+                  if sum(1 for r in rs if any("peak RSS growth" in e for e in r["extra"].values())) >= 2}
+    n = len(bars) + len(groups) + len(mem_groups)
     fig, axes = plt.subplots(n, 1, figsize=(8, 2.2 + 0.9 * n + 0.25 * sum(len(r["medians"]) for r in bars)),
                              squeeze=False)
     i = 0
@@ -115,6 +117,22 @@ def plot(scn: Dict[str, Any]) -> str:
         ax.set_xlabel("records")
         ax.set_ylabel(unit)
         ax.set_title(title + " (log-log: linear scaling is a slope-1 line)", fontsize=9)
+        ax.legend(fontsize=7)
+    for title, rs in mem_groups.items():
+        ax = axes[i][0]
+        i += 1
+        rs = sorted(rs, key=lambda r: r["x"])
+        names = list(dict.fromkeys(k for r in rs for k in r["extra"]))
+        for k in names:
+            pts = [(r["x"], r["extra"][k]["peak RSS growth"] / 2**20) for r in rs
+                   if "peak RSS growth" in r["extra"].get(k, {})]
+            ax.plot([p[0] for p in pts], [max(p[1], 0.01) for p in pts], marker="o", label=k,
+                    linewidth=2.5 if k == rs[0]["ours"] else 1.2)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("records")
+        ax.set_ylabel("peak RSS growth, MiB")
+        ax.set_title(title + ": memory", fontsize=9)
         ax.legend(fontsize=7)
     fig.tight_layout()
     path = PLOTS / f"{scn['scenario']}.png"
