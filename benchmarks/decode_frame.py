@@ -83,9 +83,10 @@ def instructions_per_call(ctx: harness.Context, name: str, payload_file: str, it
     for n in (0, iters):
         code = INSTR_CODE.format(here=str(harness.HERE), name=name, file=payload_file, iters=n)
         runs.append(ctx.instructions([sys.executable, "-c", code]))
-    if None in runs:
+    a, b = runs
+    if a is None or b is None:
         return None
-    return int((runs[1] - runs[0]) / iters)
+    return int((b - a) / iters)
 
 
 def run(ctx: harness.Context) -> List[harness.Result]:
