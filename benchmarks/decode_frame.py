@@ -122,7 +122,7 @@ def run(ctx: harness.Context) -> List[harness.Result]:
             res.notes.append(f"{number} calls per sample; peak RSS growth: one call in a fresh process after imports")
         if not all(c["met"] for c in res.to_json()["checks"]):
             res.notes.append("target missed; py-spy profile of ours (leaf functions, share of samples): "
-                             + "; ".join(ctx.profile("decode_frame", "ours_file", pfile,
+                             + "".join("\n  - " + ln for ln in ctx.profile("decode_frame", "ours_file", pfile,
                                                      seconds=2 if ctx.quick else 4)))
         out.append(res)
     return out

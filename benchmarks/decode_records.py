@@ -126,7 +126,8 @@ def run(ctx: harness.Context) -> List[harness.Result]:
             res.extra.setdefault(name, {})["instructions/call"] = int((runs[1] - runs[0]) / k)  # type: ignore[operator]
     if not all(c["met"] for c in res.to_json()["checks"]):
         res.notes.append("target missed; py-spy profile of ours (leaf functions, share of samples): "
-                         + "; ".join(ctx.profile("decode_records", "ours_file", pfile, seconds=2 if ctx.quick else 4)))
+                         + "".join("\n  - " + ln for ln in ctx.profile("decode_records", "ours_file", pfile,
+                                                                  seconds=2 if ctx.quick else 4)))
     return [res]
 
 

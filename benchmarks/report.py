@@ -56,9 +56,8 @@ def table(res: Dict[str, Any]) -> List[str]:
 def _cell(key: str, v: Any) -> str:
     if v in ("", None):
         return ""
-    if isinstance(v, float) and ("rss" in key or "bytes" in key):
-        return fmt(v, "bytes")
-    if isinstance(v, (int, float)) and ("rss" in key or "bytes" in key):
+    k = key.lower()
+    if isinstance(v, (int, float)) and ("rss" in k or "bytes" in k or k == "dataframe"):
         return fmt(float(v), "bytes")
     if isinstance(v, int) and "instr" in key:
         return f"{v / 1e6:,.1f} M"
