@@ -86,13 +86,16 @@ def test_camry_2018_trims_carry_epa_mpg(database: Path, epa_rows) -> None:
 
 
 def test_trim_matches_service_style(database: Path) -> None:
-    # The real service's record for the 2019 BMW 530i reads "530i 4dr Sedan (2.0L 4cyl Turbo 8A)".
-    rows = q(database, "SELECT t.make, t.model, t.submodel, t.trim, t.description, e.cylinders, e.size, "
-                       "e.transmission, e.drive_type, e.engine_type, e.fuel_type "
+    # The real service's record for the 2019 BMW 530i (API-NOTES "Records as served"): model
+    # "530i", series "5 Series", submodel "Base", trim "530i", "530i 4dr Sedan (2.0L 4cyl Turbo 8A)".
+    rows = q(database, "SELECT t.make, t.model, t.series, t.submodel, t.trim, t.description, e.cylinders, "
+                       "e.size, e.transmission, e.drive_type, e.engine_type, e.fuel_type "
                        "FROM trims t JOIN engines e ON e.id = t.id "
-                       "WHERE t.year = 2019 AND t.make = 'BMW' AND t.submodel = '530i'")
-    assert rows == [("BMW", "5 Series", "530i", "530i", "530i 4dr Sedan (2.0L 4cyl Turbo 8A)", "I4", 2.0,
-                     "8-speed shiftable automatic", "rear wheel drive", "gas", "premium unleaded (recommended)")]
+                       "WHERE t.year = 2019 AND t.make = 'BMW' AND t.model = '530i' ORDER BY e.drive_type DESC")
+    assert rows == [("BMW", "530i", "5 Series", "Base", "530i", "530i 4dr Sedan (2.0L 4cyl Turbo 8A)", "I4", 2.0,
+                     "8-speed shiftable automatic", "rear wheel drive", "gas", "premium unleaded (recommended)"),
+                    ("BMW", "530i", "5 Series", "Base", "530i", "530i 4dr Sedan AWD (2.0L 4cyl Turbo 8A)", "I4", 2.0,
+                     "8-speed shiftable automatic", "all wheel drive", "gas", "premium unleaded (recommended)")]
 
 
 def test_demo_years_have_plenty(database: Path) -> None:
@@ -135,7 +138,7 @@ def test_identity_copied_from_the_trim(database: Path) -> None:
         WHERE m.id IS NULL OR m.name != t.model OR m.make != t.make OR m.make_id != t.make_id""") == [(0,)]
     assert q(database, "SELECT count(*) FROM trims t LEFT JOIN makes k ON k.id = t.make_id "
                        "WHERE k.id IS NULL OR k.name != t.make") == [(0,)]
-    # models: one per (make, baseModel)
+    # models: one per (make, marketed model name)
     assert q(database, "SELECT count(*) FROM (SELECT make, name FROM models GROUP BY make, name HAVING count(*) > 1)") \
         == [(0,)]
 
@@ -240,16 +243,23 @@ def test_provenance_marks_every_column(database: Path) -> None:
     prov = {(t, c): o for t, c, o, _ in q(database, "SELECT * FROM provenance")}
     expected = {(t, f.name) for t in schema.tables() for f in schema.table_record(t).fields if f.type != "nested"}
     assert set(prov) == expected
-    assert set(prov.values()) == {"real", "derived"}
+    assert set(prov.values()) == {"real", "derived", "synthetic"}
+    # synthetic: no public source gives the value (the emulator's X-Emulator-Synthetic header)
     for col in ("msrp", "invoice"):
-        assert prov[("trims", col)] == "derived"
+        assert prov[("trims", col)] == "synthetic"
     for col in ("length", "curb_weight", "seats", "max_towing_capacity"):
-        assert prov[("bodies", col)] == "derived"
-    for col in ("horsepower_hp", "torque_ft_lbs", "valves", "cam_type"):
+        assert prov[("bodies", col)] == "synthetic"
+    for col in ("horsepower_hp", "torque_ft_lbs"):
+        assert prov[("engines", col)] == "synthetic"
+    for col in ("valves", "cam_type", "cylinders"):
         assert prov[("engines", col)] == "derived"
-    assert prov[("mileages", "fuel_tank_capacity")] == "derived"
+    assert prov[("mileages", "fuel_tank_capacity")] == "synthetic"
     assert prov[("mileages", "combined_mpg")] == "real"
-    assert prov[("exterior_colors", "rgb")] == "derived"
+    assert prov[("exterior_colors", "rgb")] == "synthetic"
+    assert prov[("trims", "model")] == "real" and prov[("trims", "trim")] == "derived"
+    # NULL columns invent nothing
+    for col in ("front_track", "rear_track", "ground_clearance", "gross_weight", "max_payload"):
+        assert prov[("bodies", col)] == "real"
 
 
 def test_obd_codes(database: Path, sources_dir: Path) -> None:
@@ -448,6 +458,10 @@ def test_cli_build_and_info(tmp_path: Path, capsys: pytest.CaptureFixture) -> No
     assert main(["dataset", "info", "--db", str(out)]) == 0
     info = capsys.readouterr().out
     assert dataset.content_hash(out) in info and re.search(r"obd_codes\s+26\b", info)
+    # real / derived / synthetic: the number of tables where each field has that origin
+    assert "real / derived / synthetic" in info
+    assert re.search(r"\n  msrp\s+0\s+0\s+1\n", info) and re.search(r"\n  make\s+9\s+0\s+0\n", info)
+    assert re.search(r"\n  color\s+0\s+0\s+2\n", info)
     assert main(["dataset", "info", "--db", str(tmp_path / "none.db")]) == 1
     assert "no vehicledata database" in capsys.readouterr().err
     assert main(["dataset", "build", "--sources", str(tmp_path / "nope"), "--out", str(out)]) == 1

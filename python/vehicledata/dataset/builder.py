@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Union
 
 from .. import schema
-from . import epa, obd, paths, provenance, rows, store, vpic
+from . import epa, naming, obd, paths, provenance, rows, store, vpic
 from .epa import SourceError
 from .progress import ProgressArg, Reporter, reporter_for
 from .timefmt import eastern_stamp
@@ -197,6 +197,7 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
 
     vpic_target: Optional[Path] = None
     layouts = None
+    names = None
     if src.vpic is not None:
         vpic_target = out_path.parent / paths.VPIC_NAME
         stage = rep.stage("vPIC tables", total=src.vpic.stat().st_size, unit="B")
@@ -206,9 +207,13 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
         layouts = vpic.engine_layouts(vpic_target)
         stage.update(len(layouts))
         timings["vpic_layouts"] = stage.close(f"{len(layouts):,} make/model/cylinder keys")
+        stage = rep.stage("vPIC model, trim and series names")
+        names = naming.load(vpic_target)
+        stage.update(len(names.models))
+        timings["vpic_names"] = stage.close(f"{sum(len(m) for m in names.models.values()):,} vPIC models")
 
     stage = rep.stage("map and derive", total=len(vehicles))
-    tables = rows.build_rows(vehicles, tick=stage.update, layouts=layouts)
+    tables = rows.build_rows(vehicles, tick=stage.update, layouts=layouts, names=names)
     timings["map"] = stage.close()
     if layouts is not None:
         rep.line(f"  engine layouts: {tables.layouts_from_vpic:,} set from vPIC VIN patterns over the make rules")
@@ -247,6 +252,7 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
                 done += counts[table]
                 stage.update(done)
             store.write_provenance(con, provenance.rows())
+            store.write_vpic_maps(con, tables.vpic_makes, tables.vpic_models)
             timings["write"] = stage.close()
             stage = rep.stage("indexes", total=len(schema.tables()), unit="tables")
             n_idx = [0]

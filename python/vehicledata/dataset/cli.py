@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,4 +73,22 @@ def _info(args: argparse.Namespace) -> int:
         print(f"{key:<15} {value}")
     for key in sorted(k for k in meta if k.startswith("count_")):
         print(f"  {key[len('count_'):]:<16} {int(meta[key]):>9,}")
+    _print_origins(db)
     return 0
+
+
+def _print_origins(db: Path) -> None:
+    """Per field: in how many storage tables it is real / derived / synthetic (provenance)."""
+    from . import provenance
+
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            rows = con.execute("SELECT table_name, column_name, origin, note FROM provenance").fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return
+    print("origin of each field (number of tables): real / derived / synthetic")
+    for field, per in sorted(provenance.counts_per_field(rows).items()):
+        print(f"  {field:<38} {per['real']:>3} {per['derived']:>3} {per['synthetic']:>3}")

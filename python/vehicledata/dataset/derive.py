@@ -104,15 +104,16 @@ def class_group(vclass: str) -> str:
     return "midsize"
 
 
-# Price level of a make relative to a mainstream brand (1.0).
+# Price tier of a make relative to a mainstream brand (1.0), calibrated against published base
+# prices (dataset/msrp_reference.csv; tests/test_naming.py prints the median error).
 _MAKE_PRICE = {
-    "Acura": 1.3, "Alfa Romeo": 1.5, "Aston Martin": 2.8, "Audi": 1.3, "BMW": 1.35, "BMW Alpina": 2.4,
-    "Bentley": 3.5, "Bugatti": 25.0, "Bugatti Rimac": 25.0, "Cadillac": 1.35, "Ferrari": 4.5, "Genesis": 1.4,
-    "Infiniti": 1.35, "Jaguar": 1.55, "Lamborghini": 5.0, "Land Rover": 1.6, "Lexus": 1.3, "Lincoln": 1.45,
-    "Lotus": 1.8, "Maserati": 1.9, "Maybach": 3.5, "McLaren Automotive": 4.0, "Mercedes-Benz": 1.4,
-    "Porsche": 1.8, "Rolls-Royce": 6.0, "Tesla": 1.3, "Volvo": 1.3, "Koenigsegg": 25.0, "Pagani": 25.0,
-    "Karma": 2.5, "Fisker": 2.0, "Lucid": 2.0, "Polestar": 1.8, "Rivian": 2.0, "Saleen": 2.0, "Spyker": 3.0,
-    "Lordstown": 1.5, "INEOS Automotive": 2.0, "Hummer": 1.3,
+    "Acura": 1.45, "Alfa Romeo": 1.7, "Aston Martin": 4.5, "Audi": 1.75, "BMW": 1.85, "BMW Alpina": 3.0,
+    "Bentley": 5.5, "Bugatti": 60.0, "Bugatti Rimac": 60.0, "Cadillac": 1.7, "Ferrari": 5.5, "Genesis": 1.6,
+    "Infiniti": 1.55, "Jaguar": 1.8, "Lamborghini": 6.5, "Land Rover": 2.0, "Lexus": 1.65, "Lincoln": 1.6,
+    "Lotus": 2.6, "Maserati": 2.7, "Maybach": 5.0, "McLaren Automotive": 4.6, "Mercedes-Benz": 1.85,
+    "Porsche": 2.3, "Rolls-Royce": 9.5, "Tesla": 1.6, "Volvo": 1.55, "Koenigsegg": 60.0, "Pagani": 60.0,
+    "Karma": 3.5, "Fisker": 2.5, "Lucid": 2.5, "Polestar": 1.8, "Rivian": 2.2, "Saleen": 2.5, "Spyker": 4.0,
+    "Lordstown": 1.6, "INEOS Automotive": 2.2, "Hummer": 1.4, "MINI": 1.15, "Buick": 1.15, "GMC": 1.12,
 }
 _PERFORMANCE_MAKES = {"Ferrari", "Lamborghini", "McLaren Automotive", "Porsche", "Aston Martin", "Bugatti",
                       "Bugatti Rimac", "Koenigsegg", "Pagani", "Lotus", "Saleen", "Shelby", "Spyker"}
@@ -123,8 +124,9 @@ _OHV_MAKES = {"Chevrolet", "GMC", "Cadillac", "Buick", "Pontiac", "Oldsmobile", 
               "Chrysler", "Jeep", "SRT", "Plymouth"}
 
 
-def _year_price_factor(year: int) -> float:
-    return 1.028 ** (year - 2020)
+_GM_MAKES = {"Chevrolet", "GMC", "Buick", "Pontiac", "Oldsmobile", "Saturn"}
+_GM_OHV_V6 = (2.8, 3.1, 3.4, 3.5, 3.8, 3.9, 4.3)
+_CHRYSLER_MAKES = {"Chrysler", "Dodge", "Plymouth", "Jeep", "Ram"}
 
 
 def _electrified(engine_type: str) -> str:
@@ -137,31 +139,49 @@ def _electrified(engine_type: str) -> str:
     return ""
 
 
-# Price level of a body class relative to a car (1.0).
-_GROUP_PRICE = {"smallsuv": 1.08, "midsuv": 1.1, "stdsuv": 1.12, "spv": 1.05, "smallpickup": 1.1, "stdpickup": 1.15,
-                "minivan": 1.15, "cargovan": 1.2, "passvan": 1.3, "large": 1.08, "minicompact": 1.05}
+# Base price (2020 USD, mainstream make, two-wheel drive) of a body class at its typical
+# horsepower, calibrated against published base prices (dataset/msrp_reference.csv).
+_GROUP_PRICE: Dict[str, Tuple[float, float]] = {
+    "minicompact": (17000, 140), "subcompact": (15500, 120), "compact": (20000, 150), "midsize": (25000, 200),
+    "large": (30000, 280), "twoseater": (36000, 250), "smallwagon": (24000, 170), "midwagon": (30000, 220),
+    "smallsuv": (24000, 180), "midsuv": (32000, 280), "stdsuv": (40000, 355), "spv": (28000, 220),
+    "smallpickup": (23000, 200), "stdpickup": (30000, 290), "minivan": (31000, 280), "cargovan": (33000, 275),
+    "passvan": (36000, 275),
+}
+# Price growth a year (US new-vehicle CPI ran about 1-3 % a year in 2000-2020).
+_YEAR_PRICE = 0.025
+
+
+def _year_price_factor(year: int) -> float:
+    return (1.0 + _YEAR_PRICE) ** (year - 2020)
 
 
 def msrp_invoice(v: Vehicle, model_id: int, engine_type: str, drive_type: Optional[str],
                  horsepower: Optional[int]) -> Tuple[int, int]:
-    """MSRP and invoice (USD): (12,000 + 75 x horsepower) x make level x class level x year
-    (2.8 %/year before 2020), plus drive and electrification premiums, seeded per model and trim."""
+    """MSRP and invoice (USD) by class, make tier and year: the class's base price x (horsepower
+    / the class's typical horsepower)^0.6 x the make's price tier x 2.5 %/year from 2020, plus
+    drive and electrification premiums and 5 % per premium trim word (up to three), with a
+    +-3 % touch seeded per model. Invoice is 90.5-94.5 % of it. All trims with the same engine
+    and words in a model get the same price."""
     group = class_group(v.vclass)
-    hp = horsepower or 150
-    base = (12000.0 + 75.0 * hp) * _MAKE_PRICE.get(v.make, 1.0) * _GROUP_PRICE.get(group, 1.0)
-    base *= Seeded("model-price", model_id).uniform(0.92, 1.08)
+    base, ref_hp = _GROUP_PRICE.get(group, (25000, 200))
+    hp = horsepower or ref_hp
+    tier = _MAKE_PRICE.get(v.make, 1.0)
+    if group in ("cargovan", "passvan", "minivan"):
+        tier = tier ** 0.5  # vans: a premium badge adds less
+    price = base * (hp / ref_hp) ** 0.6 * tier
+    price *= Seeded("model-price", model_id).uniform(0.97, 1.03)
     extra = 0.0
     if drive_type in ("all wheel drive", "four wheel drive"):
         extra += 2000
     kind = _electrified(engine_type)
-    extra += {"ev": 5000, "phev": 5000, "hybrid": 2000}.get(kind, 0)
+    extra += {"ev": 6000, "phev": 5000, "hybrid": 1500}.get(kind, 0)
     name = " " + v.model.upper() + " "
     premium = sum(1 for w in _PREMIUM_WORDS if w in name)
-    base *= 1.0 + 0.05 * min(premium, 3)
-    t = Seeded("trim-price", v.id)
-    msrp = (base + extra) * _year_price_factor(v.year) * t.uniform(0.97, 1.03)
+    price *= 1.0 + 0.05 * min(premium, 3)
+    msrp = (price + extra) * _year_price_factor(v.year)
     msrp_i = int(round(msrp / 50.0)) * 50
-    invoice = int(round(msrp_i * t.uniform(0.905, 0.945) / 5.0)) * 5
+    invoice = int(round(msrp_i * Seeded("trim-price", v.id).uniform(0.905, 0.945) / 5.0)) * 5
     return msrp_i, invoice
 
 
@@ -173,7 +193,7 @@ def body_figures(v: Vehicle, model_id: int, body_type: str, doors: int, engine_t
     for every trim of a model in a 6-year band, with a per-trim touch; cargo_capacity is EPA's
     luggage volume (lv4/lv2/hlv) where EPA gives one."""
     g = _GROUPS[class_group(v.vclass)]
-    length, width, height, wb, gc, curb, seats, _tank, _price, tow, cargo, max_cargo = g
+    length, width, height, wb, _gc, curb, seats, _tank, _price, tow, cargo, max_cargo = g
     gen = Seeded("model-body", model_id, (v.year - 1984) // 6)
     trim = Seeded("trim-body", v.id)
     k_len = gen.uniform(0.95, 1.05)
@@ -183,9 +203,6 @@ def body_figures(v: Vehicle, model_id: int, body_type: str, doors: int, engine_t
     width = width * k_w
     height = height * k_h * trim.uniform(0.995, 1.005)
     wb = wb * (0.5 + 0.5 * k_len) * gen.uniform(0.98, 1.02)
-    front_track = width * gen.uniform(0.84, 0.87)
-    rear_track = front_track * gen.uniform(0.99, 1.015)
-    gc = gc * gen.uniform(0.9, 1.1) + (0.4 if drive_type in ("all wheel drive", "four wheel drive") else 0.0)
     displ = v.displ or 0.0
     kind = _electrified(engine_type)
     curb_w = curb * k_len * k_w + 60.0 * (displ - 2.0 if displ else 0.0)
@@ -194,10 +211,6 @@ def body_figures(v: Vehicle, model_id: int, body_type: str, doors: int, engine_t
     curb_w += {"ev": 650, "phev": 350, "hybrid": 120}.get(kind, 0)
     curb_w *= trim.uniform(0.985, 1.015)
     group = class_group(v.vclass)
-    gross_k = {"stdpickup": 1.4, "smallpickup": 1.38, "cargovan": 1.65, "passvan": 1.6, "minivan": 1.33,
-               "stdsuv": 1.32, "midsuv": 1.32, "smallsuv": 1.3, "spv": 1.32}.get(group, 1.28)
-    gross = curb_w * gross_k
-    payload = gross - curb_w
     towing: Optional[float] = None
     if tow is not None:
         towing = tow * min(1.6, max(0.5, 0.55 + 0.15 * (displ or 2.5))) * gen.uniform(0.9, 1.1)
@@ -221,11 +234,12 @@ def body_figures(v: Vehicle, model_id: int, body_type: str, doors: int, engine_t
         seats = seats - (1 if gen.uniform() < 0.4 else 0)
     return {
         "doors": doors, "length": round(length, 1), "width": round(width, 1), "seats": int(seats),
-        "height": round(height, 1), "wheel_base": round(wb, 1), "front_track": round(front_track, 1),
-        "rear_track": round(rear_track, 1), "ground_clearance": round(gc, 1),
+        "height": round(height, 1), "wheel_base": round(wb, 1),
+        # no public source; the live service often has these NULL too
+        "front_track": None, "rear_track": None, "ground_clearance": None,
         "cargo_capacity": None if cargo is None else round(cargo, 1),
         "max_cargo_capacity": None if max_cargo is None else round(max_cargo, 1),
-        "curb_weight": int(round(curb_w)), "gross_weight": int(round(gross)), "max_payload": int(round(payload)),
+        "curb_weight": int(round(curb_w)), "gross_weight": None, "max_payload": None,
         "max_towing_capacity": None if towing is None else int(round(towing / 100.0)) * 100,
     }
 
@@ -250,21 +264,59 @@ def battery_kwh(ev_motor: str) -> Optional[float]:
     return float(m.group(1)) if m else None
 
 
+# Brake mean effective pressure at rated power (kPa) by aspiration, as a linear function of the
+# model year (value in 1984, gain per year), and rated speed (rpm) at 0.5 L per cylinder with its
+# change per litre of cylinder size. Calibrated on published ratings of common engines (Toyota
+# 2.5 L A25A 203 hp @ 6600; Toyota 3.5 L 2GR 301 hp @ 6600; GM 5.3 L L84 355 hp @ 5600; BMW 2.0 L
+# B46 248 hp @ 5200; Ford 3.5 L EcoBoost 375 hp @ 5000; GM 3.0 L LM2 diesel 277 hp @ 3750; GM
+# 5.0 L 1985 165 hp @ 4400): see docs/dataset.md.
+_BMEP = {"na": (860.0, 8.5), "turbo": (1250.0, 21.0), "supercharged": (1150.0, 14.0), "diesel": (900.0, 25.0)}
+_RATED_RPM = {"na": (6600.0, -4000.0), "turbo": (5500.0, -2500.0), "supercharged": (6200.0, -3000.0),
+              "diesel": (4200.0, -1500.0)}
+# bmep at peak torque / bmep at rated power (the torque curve peaks below rated speed)
+_TORQUE_BMEP = {"na": 1.12, "turbo": 1.2, "supercharged": 1.15, "diesel": 1.35}
+_TORQUE_RPM = {"na": 4400, "turbo": 1800, "supercharged": 3800, "diesel": 1750}
+
+
+def engine_power(displ: float, cylinders: Optional[int], year: int, aspiration: str,
+                 performance: bool = False) -> Tuple[int, int, int, int]:
+    """(horsepower, rpm, torque lb-ft, rpm) of a combustion engine by the brake mean effective
+    pressure relation (Heywood, *Internal Combustion Engine Fundamentals*, 1988, eq. 2.19-2.20,
+    four-stroke): P = bmep x Vd x N / 2 and T = bmep x Vd / (4 pi), with bmep by aspiration and
+    year and rated speed by cylinder size (`_BMEP`, `_RATED_RPM`). A function of the engine alone:
+    the same engine gets the same figures in every trim."""
+    y = min(max(year, 1984), 2026) - 1984
+    lo, gain = _BMEP[aspiration]
+    bmep = lo + gain * y                                    # kPa at rated power
+    per_cyl = displ / max(cylinders or 4, 1)
+    base_rpm, slope = _RATED_RPM[aspiration]
+    rpm = max(3000.0, min(base_rpm, base_rpm + slope * (per_cyl - 0.5)))  # small cylinders: no faster
+    if performance:
+        rpm = min(9000.0, rpm * 1.15)
+        bmep *= 1.05
+    kw = bmep * displ * rpm / 120000.0                      # kPa x L x rev/min / (2 x 60 x 1000)
+    hp = kw * 1.341
+    torque_nm = bmep * _TORQUE_BMEP[aspiration] * displ / (4.0 * 3.141592653589793)
+    rpm_out = int(round(rpm / 100.0)) * 100
+    tq_rpm = _TORQUE_RPM[aspiration] if aspiration != "na" else int(round(min(rpm_out - 600, 4400 + 300 * (0.6 - per_cyl)) / 50.0)) * 50
+    return int(round(hp)), rpm_out, int(round(torque_nm * 0.7376)), tq_rpm
+
+
 def engine_figures(v: Vehicle, layout: Optional[str], engine_type: str) -> Dict[str, object]:
     """Horsepower/torque (with rpm), valves, valve timing, cam type.
 
     Electric: horsepower from EPA's motor kW (evMotor) where given, torque derived.
-    Combustion: specific output by year (about 50 hp/L in 1984 to 81 hp/L in 2020), times
-    1.45 with a turbo, 1.4 with a supercharger, 0.75 for diesels, 1.35 for sports-car makes,
-    less for large engines; torque per litre by aspiration. Cam type from EPA's engine
-    description (SOHC/DOHC/OHV) where it says, else by make, layout and year.
+    Combustion: `engine_power` (bmep relation) from displacement, cylinders, aspiration, fuel
+    and year, so every trim with the same engine in a model year has the same figures;
+    hybrids add their motor (x1.15, plug-in x1.3). Cam type from EPA's engine description
+    (SOHC/DOHC/OHV) where it says, else by make, layout, displacement and year.
     """
-    s = Seeded("engine", v.id)
     kind = _electrified(engine_type)
     out: Dict[str, object] = {"horsepower_hp": None, "horsepower_rpm": None, "torque_ft_lbs": None,
                               "torque_rpm": None, "valves": None, "valve_timing": None, "cam_type": None}
     if kind == "ev":
         kw = motor_kw(v.ev_motor)
+        s = Seeded("ev-motor", v.make, v.year, v.ev_motor)
         hp = kw * 1.341 if kw else 150 + 150 * s.uniform() * _MAKE_PRICE.get(v.make, 1.0) ** 0.3
         out["horsepower_hp"] = int(round(hp))
         out["torque_ft_lbs"] = int(round(hp * s.uniform(0.9, 1.3)))
@@ -272,35 +324,20 @@ def engine_figures(v: Vehicle, layout: Optional[str], engine_type: str) -> Dict[
     displ = v.displ
     if not displ:
         return out
-    per_litre = 50.0 + 0.86 * (min(v.year, 2026) - 1984)
     diesel = engine_type == "diesel"
-    if v.turbo:
-        per_litre *= 1.45
-    elif v.supercharged:
-        per_litre *= 1.4
-    if diesel:
-        per_litre *= 0.75
-    if v.make in _PERFORMANCE_MAKES:
-        per_litre *= 1.35
-    per_litre *= 1.0 - 0.04 * max(0.0, displ - 3.0)
+    aspiration = "diesel" if diesel else "turbo" if v.turbo else "supercharged" if v.supercharged else "na"
     if layout == "rotary 0":
-        per_litre = 130.0 + 0.8 * (v.year - 1984)
-    hp = displ * per_litre * s.uniform(0.94, 1.06)
-    if kind in ("hybrid", "phev"):
-        hp *= 1.15 if kind == "hybrid" else 1.3
-    if diesel:
-        tq_per_litre, rpm_hp, rpm_tq = 165.0, (3400, 4000), (1600, 2000)
-    elif v.turbo:
-        tq_per_litre, rpm_hp, rpm_tq = 128.0, (5000, 6000), (1500, 2100)
-    elif v.supercharged:
-        tq_per_litre, rpm_hp, rpm_tq = 112.0, (5600, 6500), (3000, 4200)
+        hp_f = displ * (130.0 + 0.8 * (v.year - 1984))
+        hp, rpm, torque, tq_rpm = int(round(hp_f)), 8500, int(round(hp_f * 0.7)), 5500
     else:
-        tq_per_litre, rpm_hp, rpm_tq = 70.0 + 0.12 * (v.year - 1984), (5400, 6800), (3800, 4800)
-    torque = displ * tq_per_litre * s.uniform(0.93, 1.07)
-    out["horsepower_hp"] = int(round(hp))
-    out["horsepower_rpm"] = int(round(s.uniform(*rpm_hp) / 100.0)) * 100
-    out["torque_ft_lbs"] = int(round(torque))
-    out["torque_rpm"] = int(round(s.uniform(*rpm_tq) / 50.0)) * 50
+        hp, rpm, torque, tq_rpm = engine_power(displ, v.cylinders, v.year, aspiration,
+                                               v.make in _PERFORMANCE_MAKES)
+    if kind in ("hybrid", "phev"):
+        hp = int(round(hp * (1.15 if kind == "hybrid" else 1.3)))
+    out["horsepower_hp"] = hp
+    out["horsepower_rpm"] = rpm
+    out["torque_ft_lbs"] = torque
+    out["torque_rpm"] = tq_rpm
     d = v.eng_dscr.upper()
     if layout == "rotary 0":
         return out
@@ -314,6 +351,9 @@ def engine_figures(v: Vehicle, layout: Optional[str], engine_type: str) -> Dict[
         cam = "Overhead valves (OHV)"
     elif layout == "V6" and v.make in _OHV_MAKES and v.year < 2008 and not diesel:
         cam = "Overhead valves (OHV)"
+    elif layout == "V6" and (v.make in _GM_MAKES and displ in _GM_OHV_V6 or v.make in _CHRYSLER_MAKES
+                             and displ in (3.3, 3.8) or v.make in ("Ford", "Mercury") and displ in (3.8, 4.2)):
+        cam = "Overhead valves (OHV)"  # GM 4.3 L Vortec/EcoTec3, 3.8 L 3800; Chrysler 3.3/3.8 L; Ford Essex
     elif v.year < 1995:
         cam = "Single overhead cam (SOHC)"
     else:

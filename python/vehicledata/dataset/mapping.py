@@ -321,13 +321,21 @@ def doors(body: str, model: str, pv2: float, pv4: float) -> int:
     return 4
 
 
-def description_body(body: str, doors_: int) -> str:
-    """Body words of a trim description: "4dr Sedan", "2dr Coupe", "4dr SUV", "4dr Crew Cab"."""
+_DRIVE_WORD = {"all wheel drive": "AWD", "four wheel drive": "4WD", "rear wheel drive": "2WD",
+               "front wheel drive": "2WD"}
+
+
+def description_body(body: str, doors_: int, drive_type_: Optional[str] = None) -> str:
+    """Body words of a trim description as the service writes them: "4dr Sedan", "2dr Coupe",
+    "4dr SUV AWD", "2dr Regular Cab 4WD" (trucks always name 2WD/4WD; other bodies name AWD/4WD
+    only)."""
     if body.startswith("Truck ("):
         cab = body[len("Truck ("):-1]
-        return f"{doors_}dr {cab}"
+        drive = _DRIVE_WORD.get(drive_type_ or "", "")
+        return f"{doors_}dr {cab} {drive}".strip()
     shown_doors = doors_ - 1 if body in ("Hatchback", "SUV", "Wagon") and doors_ in (3, 5) else doors_
-    return f"{shown_doors}dr {body}"
+    drive = _DRIVE_WORD.get(drive_type_ or "", "") if drive_type_ in ("all wheel drive", "four wheel drive") else ""
+    return f"{shown_doors}dr {body} {drive}".strip()
 
 
 # Makes whose layouts the rules above know better than vPIC's votes (boxers, BMW sixes, and Honda,

@@ -1,4 +1,8 @@
-"""Where each column's values come from: 'real' (a public source) or 'derived' (computed).
+"""Where each column's values come from: 'real' (a public source, possibly mapped onto the
+service's vocabulary), 'derived' (computed by a rule from real facts: ids, descriptions, body
+type, layout) or 'synthetic' (no public source gives the value: an estimate or an invention,
+e.g. MSRP, horsepower of combustion engines, dimensions, colours). The emulator lists a record
+type's synthetic columns in its `X-Emulator-Synthetic` header.
 
 The same table is written into the database (`provenance`) and documented in docs/dataset.md.
 """
@@ -10,51 +14,53 @@ from .. import schema
 
 REAL = "real"
 DERIVED = "derived"
+SYNTHETIC = "synthetic"
+ORIGINS = (REAL, DERIVED, SYNTHETIC)
 
 _IDENTITY: Dict[str, Tuple[str, str]] = {
     "make_id": (DERIVED, "identifier computed from the make name (CRC-32, collision-probed); stable across builds"),
-    "model_id": (DERIVED, "identifier computed from make + EPA baseModel; stable across builds"),
-    "submodel_id": (DERIVED, "identifier computed from year + make + baseModel + submodel; stable across builds"),
+    "model_id": (DERIVED, "identifier computed from make + marketed model; stable across builds"),
+    "submodel_id": (DERIVED, "identifier computed from year + make + model + submodel; stable across builds"),
     "trim_id": (REAL, "EPA vehicle id"),
     "year": (REAL, "EPA year"),
     "make": (REAL, "EPA make (one spelling per make)"),
-    "model": (REAL, "EPA baseModel"),
-    "series": (REAL, "always NULL: EPA has no series"),
-    "submodel": (REAL, "EPA model beyond the baseModel, else 'Base'"),
-    "trim": (REAL, "same as submodel: EPA has no separate trim name"),
-    "trim_description": (DERIVED, "composed: trim, doors and body, engine size/cylinders/aspiration, transmission code"),
-    "description": (DERIVED, "composed: trim, doors and body, engine size/cylinders/aspiration, transmission code"),
+    "model": (REAL, "marketed model: vPIC Model name of the make matching EPA's leading model words (F150 -> F-150), else a reviewed exception, else EPA baseModel"),
+    "series": (REAL, "vPIC Series pattern of the model and year when it names a series (5-Series -> 5 Series), else EPA baseModel when it is one; else NULL"),
+    "submodel": (REAL, "EPA model words beyond the marketed model, without drive/body/fuel/weight words, else 'Base'"),
+    "trim": (DERIVED, "EPA trim words (first of 'LE/SE'), else a reviewed base trim, else vPIC Trim pattern of the model and year, else the model when it is a grade (530i), else 'Base'"),
+    "trim_description": (DERIVED, "composed: trim (none for 'Base'), doors, body or cab, drive, engine size/cylinders/aspiration, transmission code"),
+    "description": (DERIVED, "composed: trim (none for 'Base'), doors, body or cab, drive, engine size/cylinders/aspiration, transmission code"),
     "created": (REAL, "EPA createdOn, ISO 8601 with its US Eastern offset (models/submodels: earliest)"),
     "modified": (REAL, "EPA modifiedOn, ISO 8601 with its US Eastern offset (models/submodels: latest)"),
 }
 
 _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
     "makes": {"id": (DERIVED, "identifier computed from the make name; stable"), "name": (REAL, "EPA make")},
-    "models": {"id": (DERIVED, "identifier computed from make + EPA baseModel; stable"),
-               "name": (REAL, "EPA baseModel")},
-    "submodels": {"id": (DERIVED, "identifier computed from year + make + baseModel + submodel; stable"),
+    "models": {"id": (DERIVED, "identifier computed from make + marketed model; stable"),
+               "name": (REAL, "marketed model (see trims.model)")},
+    "submodels": {"id": (DERIVED, "identifier computed from year + make + model + submodel; stable"),
                   "oem_make_model_id": (DERIVED, "the model's id")},
     "trims": {"id": (REAL, "EPA vehicle id"),
-              "msrp": (DERIVED, "(12,000 + 75 x derived horsepower) x make level x class level x year (2.8%/yr) + drive/electric premiums, seeded"),
-              "invoice": (DERIVED, "90.5-94.5% of the derived MSRP, seeded")},
+              "msrp": (SYNTHETIC, "class base price x (horsepower / class horsepower)^0.6 x make tier x 2.5%/yr + drive/electric premiums, calibrated on published base prices (dataset/msrp_reference.csv)"),
+              "invoice": (SYNTHETIC, "90.5-94.5% of the synthetic MSRP, seeded")},
     "bodies": {
         "id": (REAL, "EPA vehicle id (one body per trim)"),
         "type": (DERIVED, "from EPA model name words, VClass and per-body interior volumes (pv2/pv4/hpv); pickup cab from the name or the make's usual cab"),
         "doors": (DERIVED, "from body type, name and EPA 2-door/4-door/hatchback volumes; a hatch counts as a door"),
-        "length": (DERIVED, "class base, seeded per model and 6-year band"),
-        "width": (DERIVED, "class base, seeded per model and 6-year band"),
-        "height": (DERIVED, "class base, seeded per model and 6-year band"),
-        "seats": (DERIVED, "by class and body"),
-        "wheel_base": (DERIVED, "class base scaled with length, seeded"),
-        "front_track": (DERIVED, "84-87% of width, seeded"),
-        "rear_track": (DERIVED, "about the front track, seeded"),
-        "ground_clearance": (DERIVED, "class base, +0.4 in for AWD/4WD, seeded"),
-        "cargo_capacity": (DERIVED, "EPA luggage volume (lv4/lv2/hlv) where EPA has one (cars), else class base"),
-        "max_cargo_capacity": (DERIVED, "hatchbacks/wagons 2.2-2.8x the luggage volume, else class base"),
-        "curb_weight": (DERIVED, "class base + 60 lb/L over 2.0 L + AWD/electric additions, seeded"),
-        "gross_weight": (DERIVED, "curb weight x class factor (1.28-1.65)"),
-        "max_payload": (DERIVED, "gross minus curb weight"),
-        "max_towing_capacity": (DERIVED, "class base x displacement factor; NULL for small cars"),
+        "length": (SYNTHETIC, "class base, seeded per model and 6-year band"),
+        "width": (SYNTHETIC, "class base, seeded per model and 6-year band"),
+        "height": (SYNTHETIC, "class base, seeded per model and 6-year band"),
+        "seats": (SYNTHETIC, "by class and body"),
+        "wheel_base": (SYNTHETIC, "class base scaled with length, seeded"),
+        "front_track": (REAL, "always NULL: no public source (the live service often has none)"),
+        "rear_track": (REAL, "always NULL: no public source (the live service often has none)"),
+        "ground_clearance": (REAL, "always NULL: no public source (the live service often has none)"),
+        "cargo_capacity": (SYNTHETIC, "EPA luggage volume (lv4/lv2/hlv) where EPA has one (cars), else class base"),
+        "max_cargo_capacity": (SYNTHETIC, "hatchbacks/wagons 2.2-2.8x the luggage volume, else class base"),
+        "curb_weight": (SYNTHETIC, "class base + 60 lb/L over 2.0 L + AWD/electric additions, seeded"),
+        "gross_weight": (REAL, "always NULL: no public source (the live service often has none)"),
+        "max_payload": (REAL, "always NULL: no public source (the live service often has none)"),
+        "max_towing_capacity": (SYNTHETIC, "class base x displacement factor; NULL for small cars"),
     },
     "engines": {
         "id": (REAL, "EPA vehicle id (one engine per trim)"),
@@ -62,25 +68,25 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
         "fuel_type": (REAL, "EPA fuelType mapped onto the service's values (Premium -> recommended)"),
         "cylinders": (DERIVED, "EPA cylinder count; layout (I/V/flat/W) from vPIC VIN patterns where they agree, else make rules"),
         "size": (REAL, "EPA displ (litres); NULL for electric"),
-        "horsepower_hp": (DERIVED, "electric: EPA evMotor kW x 1.341 where stated; else from displacement, aspiration, year, make"),
-        "horsepower_rpm": (DERIVED, "by aspiration, seeded"),
-        "torque_ft_lbs": (DERIVED, "from displacement and aspiration (electric: from horsepower), seeded"),
-        "torque_rpm": (DERIVED, "by aspiration, seeded"),
+        "horsepower_hp": (SYNTHETIC, "combustion: bmep relation (Heywood eq. 2.20) from displacement, cylinders, aspiration, fuel and year, one value per engine and model year; electric: EPA evMotor kW x 1.341 where stated"),
+        "horsepower_rpm": (SYNTHETIC, "rated speed of the bmep relation by aspiration and cylinder size"),
+        "torque_ft_lbs": (SYNTHETIC, "bmep relation T = bmep x Vd / 4 pi (electric: from horsepower, seeded)"),
+        "torque_rpm": (SYNTHETIC, "by aspiration and cylinder size"),
         "valves": (DERIVED, "cylinders x valves per cylinder of the cam type"),
         "valve_timing": (DERIVED, "'Variable' for DOHC/SOHC engines from 2000 and OHV from 2010, or VTEC/VVT in eng_dscr"),
-        "cam_type": (DERIVED, "EPA eng_dscr SOHC/DOHC/OHV where stated, else make/layout/year rules"),
+        "cam_type": (DERIVED, "EPA eng_dscr SOHC/DOHC/OHV where stated, else make/layout/displacement/year rules (GM 4.3 L V6: OHV)"),
         "drive_type": (REAL, "EPA drive ('4-Wheel or All-Wheel Drive': 4WD for pickups/4WD names, else AWD)"),
         "transmission": (REAL, "EPA trany mapped onto the service's values"),
     },
     "mileages": {
         "id": (REAL, "EPA vehicle id (one mileage row per trim)"),
-        "fuel_tank_capacity": (DERIVED, "class base x engine size, less for hybrids; NULL for electric"),
+        "fuel_tank_capacity": (SYNTHETIC, "class base x engine size, less for hybrids; NULL for electric"),
         "combined_mpg": (REAL, "EPA comb08 (NULL for electric: see epa_combined_mpg_electric)"),
         "epa_city_mpg": (REAL, "EPA city08 (NULL for electric)"),
         "epa_highway_mpg": (REAL, "EPA highway08 (NULL for electric)"),
-        "range_city": (DERIVED, "electric: EPA rangeCity; else derived tank x city mpg (+ electric range for PHEVs)"),
-        "range_highway": (DERIVED, "electric: EPA rangeHwy; else derived tank x highway mpg (+ electric range)"),
-        "battery_capacity_electric": (DERIVED, "EPA evMotor pack size where stated, else range x kWh/100 mi x 1.1"),
+        "range_city": (SYNTHETIC, "electric: EPA rangeCity; else derived tank x city mpg (+ electric range for PHEVs)"),
+        "range_highway": (SYNTHETIC, "electric: EPA rangeHwy; else derived tank x highway mpg (+ electric range)"),
+        "battery_capacity_electric": (SYNTHETIC, "EPA evMotor pack size where stated, else range x kWh/100 mi x 1.1"),
         "epa_time_to_charge_hr_240v_electric": (REAL, "EPA charge240"),
         "epa_kwh_100_mi_electric": (REAL, "EPA combE"),
         "range_electric": (REAL, "EPA range (electric) or rangeA (plug-in hybrid)"),
@@ -90,13 +96,13 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
     },
     "exterior_colors": {
         "id": (DERIVED, "trim id x 100 + k"),
-        "color": (DERIVED, "6-10 names from a fixed palette, seeded per model and year"),
-        "rgb": (DERIVED, "the palette's RGB for the name"),
+        "color": (SYNTHETIC, "6-10 names from a fixed palette, seeded per model and year"),
+        "rgb": (SYNTHETIC, "the palette's RGB for the name"),
     },
     "interior_colors": {
         "id": (DERIVED, "trim id x 100 + 50 + k"),
-        "color": (DERIVED, "2-4 names from a fixed palette, seeded per model and year"),
-        "rgb": (DERIVED, "the palette's RGB for the name"),
+        "color": (SYNTHETIC, "2-4 names from a fixed palette, seeded per model and year"),
+        "rgb": (SYNTHETIC, "the palette's RGB for the name"),
     },
     "obd_codes": {
         "code": (REAL, "OBD code table (dtc_definitions.code)"),
@@ -117,4 +123,14 @@ def rows() -> List[Tuple[str, str, str, str]]:
                 continue
             origin, note = overrides.get(f.name) or _IDENTITY.get(f.name) or (DERIVED, "not documented")
             out.append((table, f.name, origin, note))
+    return out
+
+
+def counts_per_field(rows_: List[Tuple[str, str, str, str]]) -> Dict[str, Dict[str, int]]:
+    """{column name: {origin: number of storage tables where that column has that origin}},
+    from provenance rows (e.g. the database's `provenance` table)."""
+    out: Dict[str, Dict[str, int]] = {}
+    for _table, column, origin, _note in rows_:
+        per = out.setdefault(column, {o: 0 for o in ORIGINS})
+        per[origin] = per.get(origin, 0) + 1
     return out

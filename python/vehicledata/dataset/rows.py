@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .. import schema
-from . import derive, mapping
+from . import derive, mapping, naming
 from .epa import SourceError, Vehicle
 from .vpic import EngineLayouts
 from .timefmt import epa_timestamp
@@ -49,19 +49,6 @@ def canonical_makes(vehicles: List[Vehicle]) -> Dict[str, str]:
     return out
 
 
-def split_model(model: str, base_model: str) -> Tuple[str, str]:
-    """(model, submodel): EPA `baseModel`, and what the EPA `model` says beyond it ("Base" if
-    nothing). A `model` that does not start with its base name ("530i" of "5 Series") is the
-    submodel as a whole."""
-    base = base_model.strip() or model.strip()
-    full = model.strip()
-    if full.casefold().startswith(base.casefold()):
-        rest = full[len(base):].strip(" -/,")
-    else:
-        rest = full
-    return base, (rest or "Base")
-
-
 @dataclass
 class Tables:
     """Rows per storage table (dicts keyed by column name), plus build statistics."""
@@ -84,6 +71,8 @@ class Tables:
         return len(self.rows.get(table, ()))
     unmapped: Counter = field(default_factory=Counter)
     layouts_from_vpic: int = 0   # engine layouts where vPIC overrode the make rules
+    vpic_makes: Dict[int, int] = field(default_factory=dict)    # vPIC Make.Id -> makes.id
+    vpic_models: Dict[int, int] = field(default_factory=dict)   # vPIC Model.Id -> models.id
 
 
 def _engine_words(v: Vehicle, engine_type: str, layout: Optional[str], trans_code: str) -> str:
@@ -124,9 +113,11 @@ def _pos(x: float) -> Optional[int]:
     return int(round(x)) if x and x > 0 else None
 
 
-def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayouts] = None) -> Tables:
+def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayouts] = None,
+               names: Optional[naming.VpicNames] = None) -> Tables:
     """All table rows from the EPA vehicles (any order in, sorted by id out). `layouts` (from
-    the vPIC tables) settles engine layouts where vPIC's VIN patterns say it clearly."""
+    the vPIC tables) settles engine layouts where vPIC's VIN patterns say it clearly; `names`
+    (vPIC's models, trims and series) names models and trims as the service does."""
     allowed_layouts = set(schema.record("engine").field("cylinders").enum)
     vehicles = sorted(vehicles, key=lambda v: v.id)
     seen = set()
@@ -136,10 +127,12 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
         seen.add(v.id)
     makes = canonical_makes(vehicles)
     idents = []
+    named: List[naming.Name] = []
     for v in vehicles:
         make = makes[v.make]
-        model, submodel = split_model(v.model, v.base_model)
-        idents.append((make, model, submodel))
+        name = naming.name_vehicle(make, v.model, v.base_model, v.year, names)
+        named.append(name)
+        idents.append((make, name.model, name.submodel))
     make_ids = stable_ids(((m,) for m, _, _ in idents), *MAKE_IDS)
     model_ids = stable_ids(((m, b) for m, b, _ in idents), *MODEL_IDS)
     submodel_ids = stable_ids(((str(v.year), m, b, s) for v, (m, b, s) in zip(vehicles, idents)), *SUBMODEL_IDS)
@@ -147,7 +140,7 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
     t = Tables(rows={k: [] for k in ("makes", "models", "submodels", "trims", "bodies", "engines", "mileages")})
     models: Dict[int, dict] = {}
     submodels: Dict[int, dict] = {}
-    for n, (v, (make, model, submodel)) in enumerate(zip(vehicles, idents), start=1):
+    for n, (v, (make, model, submodel), name) in enumerate(zip(vehicles, idents, named), start=1):
         make_id = make_ids[(make,)]
         model_id = model_ids[(make, model)]
         submodel_id = submodel_ids[(str(v.year), make, model, submodel)]
@@ -179,18 +172,19 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
         if ftype is None:
             t.unmapped[("fuel_type", v.fuel_type)] += 1
 
-        trim = submodel
-        description = f"{trim} {mapping.description_body(body, ndoors)} ({_engine_words(v, etype, layout, trans_code)})"
+        trim, series = name.trim, name.series
+        description = naming.description(trim, mapping.description_body(body, ndoors, dtype),
+                                         _engine_words(v, etype, layout, trans_code))
         figures = derive.engine_figures(v, layout, etype)
         msrp, invoice = derive.msrp_invoice(v, model_id, etype, dtype, figures["horsepower_hp"])  # type: ignore[arg-type]
         ident = {
             "make_id": make_id, "model_id": model_id, "submodel_id": submodel_id, "trim_id": v.id,
-            "year": v.year, "make": make, "model": model, "series": None, "submodel": submodel, "trim": trim,
+            "year": v.year, "make": make, "model": model, "series": series, "submodel": submodel, "trim": trim,
             "trim_description": description, "created": created, "modified": modified,
         }
         t.rows["trims"].append({
             "id": v.id, "make_id": make_id, "model_id": model_id, "submodel_id": submodel_id, "year": v.year,
-            "make": make, "model": model, "series": None, "submodel": submodel, "trim": trim,
+            "make": make, "model": model, "series": series, "submodel": submodel, "trim": trim,
             "description": description, "msrp": msrp, "invoice": invoice, "created": created, "modified": modified,
         })
         t.rows["bodies"].append({"id": v.id, **ident, "type": body,
@@ -226,10 +220,35 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
             tick(n)
     if tick:
         tick(len(vehicles))
+    t.vpic_makes, t.vpic_models = _vpic_maps(names, make_ids, model_ids, idents, named)
     t.rows["makes"] = [{"id": i, "name": k[0]} for k, i in sorted(make_ids.items(), key=lambda kv: kv[1])]
     t.rows["models"] = [models[i] for i in sorted(models)]
     t.rows["submodels"] = [submodels[i] for i in sorted(submodels)]
     return t
+
+
+def _vpic_maps(names: Optional[naming.VpicNames], make_ids: Dict[Tuple[str, ...], int],
+               model_ids: Dict[Tuple[str, ...], int], idents: List[Tuple[str, str, str]],
+               named: List[naming.Name]) -> Tuple[Dict[int, int], Dict[int, int]]:
+    """vPIC Make.Id -> makes.id (names equal as naming.norm_make) and vPIC Model.Id -> models.id:
+    the vPIC models the naming matched (a vPIC model matched by several catalogue models goes to
+    the one with the most EPA rows), then every other vPIC model of the make whose name equals a
+    catalogue model's (naming.norm)."""
+    if names is None:
+        return {}, {}
+    vmakes: Dict[int, int] = {}
+    for (make,), make_id in sorted(make_ids.items()):
+        for vid in naming.make_ids(names, make):
+            vmakes.setdefault(vid, make_id)
+    votes: Dict[int, Counter] = {}
+    for (make, model, _), name in zip(idents, named):
+        for vid in name.vpic_model_ids:
+            votes.setdefault(vid, Counter())[model_ids[(make, model)]] += 1
+    vmodels = {vid: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for vid, c in votes.items()}
+    for (make, model), model_id in sorted(model_ids.items()):
+        for vid in naming.model_ids(names, make, model):
+            vmodels.setdefault(vid, model_id)
+    return vmakes, vmodels
 
 
 def _mileage(v: Vehicle, model_id: int, etype: str) -> dict:

@@ -10,6 +10,10 @@ from .. import schema
 
 META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)"
 PROVENANCE_SQL = "CREATE TABLE provenance (table_name TEXT, column_name TEXT, origin TEXT, note TEXT)"
+# vPIC Make.Id / Model.Id -> catalogue makes.id / models.id: the VIN decoder's only join
+# (dataset/naming.py decides the names; several vPIC ids may map to one catalogue id).
+VPIC_MAKES_SQL = "CREATE TABLE vpic_makes (vpic_make_id INTEGER PRIMARY KEY, make_id INTEGER NOT NULL)"
+VPIC_MODELS_SQL = "CREATE TABLE vpic_models (vpic_model_id INTEGER PRIMARY KEY, model_id INTEGER NOT NULL)"
 
 # Indexes the emulator's searches use (created after the rows are in).
 _PER_TRIM_INDEXES = ("year", "make", "model", "make_id", "model_id", "submodel_id", "trim_id")
@@ -117,6 +121,14 @@ def write_provenance(con: sqlite3.Connection, rows: List[Tuple[str, str, str, st
     con.executemany("INSERT INTO provenance (table_name, column_name, origin, note) VALUES (?, ?, ?, ?)", rows)
 
 
+def write_vpic_maps(con: sqlite3.Connection, makes: Dict[int, int], models: Dict[int, int]) -> None:
+    """The vpic_makes and vpic_models tables (created here, empty for a build without vPIC)."""
+    con.execute(VPIC_MAKES_SQL)
+    con.execute(VPIC_MODELS_SQL)
+    con.executemany("INSERT INTO vpic_makes (vpic_make_id, make_id) VALUES (?, ?)", sorted(makes.items()))
+    con.executemany("INSERT INTO vpic_models (vpic_model_id, model_id) VALUES (?, ?)", sorted(models.items()))
+
+
 def _order_by(table: str) -> str:
     names = [c.name for c in columns(table)]
     if "id" in names:
@@ -137,6 +149,10 @@ def content_hash_con(con: sqlite3.Connection) -> str:
             if not chunk:
                 break
             h.update(repr(chunk).encode())
+    for table, key in (("vpic_makes", "vpic_make_id"), ("vpic_models", "vpic_model_id")):
+        if con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+            h.update(f"\x00{table}\x00".encode())
+            h.update(repr(con.execute(f"SELECT * FROM {table} ORDER BY {key}").fetchall()).encode())
     h.update(b"\x00provenance\x00")
     h.update(repr(con.execute("SELECT table_name, column_name, origin, note FROM provenance "
                               "ORDER BY table_name, column_name").fetchall()).encode())

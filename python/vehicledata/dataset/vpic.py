@@ -10,6 +10,7 @@ import zlib
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
+from . import naming
 from .epa import SourceError
 
 # Tables the VIN decoder reads (checked after decompression).
@@ -93,12 +94,7 @@ _MODEL_NOISE = re.compile(r"\b(pickup|cab chassis|chassis|2wd|4wd|awd|fwd|rwd|4x
                           r"plug-in|convertible|coupe|sedan|hatchback|cargo|passenger)\b")
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
-def _norm_make(name: str) -> str:
-    return _norm(re.sub(r"(?i)\b(automotive|motors?|cars|automobiles?)\b", "", name))
+_norm, _norm_make = naming.norm, naming.norm_make
 
 
 class EngineLayouts:
