@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 from . import _core, schema
 from .auth import credentials, jwt_cache_path, mask
-from .errors import QueryError, VehicleDataError
+from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Page, Pager, Record, build_target, records_of
 from .retry import Retry
 
@@ -72,6 +72,16 @@ def _deprecated(path: str, replacement: str) -> None:
     warnings.warn(f"{path} is deprecated by the service; use {replacement}", DeprecationWarning, stacklevel=4)
 
 
+def _unknown(kind: str, name: Any, valid: Sequence[str], where: str) -> str:
+    """The message for an unknown name: the valid ones and the nearest (difflib)."""
+    import difflib
+
+    near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]!r}?" if near else "."
+    listed = f" Valid: {', '.join(valid)}." if valid else f" {where} accepts none."
+    return f"unknown {kind} {name!r} for {where}{hint}{listed}"
+
+
 def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Optional[str]:
     items: List[Any] = []
     for c in conditions:
@@ -92,7 +102,53 @@ def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Opti
         return None
     from . import query
 
-    return query.encode(items, endpoint=path)
+    try:
+        return query.encode(items, endpoint=path)
+    except QueryError as exc:
+        valid = schema.endpoint(path).json_field_names()
+        name = getattr(exc, "field", None)
+        if name and valid and name not in valid and "unknown json field" in exc.message:
+            raise QueryError(_unknown("json field", name, valid, path), field=name,
+                             op=getattr(exc, "op", None)) from None
+        raise
+
+
+def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequence[Any], path: str) -> None:
+    """DemoDataWarning when an anonymous client names a model year outside the demo data-set."""
+    if client.authenticated:
+        return
+    lo, hi = schema.DEMO_YEARS
+    years: List[Any] = []
+    if "year" in filters and filters["year"] is not None:
+        years.append(filters["year"])
+    for c in conditions:
+        for item in (c if isinstance(c, (list, tuple)) else [c]):
+            d = item.to_dict() if hasattr(item, "to_dict") else item
+            if isinstance(d, dict) and d.get("field") == "year" and d.get("op") in ("=", "in", ">", ">=", "<", "<="):
+                val = d.get("val")
+                bad_side = {"=": None, "in": None, ">": "hi", ">=": "hi", "<": "lo", "<=": "lo"}[d["op"]]
+                for v in (val if isinstance(val, (list, tuple)) else [val]):
+                    try:
+                        y = int(v)
+                    except (TypeError, ValueError):
+                        continue
+                    if bad_side == "hi" and y < hi:
+                        continue
+                    if bad_side == "lo" and y > lo:
+                        continue
+                    years.append(y)
+    outside = []
+    for y in years:
+        try:
+            if not lo <= int(y) <= hi:
+                outside.append(int(y))
+        except (TypeError, ValueError):
+            continue
+    if outside:
+        from .errors import DemoDataWarning
+
+        warnings.warn(f"{path}: without a subscription (no api_token/api_secret) the service serves only the "
+                      f"demo model years {lo}-{hi}; year {outside[0]} gives no rows", DemoDataWarning, stacklevel=5)
 
 
 class _Resource:
@@ -130,6 +186,24 @@ class SearchResource(_Resource):
         """Keyword filters accepted by the v2 search (from the schema table)."""
         return schema.endpoint(self.path).filter_names()
 
+    @property
+    def json_fields(self) -> List[str]:
+        """Fields usable in conditions (``vd.F(name)``) on the v2 search (from the schema table)."""
+        return schema.endpoint(self.path).json_field_names()
+
+    @property
+    def sort_keys(self) -> List[str]:
+        """Values accepted by ``sort=`` on the v2 search (from the schema table)."""
+        return list(schema.endpoint(self.path).sort_keys)
+
+    @property
+    def fields(self) -> List[str]:
+        """Fields of the records the search returns."""
+        return schema.record(schema.endpoint(self.path).record).field_names()
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | {"filters", "json_fields", "sort_keys", "fields", "search", "get"})
+
     def search(self, *conditions: Conditions, where: Conditions = None, sort: Optional[str] = None,
                direction: Optional[str] = None, limit: Optional[int] = None, start_page: int = 1,
                verbose: Optional[bool] = None, legacy: bool = False, parallel: bool = True,
@@ -166,7 +240,55 @@ class SearchResource(_Resource):
             if not ep.verbose:
                 raise QueryError(f"{path} does not accept verbose")
             params.append(("verbose", "yes" if verbose else "no"))
-        return self._client._one(build_target(target, params), ep.record, verbose=bool(verbose))
+        try:
+            return self._client._one(build_target(target, params), ep.record, verbose=bool(verbose))
+        except NotFoundError as exc:
+            if self._name == "obd_codes" and not self._client.authenticated:
+                exc.message += (" (hint: without a subscription the service serves only its demo OBD codes; "
+                                "pass api_token/api_secret for the full list)")
+                exc.args = (exc.message,)
+            raise
+
+
+def _wrapped(text: str, width: int = 92, indent: str = "    ") -> str:
+    import textwrap
+
+    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")
+
+
+def _resource_doc(name: str) -> str:
+    """The docstring of ``api.<name>``: its endpoint, filters, json fields, sort keys and fields."""
+    path, legacy = _SEARCHES[name]
+    ep = schema.endpoint(path)
+    lines = [f"``api.{name}``: search {path}" + (f" (deprecated: {legacy})" if legacy else "") + ".", ""]
+    lines.append(_wrapped("Keyword filters: " + (", ".join(ep.filter_names()) or "none") + "."))
+    lines.append(_wrapped("json fields (vd.F(...)): " + (", ".join(ep.json_field_names()) or "none") + "."))
+    lines.append(_wrapped("sort keys: " + (", ".join(ep.sort_keys) or "none") + "."))
+    lines.append(_wrapped("record fields: " + ", ".join(schema.record(ep.record).field_names()) + "."))
+    return "\n".join(lines)
+
+
+_RESOURCE_CLASSES: Dict[str, type] = {}
+
+
+def _resource_class(name: str) -> type:
+    """A SearchResource subclass per resource whose class and ``search`` docstrings list what it accepts."""
+    cls = _RESOURCE_CLASSES.get(name)
+    if cls is None:
+        import functools
+
+        doc = _resource_doc(name)
+
+        @functools.wraps(SearchResource.search)
+        def search(self: SearchResource, *args: Any, **kwargs: Any) -> Pager:
+            return SearchResource.search(self, *args, **kwargs)
+
+        search.__doc__ = (SearchResource.search.__doc__ or "") + "\n" + doc
+        camel = "".join(part.capitalize() for part in name.split("_"))
+        cls = _RESOURCE_CLASSES[name] = type(f"{camel}Resource", (SearchResource,),
+                                             {"__doc__": doc, "search": search, "__call__": search,
+                                              "__module__": __name__})
+    return cls
 
 
 class YearsResource(_Resource):
@@ -195,7 +317,7 @@ class VehicleAttributes(_Resource):
     def __call__(self, attribute: str) -> List[str]:
         known = schema.attributes()
         if attribute not in known:
-            raise QueryError(f"unknown attribute {attribute!r}; known: {', '.join(known)}")
+            raise QueryError(_unknown("attribute", attribute, known, self.path))
         ep = schema.endpoint(self.path)
         page = self._client._core.get_page(build_target(self.path, [("attribute", attribute)]), ep.record, "array")
         return [str(v) for v in page.to_lists()["value"]]
@@ -315,8 +437,11 @@ class Client:
         if res is None:
             path, legacy = _SEARCHES[name]
             detail, legacy_detail = _DETAILS.get(name, (None, None))
-            res = self._accessors[name] = SearchResource(self, name, path, legacy, detail, legacy_detail)
+            res = self._accessors[name] = _resource_class(name)(self, name, path, legacy, detail, legacy_detail)
         return res
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | set(_SEARCHES))
 
     @property
     def makes(self) -> SearchResource:
@@ -442,14 +567,14 @@ class Client:
         params: List[Tuple[str, Any]] = []
         for key, value in filters.items():
             if key not in accepted:
-                hint = f"; accepted: {', '.join(accepted)}" if accepted else "; it accepts no filters"
-                raise QueryError(f"unknown filter {key!r} for {ep.path}{hint}", field=key)
+                raise QueryError(_unknown("filter", key, accepted, ep.path), field=key)
             if value is None:
                 continue
             if isinstance(value, (list, tuple, set, dict)):
                 raise QueryError(f"filter {key!r} takes one value, not {type(value).__name__}; "
                                  f"use a condition (vd.F({key!r}).isin(...)) for several", field=key)
             params.append((key, value))
+        _warn_demo_years(self, filters, conditions, ep.path)
         json_text = _encode_conditions(conditions, where, ep.path)
         if json_text is not None:
             if not ep.json_fields:
@@ -459,7 +584,7 @@ class Client:
             if not ep.sort_keys:
                 raise QueryError(f"{ep.path} does not accept sort")
             if sort not in ep.sort_keys:
-                raise QueryError(f"unknown sort {sort!r} for {ep.path}; accepted: {', '.join(ep.sort_keys)}")
+                raise QueryError(_unknown("sort", sort, list(ep.sort_keys), ep.path))
             params.append(("sort", sort))
         if direction is not None:
             if direction not in _DIRECTIONS:
