@@ -80,7 +80,7 @@ ErrorBody parse_error_body(const std::string& raw_body, const std::string& conte
 Client::Client(ClientOptions options)
     : options_(std::move(options)),
       transport_(options_.transport),
-      bucket_(options_.rate_limit),
+      bucket_(options_.rate_limit, options_.rate_limit_burst),
       login_bucket_(options_.login_rate_limit),
       jwt_(options_.jwt_cache_path, options_.jwt_margin) {
     options_.base_url = strip_trailing_slash(options_.base_url.empty() ? kDefaultBaseUrl : options_.base_url);

@@ -24,7 +24,7 @@ std::string usage_text() {
     return "usage: vehicledata-emulator [--host 127.0.0.1] [--port 0] [--db PATH] [--accounts FILE]\n"
            "                            [--rate-limit 600] [--login-rate-limit 20] [--window-seconds 60]\n"
            "                            [--token-ttl 604800] [--threads 16] [--jwt-secret S] [--maintenance]\n"
-           "                            [--deprecated-403] [--log]\n"
+           "                            [--deprecated-403] [--log] [--parent-pid PID]\n"
            "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n";
 }
 
@@ -78,6 +78,8 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
             o.deprecated_403 = true;
         } else if (flag == "--log") {
             o.quiet = false;
+        } else if (flag == "--parent-pid") {
+            o.parent_pid = parse_number<long>(flag, need(), 1, 1L << 30);
         } else {
             throw OptionsError("unknown option '" + args[i] + "'");
         }

@@ -68,6 +68,22 @@ def _in_jupyter() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
+_HINTED: Dict[str, bool] = {}
+
+
+def _has_ipywidgets() -> bool:
+    """True when ipywidgets is importable; else one clear hint (once per process) and text bars."""
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        if not _HINTED.get("ipywidgets"):
+            _HINTED["ipywidgets"] = True
+            print("vehicledata: progress bars are shown as text; `pip install ipywidgets` for notebook widgets",
+                  file=sys.stderr)
+        return False
+    return True
+
+
 def _deprecated(path: str, replacement: str) -> None:
     warnings.warn(f"{path} is deprecated by the service; use {replacement}", DeprecationWarning, stacklevel=4)
 
@@ -207,16 +223,21 @@ class SearchResource(_Resource):
     def search(self, *conditions: Conditions, where: Conditions = None, sort: Optional[str] = None,
                direction: Optional[str] = None, limit: Optional[int] = None, start_page: int = 1,
                verbose: Optional[bool] = None, legacy: bool = False, parallel: bool = True,
-               progress: Optional[bool] = None, **filters: Any) -> Pager:
+               progress: Optional[bool] = None, start_token: Optional[str] = None, **filters: Any) -> Pager:
         """A lazy :class:`Pager` over the matching records.
 
         Keyword filters are the endpoint's (``api.trims.filters``), checked
         against the schema table; ``conditions``/``where`` build the ``json``
         parameter (``vd.F("year") >= 2018``, dicts or JSON text); ``limit`` is
-        the page size (1..1000); ``start_page`` resumes at a page.
+        the page size (1..1000); ``start_page`` resumes at a page, ``start_token`` at the page
+        after the one whose ``resume_token`` it is (same query required; stable across processes).
         """
         ep = self._endpoint(legacy)
         params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
+        if start_token is not None:
+            from .pager import token_page
+
+            start_page = token_page(start_token, ep.path, params)
         return Pager(self._client, ep.path, ep.record, params, start_page=start_page, parallel=parallel,
                      progress=progress)
 
@@ -371,7 +392,10 @@ class Client:
     the total time of one transfer in seconds, ``connect_timeout`` that of the
     connection; ``retry`` a :class:`Retry`, an int or None; ``rate_limit`` and
     ``login_rate_limit`` are per minute (None or 0: no client-side limit, e.g.
-    for the emulator); ``jwt_cache=True`` (or a directory) keeps the JWT on
+    for the emulator); ``rate_limit_burst`` is how many requests go out at once
+    before the rate applies (default: a tenth of ``rate_limit``, 60 at 600/min,
+    so a short notebook query is not slowed; the refill rate is lowered by as much,
+    so no 60-second window exceeds ``rate_limit``); ``jwt_cache=True`` (or a directory) keeps the JWT on
     disk between processes (mode 0600); ``progress`` shows tqdm bars on
     multi-page work (default: only in Jupyter); ``compress`` asks for gzip
     bodies (default: yes, except on the loopback interface).
@@ -383,7 +407,7 @@ class Client:
                  login_rate_limit: Optional[float] = 20, jwt_cache: Union[bool, str, "os.PathLike[str]"] = False,
                  max_parallel: int = 4, verify: Union[bool, str] = True, proxy: Optional[str] = None,
                  http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
-                 compress: Optional[bool] = None) -> None:
+                 compress: Optional[bool] = None, rate_limit_burst: Optional[float] = None) -> None:
         token, secret = credentials(api_token, api_secret)
         url = _strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
@@ -402,7 +426,8 @@ class Client:
         options: Dict[str, Any] = dict(
             base_url=url, api_token=token, api_secret=secret, timeout=float(timeout),
             connect_timeout=float(connect_timeout), rate_limit=float(rate_limit or 0),
-            login_rate_limit=float(login_rate_limit or 0), jwt_cache_path=jwt_cache_path(jwt_cache, token, url, secret),
+            login_rate_limit=float(login_rate_limit or 0),
+            rate_limit_burst=-1.0 if rate_limit_burst is None else float(rate_limit_burst), jwt_cache_path=jwt_cache_path(jwt_cache, token, url, secret),
             max_parallel=int(max_parallel), verify_tls=bool(verify), ca_bundle=verify if isinstance(verify, str) else "",
             proxy=proxy or "", http2=http2, user_agent=user_agent or "", logger=logger.log, compress=compress,
             **self.retry.core_options(),
@@ -610,16 +635,18 @@ class Client:
             return None
         if probe:
             return True
+        jupyter = _in_jupyter()
         try:
-            if _in_jupyter():
-                from tqdm.auto import tqdm
+            if jupyter and _has_ipywidgets():
+                from tqdm.notebook import tqdm
             else:
                 from tqdm import tqdm
         except ImportError:
             if progress:
                 warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
             return None
-        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=False)
+        # In a notebook the bar stays visible after completion (the cell's record of the work).
+        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=jupyter)
 
 
 __all__ = ["Client", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]

@@ -48,7 +48,8 @@ def verify_zip(path: Union[str, "os.PathLike[str]"], url: str = "") -> None:
 #: A member that declares more is refused with DecodeError before anything is inflated.
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 
-_ARROW_ERROR = re.compile(r"In CSV column #(\d+): Row #(\d+): (.*)", re.S)
+_ARROW_ERROR = re.compile(r"In CSV column #(\d+): (?:Row #(\d+): )?(.*)", re.S)
+_INVALID_VALUE = re.compile(r"invalid value '(.*)'$", re.S)
 
 
 def feed_tables() -> List[str]:
@@ -83,11 +84,27 @@ class _Counted(io.RawIOBase):
         return len(data)
 
 
-def read_feed_csv(fh: Any, table: str, member: str = "") -> "pa.Table":
+def _line_of(reopen: Any, column: str, value: str) -> Optional[int]:
+    """The CSV line (1 = header) where ``column`` first holds ``value`` (the error path only)."""
+    import pyarrow as pa
+    from pyarrow import compute, csv
+
+    try:
+        with reopen() as fh:
+            col = csv.read_csv(fh, convert_options=csv.ConvertOptions(
+                include_columns=[column], column_types={column: pa.large_string()}))[column]
+    except Exception:  # pragma: no cover - the member was readable a moment ago
+        return None
+    index = compute.index(col, pa.scalar(value, pa.large_string())).as_py()
+    return index + 2 if index is not None and index >= 0 else None
+
+
+def read_feed_csv(fh: Any, table: str, member: str = "", reopen: Any = None) -> "pa.Table":
     """One feed CSV as an Arrow table with the schema's types (those of the API frames).
 
     A value that does not fit its column's type raises DecodeError naming the member, the CSV
-    line (1 = header) and the column."""
+    line (1 = header; found by reading the column again through ``reopen()``, a callable giving a
+    fresh stream of the member) and the column."""
     import pyarrow as pa
     from pyarrow import csv
 
@@ -107,10 +124,16 @@ def read_feed_csv(fh: Any, table: str, member: str = "") -> "pa.Table":
         m = _ARROW_ERROR.search(text)
         if m is None:
             raise DecodeError(f"data feed member {member!r}: {text}", member=member) from None
-        col, row = int(m.group(1)), int(m.group(2))
+        col = int(m.group(1))
         name = columns[col] if col < len(columns) else f"#{col}"
+        detail = m.group(3).strip()
+        row: Optional[int] = int(m.group(2)) if m.group(2) else None
+        bad = _INVALID_VALUE.search(detail)
+        if row is None and bad is not None and reopen is not None:
+            row = _line_of(reopen, name, bad.group(1))
+        where = f", line {row}" if row is not None else ""
         wanted = types.get(name)
-        raise DecodeError(f"data feed member {member!r}, line {row}, column {name!r}: {m.group(3).strip()}"
+        raise DecodeError(f"data feed member {member!r}{where}, column {name!r}: {detail}"
                           + (f" (expected {wanted})" if wanted is not None else ""),
                           member=member, row=row, column=name) from None
 
@@ -254,7 +277,8 @@ class DataFeed:
                     try:
                         with zf.open(info) as fh:
                             stream = _Counted(fh, bar.update if bar is not None else None)
-                            out[table] = read_feed_csv(stream, table, info.filename)
+                            out[table] = read_feed_csv(stream, table, info.filename,
+                                                       reopen=lambda info=info: zf.open(info))
                     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
                         raise DecodeError(f"data feed member {info.filename!r} is damaged: {exc}",
                                           member=info.filename) from None

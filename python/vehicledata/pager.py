@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .client import Client
 
 
+#: The checkpoint file of ``Pager.to_parquet`` (in the dataset directory).
+CHECKPOINT_NAME = "_vehicledata_checkpoint.json"
+
 #: Page size of whole-result methods (to_pandas, to_arrow, iter_pandas, the CLI's --all) unless told.
 BULK_PAGE_SIZE = 1000
 
@@ -237,6 +240,15 @@ class Page:
         self.next: str = c.get("next", "")
         self.url: str = core_page.url
         self._records: Optional[List[Record]] = None
+        self._query: Optional[Tuple[str, List[Tuple[str, Any]]]] = None  # set by the pager
+
+    @property
+    def resume_token(self) -> str:
+        """An opaque token that resumes the same search after this page, in this or another
+        process: ``api.trims.search(..., start_token=token)`` (the same query, else QueryError)."""
+        if self._query is None:
+            return ""
+        return make_token(self._query[0], self._query[1], self.number + 1)
 
     @property
     def records(self) -> List[Record]:
@@ -269,6 +281,30 @@ class Page:
             table = "".join(f"<div>{escape(repr(r))}</div>" for r in self.records[:10])
         more = f"<div>... {self.count - 10} more on this page</div>" if self.count > 10 else ""
         return f"<div>{head}{table}{more}</div>"
+
+
+def _query_digest(path: str, params: Sequence[Tuple[str, Any]]) -> str:
+    import hashlib
+
+    return hashlib.sha256(build_target(path, [(k, v) for k, v in params if k != "page"]).encode()).hexdigest()[:16]
+
+
+def make_token(path: str, params: Sequence[Tuple[str, Any]], page: int) -> str:
+    """``vd1.<page>.<digest of the query>``: stable across processes (no secrets, no clock)."""
+    return f"vd1.{int(page)}.{_query_digest(path, params)}"
+
+
+def token_page(token: str, path: str, params: Sequence[Tuple[str, Any]]) -> int:
+    """The page a resume token points at; QueryError if it is malformed or from another query."""
+    from .errors import QueryError
+
+    parts = token.split(".") if isinstance(token, str) else []
+    if len(parts) != 3 or parts[0] != "vd1" or not parts[1].isdigit() or int(parts[1]) < 1:
+        raise QueryError(f"not a resume token: {token!r}")
+    if parts[2] != _query_digest(path, params):
+        raise QueryError("the resume token belongs to another query (path, filters, conditions, sort and page "
+                         "size must be the same)")
+    return int(parts[1])
 
 
 def page_number(link: str) -> Optional[int]:
@@ -332,6 +368,7 @@ class Pager:
             core = self._client._core.get_page(self._target(self.start_page), self.record, "envelope",
                                                self.verbose)
             page = Page(core, self.start_page)
+            page._query = (self.path, self.params)
             self._check(page, None)
             self._first = page
             self.pages_fetched += 1
@@ -406,6 +443,7 @@ class Pager:
                 self.pages_fetched += len(batch)
                 for n, core in zip(batch, cores):
                     page = Page(core, n)
+                    page._query = (self.path, self.params)
                     self._check(page, first)
                     if bar is not None:
                         bar.update(1)
@@ -427,6 +465,7 @@ class Pager:
             core = self._client._core.get_page(page.next, self.record, "envelope", self.verbose)
             self.pages_fetched += 1
             page = Page(core, number)
+            page._query = (self.path, self.params)
             self._check(page, first)
             yield page
 
@@ -505,6 +544,87 @@ class Pager:
     def _wants_progress(self) -> bool:
         return self._client._progress_bar(self.progress, total=None, desc="", unit="page", probe=True) is not None
 
+    def iter_arrow(self, page_size: Optional[int] = None) -> Iterator["pa.Table"]:
+        """One Arrow table per page (pages of ``page_size``, as iter_pandas)."""
+        bulk = self._bulk(page_size)
+        try:
+            for page in bulk._core_pages():
+                yield page.to_arrow()
+        finally:
+            if bulk is not self:
+                self.pages_fetched += bulk.pages_fetched
+
+    def arrow_schema(self) -> "pa.Schema":
+        """The Arrow schema of this search's tables (from the schema table; nothing is fetched)."""
+        return frames.page_to_arrow(frames.empty_page(self.record, self.verbose)).schema
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule stream protocol: ``pa.table(pager)``, ``polars.from_arrow(pager)``,
+        DuckDB... read the result page by page (1000-record pages) without a DataFrame in between."""
+        import pyarrow as pa
+
+        schema = self.arrow_schema()
+        batches = (b for t in self.iter_arrow() for b in t.cast(schema).to_batches())
+        return pa.RecordBatchReader.from_batches(schema, batches).__arrow_c_stream__(requested_schema)
+
+    def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
+                   page_size: Optional[int] = None) -> Any:
+        """Write the result as a (Hive-partitioned) Parquet dataset under ``path``, page by page.
+
+        After each page's files are written, ``path/_vehicledata_checkpoint.json`` is replaced
+        atomically with the number of pages done.  Run the same call again after a crash and it
+        resumes: files of pages after the checkpoint (written before the crash) are deleted and
+        those pages fetched again, so no record is lost or doubled.  A checkpoint of another query
+        raises QueryError.  Returns the dataset directory.
+        """
+        import json
+        import os
+        import re
+        from pathlib import Path
+
+        import pyarrow.parquet as pq
+
+        from .errors import QueryError
+
+        root = Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        bulk = self._bulk(page_size)
+        digest = _query_digest(bulk.path, bulk.params)
+        ckpt = root / CHECKPOINT_NAME
+        done = bulk.start_page - 1
+        if ckpt.exists():
+            state = json.loads(ckpt.read_text())
+            if state.get("query") != digest:
+                raise QueryError(f"{root} holds a dataset of another query (checkpoint {state.get('target')!r}); "
+                                 f"use another directory")
+            done = int(state["pages_done"])
+        name = re.compile(r"^part-(\d+)-\d+\.parquet$")
+        for f in root.rglob("part-*.parquet"):
+            m = name.match(f.name)
+            if m and int(m.group(1)) > done:
+                f.unlink()  # written after the last checkpoint: fetched again below
+        if ckpt.exists() and json.loads(ckpt.read_text()).get("complete"):
+            return root
+        resumed = Pager(self._client, bulk.path, bulk.record, bulk.params, start_page=done + 1,
+                        parallel=self.parallel, progress=self.progress)
+        pages = 0
+        for page in resumed._core_pages():
+            table = page.to_arrow()
+            if len(table):
+                pq.write_to_dataset(table, str(root), partition_cols=list(partition_cols or []) or None,
+                                    basename_template=f"part-{page.number:06d}-{{i}}.parquet")
+            pages = page.pages
+            state = {"query": digest, "target": build_target(bulk.path, bulk.params), "pages_done": page.number,
+                     "pages": page.pages, "total": page.total, "complete": page.number >= page.pages}
+            tmp = ckpt.with_name(ckpt.name + ".tmp")
+            tmp.write_text(json.dumps(state))
+            os.replace(tmp, ckpt)
+        if pages == 0 and not ckpt.exists():  # an empty result (or start past the end): still a checkpoint
+            ckpt.write_text(json.dumps({"query": digest, "target": build_target(bulk.path, bulk.params),
+                                        "pages_done": done, "complete": True}))
+        self.pages_fetched += resumed.pages_fetched
+        return root
+
     def _bulk_collected(self, page_size: Optional[int]) -> Any:
         bulk = self._bulk(page_size)
         try:
@@ -545,4 +665,4 @@ class Pager:
         ) + "</div>"
 
 
-__all__ = ["Record", "Page", "Pager", "build_target", "page_number", "BULK_PAGE_SIZE"]
+__all__ = ["Record", "Page", "Pager", "build_target", "page_number", "BULK_PAGE_SIZE", "make_token", "token_page"]
