@@ -336,7 +336,9 @@ def _cmd_get(args: argparse.Namespace) -> int:
                 page = next(iter(pager.pages))
                 df = page.to_pandas()
                 if page.total > len(df):
+                    _emit_frame(df, args)  # the note follows the output (none if writing it failed)
                     print(f"showing {len(df):,} of {page.total:,}; --all for everything", file=sys.stderr)
+                    return 0
         _emit_frame(df, args)
     return 0
 
