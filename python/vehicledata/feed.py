@@ -84,6 +84,11 @@ class _Counted(io.RawIOBase):
         return len(data)
 
 
+def _header(head: bytes) -> List[str]:
+    first_line = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip("\r")
+    return [c.strip('"') for c in first_line.split(",")] if first_line else []
+
+
 def _line_of(reopen: Any, column: str, value: str) -> Optional[int]:
     """The CSV line (1 = header) where ``column`` first holds ``value`` (the error path only)."""
     import pyarrow as pa
@@ -99,7 +104,8 @@ def _line_of(reopen: Any, column: str, value: str) -> Optional[int]:
     return index + 2 if index is not None and index >= 0 else None
 
 
-def read_feed_csv(fh: Any, table: str, member: str = "", reopen: Any = None) -> "pa.Table":
+def read_feed_csv(fh: Any, table: str, member: str = "", reopen: Any = None,
+                  columns: Optional[List[str]] = None) -> "pa.Table":
     """One feed CSV as an Arrow table with the schema's types (those of the API frames).
 
     A value that does not fit its column's type raises DecodeError naming the member, the CSV
@@ -109,14 +115,13 @@ def read_feed_csv(fh: Any, table: str, member: str = "", reopen: Any = None) -> 
     from pyarrow import csv
 
     member = member or f"{table}.csv"
-    reader = io.BufferedReader(fh if isinstance(fh, io.RawIOBase) else _Counted(fh, None), buffer_size=1 << 20)
-    head = reader.peek(1 << 16)
-    first_line = bytes(head).split(b"\n", 1)[0].decode("utf-8", "replace").strip("\r")
-    columns = [c.strip('"') for c in first_line.split(",")] if first_line else []
+    reader = fh
+    if columns is None:  # the header, for the column types
+        reader = io.BufferedReader(fh if isinstance(fh, io.RawIOBase) else _Counted(fh, None), buffer_size=1 << 20)
+        columns = _header(bytes(reader.peek(1 << 16)))
     types = _arrow_schema(pa, table, columns)
     convert = csv.ConvertOptions(column_types=types, strings_can_be_null=True, null_values=[""],
-                                 quoted_strings_can_be_null=False, timestamp_parsers=["%Y-%m-%dT%H:%M:%S%z",
-                                                                                     csv.ISO8601])
+                                 quoted_strings_can_be_null=False)
     try:
         return csv.read_csv(reader, read_options=csv.ReadOptions(block_size=8 << 20), convert_options=convert)
     except pa.ArrowInvalid as exc:
@@ -276,9 +281,11 @@ class DataFeed:
                 for table, info in chosen:
                     try:
                         with zf.open(info) as fh:
-                            stream = _Counted(fh, bar.update if bar is not None else None)
+                            columns = _header(fh.readline(1 << 20))
+                        with zf.open(info) as fh:
+                            stream = _Counted(fh, bar.update) if bar is not None else fh
                             out[table] = read_feed_csv(stream, table, info.filename,
-                                                       reopen=lambda info=info: zf.open(info))
+                                                       reopen=lambda info=info: zf.open(info), columns=columns)
                     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
                         raise DecodeError(f"data feed member {info.filename!r} is damaged: {exc}",
                                           member=info.filename) from None
