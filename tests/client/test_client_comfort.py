@@ -435,3 +435,40 @@ def test_to_parquet_resumes_after_a_crash_with_exactly_the_same_ids(api, emulato
     assert json.loads((target / "_vehicledata_checkpoint.json").read_text())["complete"]
     with pytest.raises(vd.QueryError, match="another query"):
         api.trims.search(year=2020).to_parquet(target, partition_cols=["make"], page_size=200)
+
+
+def test_one_debug_line_per_request_without_secrets(emulator, client_factory, caplog):
+    import logging
+    import re as _re
+
+    caplog.set_level(logging.DEBUG, logger="vehicledata")
+    with client_factory(emulator.url) as api:
+        api.trims.search(year=2019).to_pandas()
+        jwt = api._core.jwt if hasattr(api._core, "jwt") else ""
+    lines = [r.getMessage() for r in caplog.records]
+    gets = [m for m in lines if m.startswith("GET ")]
+    assert len(gets) == 2, lines  # two pages of 1000
+    pattern = _re.compile(_re.escape(emulator.url) + r"/api/trims/v2\?year=2019&limit=1000(&page=2)? -> 200, "
+                          r"\d+ bytes, \d+\.\d ms$")
+    assert all(pattern.match(m[4:]) for m in gets), gets
+    assert any(m.startswith(f"POST {emulator.url}/api/auth/login -> 200, ") for m in lines), lines
+    text = caplog.text
+    assert PREMIUM["api_secret"] not in text and (not jwt or jwt not in text)
+
+
+def test_notebook_bars_stay_and_a_missing_ipywidgets_is_one_hint(api, monkeypatch, capsys):
+    from vehicledata import client as client_mod
+
+    monkeypatch.setattr(client_mod, "_in_jupyter", lambda: True)
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails
+    monkeypatch.setattr(client_mod, "_HINTED", {})
+    bars = [api._progress_bar(None, total=3, desc="x", unit="page") for _ in range(2)]
+    assert all(b is not None and b.leave for b in bars)
+    for b in bars:
+        b.close()
+    err = capsys.readouterr().err
+    assert err.count("pip install ipywidgets") == 1
+    monkeypatch.setattr(client_mod, "_in_jupyter", lambda: False)
+    bar = api._progress_bar(True, total=3, desc="x", unit="page")
+    assert bar is not None and not bar.leave
+    bar.close()
