@@ -472,3 +472,20 @@ def test_notebook_bars_stay_and_a_missing_ipywidgets_is_one_hint(api, monkeypatc
     bar = api._progress_bar(True, total=3, desc="x", unit="page")
     assert bar is not None and not bar.leave
     bar.close()
+
+
+def test_sync_returns_what_changed_after_the_watermark(api):
+    everything, mark = api.trims.sync(since=None, year=2019, make="BMW")
+    reference = api.trims.search(year=2019, make="BMW").to_pandas()
+    assert sorted(everything["id"]) == sorted(reference["id"])
+    assert mark == reference["modified"].max()
+    again, same = api.trims.sync(since=mark, year=2019, make="BMW")
+    assert len(again) == 0 and same == mark
+    stamps = sorted(reference["modified"].dropna().unique())
+    assert len(stamps) > 2
+    cut = stamps[len(stamps) // 2]
+    newer, newer_mark = api.trims.sync(since=cut, year=2019, make="BMW")
+    assert sorted(newer["id"]) == sorted(reference.loc[reference["modified"] > cut, "id"])
+    assert 0 < len(newer) < len(reference) and newer_mark == mark
+    with pytest.raises(vd.QueryError, match="no modified field"):
+        api.makes.sync()
