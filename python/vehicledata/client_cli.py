@@ -326,7 +326,9 @@ def _cmd_get(args: argparse.Namespace) -> int:
             elif args.limit is not None:
                 frames: List[Any] = []
                 got = 0
-                for frame in pager.iter_pandas():
+                # Pages no larger than what is printed (the bulk default of 1000 would fetch more).
+                size = None if args.page_size else min(schema.MAX_LIMIT, args.limit)
+                for frame in pager.iter_pandas(page_size=size):
                     frames.append(frame)
                     got += len(frame)
                     if got >= args.limit:
