@@ -276,7 +276,7 @@ class Page:
 
         head = escape(repr(self))
         try:
-            table = self.to_pandas().head(10)._repr_html_()
+            table = str(getattr(self.to_pandas().head(10), "_repr_html_")())
         except ImportError:  # pragma: no cover - without pandas
             table = "".join(f"<div>{escape(repr(r))}</div>" for r in self.records[:10])
         more = f"<div>... {self.count - 10} more on this page</div>" if self.count > 10 else ""
