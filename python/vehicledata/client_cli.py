@@ -275,6 +275,12 @@ def _emit_detail(rec: Any, record: str, args: argparse.Namespace) -> None:
 
 
 def _json_default(o: Any) -> Any:
+    from datetime import datetime, timezone
+
+    if isinstance(o, datetime) and o.tzinfo is not None:
+        # The style of the search output's JSON (pandas' to_json): UTC, milliseconds, "Z".
+        u = o.astimezone(timezone.utc)
+        return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
     if hasattr(o, "isoformat"):
         return o.isoformat()
     if hasattr(o, "to_dict"):

@@ -200,10 +200,15 @@ def test_cli_columns_and_the_showing_line(cli, api):
 
 def test_cli_one_timestamp_style(cli, api):
     code, out, _ = cli("vin", "1HGCM82633A004352")
-    data = json.loads(out)
-    assert data["trims"][0]["created"].endswith("+00:00")
+    vin_created = json.loads(out)["trims"][0]["created"]
     code, out, _ = cli("get", "trims", "--year", "2019", "--limit", "1", "--format", "json")
-    assert json.loads(out)[0]["created"].endswith("Z") or "+00:00" in out
+    get_created = json.loads(out)[0]["created"]
+    code, out, _ = cli("get", "trims", "--id", str(json.loads(out)[0]["id"]), "--format", "json")
+    detail_created = json.loads(out)["created"]
+    pattern = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
+    for value in (vin_created, get_created, detail_created):
+        assert __import__("re").match(pattern, value), value
+    assert get_created == detail_created
 
 
 def test_cli_broken_pipe_exits_0(emulator):
