@@ -26,7 +26,7 @@ std::string usage_text() {
            "                            [--token-ttl 604800] [--threads 16] [--jwt-secret S] [--maintenance]\n"
            "                            [--deprecated-403] [--log] [--max-connections 512] [--max-headers 100]\n"
            "                            [--max-header-bytes 16384] [--request-timeout 10] [--idle-timeout 5]\n"
-           "                            [--control-token T]\n"
+           "                            [--control-token T] [--parent-pid PID]\n"
            "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n";
 }
 
@@ -93,6 +93,8 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
             o.deprecated_403 = true;
         } else if (flag == "--log") {
             o.quiet = false;
+        } else if (flag == "--parent-pid") {
+            o.parent_pid = parse_number<long>(flag, need(), 1, 1L << 30);
         } else {
             throw OptionsError("unknown option '" + args[i] + "'");
         }

@@ -29,6 +29,7 @@ struct Options {
     bool maintenance = false;        // start in maintenance mode (503 everywhere but the control plane)
     bool deprecated_403 = false;     // deprecated paths answer 403 DeprecatedException (as seen in 2026)
     bool quiet = true;               // no per-request log on stderr
+    long parent_pid = 0;             // > 0: exit (as on SIGTERM) when this process, our parent, ends
 };
 
 class OptionsError : public std::invalid_argument {
