@@ -280,6 +280,7 @@ std::unique_ptr<PyClient> make_client(py::kwargs kwargs) {
     }
     o.rate_limit = getnum(kw, "rate_limit", o.rate_limit);
     o.login_rate_limit = getnum(kw, "login_rate_limit", o.login_rate_limit);
+    o.rate_limit_burst = getnum(kw, "rate_limit_burst", o.rate_limit_burst);
     o.jwt_cache_path = getstr(kw, "jwt_cache_path", "");
     o.jwt_margin = static_cast<int>(getnum(kw, "jwt_margin", o.jwt_margin));
     o.max_parallel = static_cast<int>(getnum(kw, "max_parallel", o.max_parallel));
@@ -401,7 +402,7 @@ void bind_client(py::module_& m) {
         .def(py::init(&make_client),
              "Options: base_url, api_token, api_secret, connect_timeout, timeout, user_agent, verify_tls, ca_bundle, "
              "proxy, http2, retry_total, backoff_factor, backoff_max, backoff_jitter, status_forcelist, "
-             "respect_retry_after, max_wait, retry_transport_errors, rate_limit, login_rate_limit, jwt_cache_path, "
+             "respect_retry_after, max_wait, retry_transport_errors, rate_limit, login_rate_limit, rate_limit_burst, jwt_cache_path, "
              "jwt_margin, max_parallel, logger.")
         .def_property_readonly("base_url", [](const PyClient& p) { return p.client->options().base_url; })
         .def_property_readonly("has_credentials", [](const PyClient& p) { return p.client->has_credentials(); })

@@ -3,6 +3,7 @@
 
 #include <simdjson.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -35,6 +36,39 @@ std::string seconds_text(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f", s);
     return buf;
+}
+
+// One DEBUG line per request: "GET http://host/api/trims/v2?year=2019 -> 200, 12345 bytes, 8.1 ms".
+// Values of query parameters whose name mentions a token, secret, jwt or password are
+// redacted; the URL never holds userinfo (stripped from base_url) and headers are not logged.
+std::string request_log_line(const std::string& what, const Response& r) {
+    std::string line = what;
+    const std::size_t q = line.find('?');
+    if (q != std::string::npos) {
+        std::string out = line.substr(0, q + 1);
+        std::size_t i = q + 1;
+        while (i <= line.size()) {
+            std::size_t amp = line.find('&', i);
+            if (amp == std::string::npos) amp = line.size();
+            std::string pair = line.substr(i, amp - i);
+            const std::size_t eq = pair.find('=');
+            std::string name = pair.substr(0, eq);
+            for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            const bool secret = name.find("token") != std::string::npos || name.find("secret") != std::string::npos ||
+                                name.find("jwt") != std::string::npos || name.find("password") != std::string::npos;
+            if (secret && eq != std::string::npos) pair = pair.substr(0, eq + 1) + "***";
+            out += pair;
+            if (amp < line.size()) out += '&';
+            i = amp + 1;
+        }
+        line = out;
+    }
+    char buf[96];
+    if (r.transferred())
+        std::snprintf(buf, sizeof buf, " -> %ld, %zu bytes, %.1f ms", r.status, r.body.size(), r.seconds * 1000.0);
+    else
+        std::snprintf(buf, sizeof buf, " -> transfer failed (curl %d), %.1f ms", r.curl_code, r.seconds * 1000.0);
+    return line + buf;
 }
 
 std::string strip_trailing_slash(std::string s) {
@@ -80,7 +114,7 @@ ErrorBody parse_error_body(const std::string& raw_body, const std::string& conte
 Client::Client(ClientOptions options)
     : options_(std::move(options)),
       transport_(options_.transport),
-      bucket_(options_.rate_limit),
+      bucket_(options_.rate_limit, options_.rate_limit_burst),
       login_bucket_(options_.login_rate_limit),
       jwt_(options_.jwt_cache_path, options_.jwt_margin) {
     options_.base_url = strip_trailing_slash(options_.base_url.empty() ? kDefaultBaseUrl : options_.base_url);
@@ -150,6 +184,7 @@ std::string Client::do_login() {
         ++requests_;
         Response r = transport_.perform(req);
         bytes_ += static_cast<std::int64_t>(r.body.size());
+        log(kDebug, request_log_line("POST " + r.url, r));
         double delay = -1;
         if (!r.transferred()) {
             if (!p.retry_transport_errors || retries >= p.total)
@@ -229,6 +264,7 @@ Request Client::make_request(const std::string& target, std::string* jwt_used) {
 
 double Client::assess(const Response& r, int& retries, bool& renewed, const std::string& jwt_used,
                       const std::string& what) {
+    log(kDebug, request_log_line(what, r));
     const RetryPolicy& p = options_.retry;
     double delay;
     std::string reason;

@@ -5,12 +5,25 @@
 
 namespace vehicledata::client {
 
+namespace {
+
+double capacity_for(double per_minute, double burst) {
+    if (per_minute <= 0) return 1.0;
+    if (burst < 0) burst = per_minute * TokenBucket::kDefaultBurstShare;
+    // At most half of the budget up front, so the refill rate stays positive.
+    return std::max(1.0, std::min(burst, per_minute / 2));
+}
+
+}  // namespace
+
 TokenBucket::TokenBucket(double per_minute, double burst, double margin)
     : per_minute_(per_minute > 0 ? per_minute : 0),
-      rate_(per_minute > 0 ? per_minute * (1.0 - margin) / 60.0 : 0),
-      capacity_(std::max(1.0, burst)),
-      tokens_(std::max(1.0, burst)),
-      last_(Clock::now()) {}
+      rate_(0),
+      capacity_(capacity_for(per_minute, burst)),
+      tokens_(capacity_),
+      last_(Clock::now()) {
+    if (per_minute > 0) rate_ = std::max(per_minute * (1.0 - margin) - (capacity_ - 1.0), 1.0) / 60.0;
+}
 
 double TokenBucket::reserve() {
     if (rate_ <= 0) return 0.0;

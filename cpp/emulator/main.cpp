@@ -3,6 +3,8 @@
 // Prints "listening on http://HOST:PORT" as its first stdout line once the
 // socket is bound; SIGINT/SIGTERM stop it cleanly (exit status 0).
 #include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +14,22 @@
 #include <thread>
 
 #include "vehicledata/emulator/server.h"
+
+namespace {
+
+// --parent-pid: the server ends with the process that started it, however that one ends
+// (kill -9 included).  The kernel sends SIGTERM when the parent dies (PR_SET_PDEATHSIG; it
+// fires when the forking *thread* ends, so a poll of getppid() every 100 ms is the fallback,
+// also for a parent gone before prctl took effect).  Both end in the normal SIGTERM shutdown.
+void watch_parent(pid_t parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    std::thread([parent] {
+        while (::getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        ::kill(::getpid(), SIGTERM);
+    }).detach();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     namespace emu = vehicledata::emulator;
@@ -36,6 +54,7 @@ int main(int argc, char** argv) {
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     ::signal(SIGPIPE, SIG_IGN);
+    if (options.parent_pid > 0) watch_parent(static_cast<pid_t>(options.parent_pid));
 
     try {
         emu::Server server(options);

@@ -48,6 +48,19 @@ TEST(ClientTokenBucket, SpacesRequestsAtTheRate) {
     EXPECT_LT(b.reserve(), w2 + 1e-3);
 }
 
+TEST(ClientTokenBucket, BurstIsAShareOfTheBudget) {
+    vc::TokenBucket b(600, -1, 0.0);  // default: a tenth of 600/min up front
+    EXPECT_EQ(b.capacity(), 60.0);
+    for (int i = 0; i < 60; ++i) EXPECT_EQ(b.reserve(), 0.0) << i;
+    // The 61st waits for the refill of (600 - 59) per minute: 60 at once plus 541 over the
+    // following minute keeps every 60-second window at the budget.
+    double w = b.reserve();
+    EXPECT_GT(w, 0.1);
+    EXPECT_LE(w, 60.0 / 541 + 1e-3);
+    vc::TokenBucket capped(20, 100, 0.0);  // never more than half the budget at once
+    EXPECT_EQ(capped.capacity(), 10.0);
+}
+
 TEST(ClientJwt, ClaimsAndSingleLogin) {
     std::string token = vehicledata::jwt::sign_hs256(R"({"exp":4102444800,"iat":4101840000})", "k");
     std::int64_t exp = 0, iat = 0;

@@ -15,8 +15,8 @@ from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)
 
-import importlib  # noqa: E402
-from typing import Any  # noqa: E402
+import importlib as _importlib  # noqa: E402
+from typing import Any as _Any  # noqa: E402
 
 from . import _core  # noqa: E402
 from . import schema  # noqa: E402
@@ -25,6 +25,7 @@ from .errors import (  # noqa: E402
     AuthenticationError,
     BadRequestError,
     DecodeError,
+    DemoDataWarning,
     MethodNotAllowedError,
     NotFoundError,
     PaginationError,
@@ -52,22 +53,31 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     if name == "vin":  # the submodule vehicledata.vin (validate, check_digit, VinResult)
-        value = importlib.import_module("vehicledata.vin")
+        value = _importlib.import_module("vehicledata.vin")
         globals()[name] = value
         return value
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'vehicledata' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+        import difflib
+
+        near = difflib.get_close_matches(name, __all__, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise AttributeError(f"module 'vehicledata' has no attribute {name!r}{hint}")
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list:
+    """The public names, lazy ones included (tab completion before first use)."""
+    return sorted(set(__all__) | {"errors", "query", "pager", "frames", "feed", "client"} - {"annotations"})
 
 
 __all__ = [
     "__version__", "schema", "vin", *sorted(_LAZY),
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
-    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError",
+    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "DemoDataWarning",
 ]

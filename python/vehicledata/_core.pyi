@@ -105,6 +105,7 @@ class _CoreClient:
         retry_transport_errors: bool = ...,
         rate_limit: float = ...,
         login_rate_limit: float = ...,
+        rate_limit_burst: float = ...,
         jwt_cache_path: str = ...,
         jwt_margin: int = ...,
         max_parallel: int = ...,

@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 from . import _core, _tls, schema
 from .auth import credentials, jwt_cache_path, mask
-from .errors import QueryError, VehicleDataError
+from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Page, Pager, Record, build_target, records_of
 from .retry import Retry
 
@@ -69,8 +69,34 @@ def _in_jupyter() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
+_HINTED: Dict[str, bool] = {}
+
+
+def _has_ipywidgets() -> bool:
+    """True when ipywidgets is importable; else one clear hint (once per process) and text bars."""
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        if not _HINTED.get("ipywidgets"):
+            _HINTED["ipywidgets"] = True
+            print("vehicledata: progress bars are shown as text; `pip install ipywidgets` for notebook widgets",
+                  file=sys.stderr)
+        return False
+    return True
+
+
 def _deprecated(path: str, replacement: str) -> None:
     warnings.warn(f"{path} is deprecated by the service; use {replacement}", DeprecationWarning, stacklevel=4)
+
+
+def _unknown(kind: str, name: Any, valid: Sequence[str], where: str) -> str:
+    """The message for an unknown name: the valid ones and the nearest (difflib)."""
+    import difflib
+
+    near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]!r}?" if near else "."
+    listed = f" Valid: {', '.join(valid)}." if valid else f" {where} accepts none."
+    return f"unknown {kind} {name!r} for {where}{hint}{listed}"
 
 
 def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Optional[str]:
@@ -93,7 +119,53 @@ def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Opti
         return None
     from . import query
 
-    return query.encode(items, endpoint=path)
+    try:
+        return query.encode(items, endpoint=path)
+    except QueryError as exc:
+        valid = schema.endpoint(path).json_field_names()
+        name = getattr(exc, "field", None)
+        if name and valid and name not in valid and "unknown json field" in exc.message:
+            raise QueryError(_unknown("json field", name, valid, path), field=name,
+                             op=getattr(exc, "op", None)) from None
+        raise
+
+
+def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequence[Any], path: str) -> None:
+    """DemoDataWarning when an anonymous client names a model year outside the demo data-set."""
+    if client.authenticated:
+        return
+    lo, hi = schema.DEMO_YEARS
+    years: List[Any] = []
+    if "year" in filters and filters["year"] is not None:
+        years.append(filters["year"])
+    for c in conditions:
+        for item in (c if isinstance(c, (list, tuple)) else [c]):
+            d = item.to_dict() if hasattr(item, "to_dict") else item
+            if isinstance(d, dict) and d.get("field") == "year" and d.get("op") in ("=", "in", ">", ">=", "<", "<="):
+                val = d.get("val")
+                bad_side = {"=": None, "in": None, ">": "hi", ">=": "hi", "<": "lo", "<=": "lo"}[d["op"]]
+                for v in (val if isinstance(val, (list, tuple)) else [val]):
+                    try:
+                        y = int(v)
+                    except (TypeError, ValueError):
+                        continue
+                    if bad_side == "hi" and y < hi:
+                        continue
+                    if bad_side == "lo" and y > lo:
+                        continue
+                    years.append(y)
+    outside = []
+    for y in years:
+        try:
+            if not lo <= int(y) <= hi:
+                outside.append(int(y))
+        except (TypeError, ValueError):
+            continue
+    if outside:
+        from .errors import DemoDataWarning
+
+        warnings.warn(f"{path}: without a subscription (no api_token/api_secret) the service serves only the "
+                      f"demo model years {lo}-{hi}; year {outside[0]} gives no rows", DemoDataWarning, stacklevel=5)
 
 
 class _Resource:
@@ -131,23 +203,71 @@ class SearchResource(_Resource):
         """Keyword filters accepted by the v2 search (from the schema table)."""
         return schema.endpoint(self.path).filter_names()
 
+    @property
+    def json_fields(self) -> List[str]:
+        """Fields usable in conditions (``vd.F(name)``) on the v2 search (from the schema table)."""
+        return schema.endpoint(self.path).json_field_names()
+
+    @property
+    def sort_keys(self) -> List[str]:
+        """Values accepted by ``sort=`` on the v2 search (from the schema table)."""
+        return list(schema.endpoint(self.path).sort_keys)
+
+    @property
+    def fields(self) -> List[str]:
+        """Fields of the records the search returns."""
+        return schema.record(schema.endpoint(self.path).record).field_names()
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | {"filters", "json_fields", "sort_keys", "fields", "search", "get"})
+
     def search(self, *conditions: Conditions, where: Conditions = None, sort: Optional[str] = None,
                direction: Optional[str] = None, limit: Optional[int] = None, start_page: int = 1,
                verbose: Optional[bool] = None, legacy: bool = False, parallel: bool = True,
-               progress: Optional[bool] = None, **filters: Any) -> Pager:
+               progress: Optional[bool] = None, start_token: Optional[str] = None, **filters: Any) -> Pager:
         """A lazy :class:`Pager` over the matching records.
 
         Keyword filters are the endpoint's (``api.trims.filters``), checked
         against the schema table; ``conditions``/``where`` build the ``json``
         parameter (``vd.F("year") >= 2018``, dicts or JSON text); ``limit`` is
-        the page size (1..1000); ``start_page`` resumes at a page.
+        the page size (1..1000); ``start_page`` resumes at a page, ``start_token`` at the page
+        after the one whose ``resume_token`` it is (same query required; stable across processes).
         """
         ep = self._endpoint(legacy)
         params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
+        if start_token is not None:
+            from .pager import token_page
+
+            start_page = token_page(start_token, ep.path, params)
         return Pager(self._client, ep.path, ep.record, params, start_page=start_page, parallel=parallel,
                      progress=progress)
 
     __call__ = search
+
+    def sync(self, since: Any = None, *conditions: Conditions, page_size: Optional[int] = None,
+             **filters: Any) -> Tuple["Any", Any]:
+        """Incremental sync: ``(frame, watermark)`` of the records whose ``modified`` is after
+        ``since`` (a datetime, pd.Timestamp or the previous watermark; None: everything), and the
+        new watermark (the largest ``modified`` seen, ``since`` when nothing changed).
+
+            df, mark = api.trims.sync(since=None)        # first run: everything
+            df, mark = api.trims.sync(since=mark)        # later: only what changed since
+
+        The service keeps ``modified`` to the second: a record changed in the same second as the
+        watermark, after the sync read it, is seen by neither run; overlap by a second (``since=mark
+        - timedelta(seconds=1)``) and drop duplicates by id if that matters.
+        """
+        if "modified" not in self.json_fields or "modified" not in self.fields:
+            raise QueryError(f"{self.path} has no modified field to sync on")
+        from .query import F
+
+        conds: List[Any] = list(conditions)
+        if since is not None:
+            conds.append(F("modified") > since)
+        df = self.search(*conds, **filters).to_pandas(page_size=page_size)
+        if len(df) and df["modified"].notna().any():
+            return df, df["modified"].max()
+        return df, since
 
     def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
         """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
@@ -167,7 +287,55 @@ class SearchResource(_Resource):
             if not ep.verbose:
                 raise QueryError(f"{path} does not accept verbose")
             params.append(("verbose", "yes" if verbose else "no"))
-        return self._client._one(build_target(target, params), ep.record, verbose=bool(verbose))
+        try:
+            return self._client._one(build_target(target, params), ep.record, verbose=bool(verbose))
+        except NotFoundError as exc:
+            if self._name == "obd_codes" and not self._client.authenticated:
+                exc.message += (" (hint: without a subscription the service serves only its demo OBD codes; "
+                                "pass api_token/api_secret for the full list)")
+                exc.args = (exc.message,)
+            raise
+
+
+def _wrapped(text: str, width: int = 92, indent: str = "    ") -> str:
+    import textwrap
+
+    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ")
+
+
+def _resource_doc(name: str) -> str:
+    """The docstring of ``api.<name>``: its endpoint, filters, json fields, sort keys and fields."""
+    path, legacy = _SEARCHES[name]
+    ep = schema.endpoint(path)
+    lines = [f"``api.{name}``: search {path}" + (f" (deprecated: {legacy})" if legacy else "") + ".", ""]
+    lines.append(_wrapped("Keyword filters: " + (", ".join(ep.filter_names()) or "none") + "."))
+    lines.append(_wrapped("json fields (vd.F(...)): " + (", ".join(ep.json_field_names()) or "none") + "."))
+    lines.append(_wrapped("sort keys: " + (", ".join(ep.sort_keys) or "none") + "."))
+    lines.append(_wrapped("record fields: " + ", ".join(schema.record(ep.record).field_names()) + "."))
+    return "\n".join(lines)
+
+
+_RESOURCE_CLASSES: Dict[str, type] = {}
+
+
+def _resource_class(name: str) -> type:
+    """A SearchResource subclass per resource whose class and ``search`` docstrings list what it accepts."""
+    cls = _RESOURCE_CLASSES.get(name)
+    if cls is None:
+        import functools
+
+        doc = _resource_doc(name)
+
+        @functools.wraps(SearchResource.search)
+        def search(self: SearchResource, *args: Any, **kwargs: Any) -> Pager:
+            return SearchResource.search(self, *args, **kwargs)
+
+        search.__doc__ = (SearchResource.search.__doc__ or "") + "\n" + doc
+        camel = "".join(part.capitalize() for part in name.split("_"))
+        cls = _RESOURCE_CLASSES[name] = type(f"{camel}Resource", (SearchResource,),
+                                             {"__doc__": doc, "search": search, "__call__": search,
+                                              "__module__": __name__})
+    return cls
 
 
 class YearsResource(_Resource):
@@ -196,7 +364,7 @@ class VehicleAttributes(_Resource):
     def __call__(self, attribute: str) -> List[str]:
         known = schema.attributes()
         if attribute not in known:
-            raise QueryError(f"unknown attribute {attribute!r}; known: {', '.join(known)}")
+            raise QueryError(_unknown("attribute", attribute, known, self.path))
         ep = schema.endpoint(self.path)
         page = self._client._core.get_page(build_target(self.path, [("attribute", attribute)]), ep.record, "array")
         return [str(v) for v in page.to_lists()["value"]]
@@ -250,7 +418,10 @@ class Client:
     the total time of one transfer in seconds, ``connect_timeout`` that of the
     connection; ``retry`` a :class:`Retry`, an int or None; ``rate_limit`` and
     ``login_rate_limit`` are per minute (None or 0: no client-side limit, e.g.
-    for the emulator); ``jwt_cache=True`` (or a directory) keeps the JWT on
+    for the emulator); ``rate_limit_burst`` is how many requests go out at once
+    before the rate applies (default: a tenth of ``rate_limit``, 60 at 600/min,
+    so a short notebook query is not slowed; the refill rate is lowered by as much,
+    so no 60-second window exceeds ``rate_limit``); ``jwt_cache=True`` (or a directory) keeps the JWT on
     disk between processes (mode 0600); ``progress`` shows tqdm bars on
     multi-page work (default: only in Jupyter); ``compress`` asks for gzip
     bodies (default: yes, except on the loopback interface).
@@ -262,7 +433,7 @@ class Client:
                  login_rate_limit: Optional[float] = 20, jwt_cache: Union[bool, str, "os.PathLike[str]"] = False,
                  max_parallel: int = 4, verify: Union[bool, str] = True, proxy: Optional[str] = None,
                  http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
-                 compress: Optional[bool] = None) -> None:
+                 compress: Optional[bool] = None, rate_limit_burst: Optional[float] = None) -> None:
         token, secret = credentials(api_token, api_secret)
         url = _strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
@@ -281,7 +452,9 @@ class Client:
         options: Dict[str, Any] = dict(
             base_url=url, api_token=token, api_secret=secret, timeout=float(timeout),
             connect_timeout=float(connect_timeout), rate_limit=float(rate_limit or 0),
-            login_rate_limit=float(login_rate_limit or 0), jwt_cache_path=jwt_cache_path(jwt_cache, token, url, secret),
+            login_rate_limit=float(login_rate_limit or 0),
+            rate_limit_burst=-1.0 if rate_limit_burst is None else float(rate_limit_burst),
+            jwt_cache_path=jwt_cache_path(jwt_cache, token, url, secret),
             max_parallel=int(max_parallel), verify_tls=bool(verify), ca_bundle=verify if isinstance(verify, str) else (_tls.ca_bundle() if verify else ""),
             proxy=proxy or "", http2=http2, user_agent=user_agent or "", logger=logger.log, compress=compress,
             **self.retry.core_options(),
@@ -316,8 +489,11 @@ class Client:
         if res is None:
             path, legacy = _SEARCHES[name]
             detail, legacy_detail = _DETAILS.get(name, (None, None))
-            res = self._accessors[name] = SearchResource(self, name, path, legacy, detail, legacy_detail)
+            res = self._accessors[name] = _resource_class(name)(self, name, path, legacy, detail, legacy_detail)
         return res
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | set(_SEARCHES))
 
     @property
     def makes(self) -> SearchResource:
@@ -447,14 +623,14 @@ class Client:
         params: List[Tuple[str, Any]] = []
         for key, value in filters.items():
             if key not in accepted:
-                hint = f"; accepted: {', '.join(accepted)}" if accepted else "; it accepts no filters"
-                raise QueryError(f"unknown filter {key!r} for {ep.path}{hint}", field=key)
+                raise QueryError(_unknown("filter", key, accepted, ep.path), field=key)
             if value is None:
                 continue
             if isinstance(value, (list, tuple, set, dict)):
                 raise QueryError(f"filter {key!r} takes one value, not {type(value).__name__}; "
                                  f"use a condition (vd.F({key!r}).isin(...)) for several", field=key)
             params.append((key, value))
+        _warn_demo_years(self, filters, conditions, ep.path)
         json_text = _encode_conditions(conditions, where, ep.path)
         if json_text is not None:
             if not ep.json_fields:
@@ -464,7 +640,7 @@ class Client:
             if not ep.sort_keys:
                 raise QueryError(f"{ep.path} does not accept sort")
             if sort not in ep.sort_keys:
-                raise QueryError(f"unknown sort {sort!r} for {ep.path}; accepted: {', '.join(ep.sort_keys)}")
+                raise QueryError(_unknown("sort", sort, list(ep.sort_keys), ep.path))
             params.append(("sort", sort))
         if direction is not None:
             if direction not in _DIRECTIONS:
@@ -490,16 +666,18 @@ class Client:
             return None
         if probe:
             return True
+        jupyter = _in_jupyter()
         try:
-            if _in_jupyter():
-                from tqdm.auto import tqdm
+            if jupyter and _has_ipywidgets():
+                from tqdm.notebook import tqdm
             else:
                 from tqdm import tqdm
         except ImportError:
             if progress:
                 warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
             return None
-        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=False)
+        # In a notebook the bar stays visible after completion (the cell's record of the work).
+        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=jupyter)
 
 
 __all__ = ["Client", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]

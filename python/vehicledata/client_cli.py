@@ -49,6 +49,7 @@ def _connection_args(p: argparse.ArgumentParser) -> None:
 
 def _output_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=_FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--columns", help="only these columns, comma-separated (e.g. id,year,make,model)")
     p.add_argument("--output", "-o", help="write to this file instead of stdout (required for parquet)")
 
 
@@ -125,7 +126,8 @@ def _positive_int(text: str) -> int:
 
 
 def _quiet_broken_pipe() -> int:
-    """The reader went away (``... | head``): exit quietly, as Python's docs advise."""
+    """The reader went away (``... | head``): exit quietly with status 0, as Python's docs advise
+    (the reader has what it asked for; ``head`` closing the pipe is not a failure)."""
     import os
 
     try:
@@ -133,7 +135,7 @@ def _quiet_broken_pipe() -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
         pass
-    return 1
+    return 0
 
 
 def _guard(func: Any) -> Any:
@@ -176,7 +178,22 @@ def _open_out(args: argparse.Namespace) -> TextIO:
     return sys.stdout
 
 
+def _select_columns(df: Any, args: argparse.Namespace) -> Any:
+    """``--columns a,b,c``: those columns in that order; an unknown one is an error listing the valid ones."""
+    text = getattr(args, "columns", None)
+    if not text:
+        return df
+    wanted = [c.strip() for c in text.split(",") if c.strip()]
+    for c in wanted:
+        if c not in df.columns:
+            from .client import _unknown
+
+            raise ValueError("--columns: " + _unknown("column", c, [str(x) for x in df.columns], "this output"))
+    return df.loc[:, wanted]
+
+
 def _emit_frame(df: Any, args: argparse.Namespace) -> None:
+    df = _select_columns(df, args)
     fmt = args.format
     if fmt == "parquet":
         if not args.output:
@@ -258,6 +275,12 @@ def _emit_detail(rec: Any, record: str, args: argparse.Namespace) -> None:
 
 
 def _json_default(o: Any) -> Any:
+    from datetime import datetime, timezone
+
+    if isinstance(o, datetime) and o.tzinfo is not None:
+        # The style of the search output's JSON (pandas' to_json): UTC, milliseconds, "Z".
+        u = o.astimezone(timezone.utc)
+        return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
     if hasattr(o, "isoformat"):
         return o.isoformat()
     if hasattr(o, "to_dict"):
@@ -309,14 +332,21 @@ def _cmd_get(args: argparse.Namespace) -> int:
             elif args.limit is not None:
                 frames: List[Any] = []
                 got = 0
-                for frame in pager.iter_pandas():
+                # Pages no larger than what is printed (the bulk default of 1000 would fetch more).
+                size = None if args.page_size else min(schema.MAX_LIMIT, args.limit)
+                for frame in pager.iter_pandas(page_size=size):
                     frames.append(frame)
                     got += len(frame)
                     if got >= args.limit:
                         break
                 df = pd.concat(frames, ignore_index=True).head(args.limit) if frames else pager.to_pandas()
             else:
-                df = next(iter(pager.pages)).to_pandas()
+                page = next(iter(pager.pages))
+                df = page.to_pandas()
+                if page.total > len(df):
+                    _emit_frame(df, args)  # the note follows the output (none if writing it failed)
+                    print(f"showing {len(df):,} of {page.total:,}; --all for everything", file=sys.stderr)
+                    return 0
         _emit_frame(df, args)
     return 0
 
@@ -325,15 +355,30 @@ def _cmd_get(args: argparse.Namespace) -> int:
 def _cmd_vin(args: argparse.Namespace) -> int:
     with _client(args) as api:
         rec = api.vin(args.vin, verbose=args.verbose or None, all_trims=args.all_trims or None)
-    data = rec.to_dict()
+    data = _utc(rec.to_dict())  # timestamps in UTC, as every command prints them
     if args.format == "json":
         _emit_json(data)
     else:
+        import pandas as pd
+
         for k in ("year", "make", "model", "trim"):
             print(f"{k:>6}: {data.get(k)}")
         for k, v in sorted((data.get("specs") or {}).items()):
             if v not in (None, ""):
                 print(f"  {k}: {v}")
+        trims = data.get("trims") or []
+        print(f"\ntrims ({len(trims)}):")
+        if trims:
+            rows = []
+            for t in trims:  # the legacy trim: make and model names from its nested make_model
+                mm = t.get("make_model") or {}
+                rows.append({"id": t.get("id"), "year": t.get("year"), "make": (mm.get("make") or {}).get("name"),
+                             "model": mm.get("name"), "name": t.get("name"), "description": t.get("description"),
+                             "msrp": t.get("msrp")})
+            with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
+                print(pd.DataFrame(rows).to_string(index=False))
+        else:
+            print("(none)")
     return 0
 
 

@@ -63,6 +63,15 @@ class VehicleDataError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, status={self.status!r}, url={self.url!r}, exception={self.exception!r})"
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the class, status and server exception, the message and the URL (escaped)."""
+        from html import escape
+
+        head = " ".join(str(p) for p in (self.status, self.exception) if p)
+        url = f"<br><code>{escape(self.url)}</code>" if self.url else ""
+        return (f"<div><b>{escape(type(self).__name__)}</b> {escape(head)}<br>"
+                f"{escape(self.message)}{url}</div>")
+
 
 def _rebuild(cls: Type[VehicleDataError], message: str, status: Optional[int], url: Optional[str],
              exception: Optional[str], extra: Dict[str, Any]) -> VehicleDataError:
@@ -121,6 +130,11 @@ class DecodeError(VehicleDataError):
     position: Optional[int] = None
 
 
+class DemoDataWarning(UserWarning):
+    """An anonymous (demo) client asked for data the demo data-set does not hold (model years
+    outside 2015-2020): the service answers with fewer or no rows instead of an error."""
+
+
 class QueryError(VehicleDataError, ValueError):
     """An invalid filter, condition, sort key or page, found before sending.
 
@@ -164,4 +178,5 @@ __all__ = [
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
     "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "error_for_status",
+    "DemoDataWarning",
 ]

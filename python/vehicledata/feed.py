@@ -11,17 +11,21 @@ an account with the data-feed product (``PermissionDeniedError`` otherwise).
 """
 from __future__ import annotations
 
+import io
 import os
+import re
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
 
-from . import schema
-from .errors import DecodeError
+from . import frames, schema
+from .errors import DecodeError, QueryError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    import pyarrow as pa
 
     from .client import Client
 
@@ -40,50 +44,120 @@ def verify_zip(path: Union[str, "os.PathLike[str]"], url: str = "") -> None:
         raise DecodeError(f"the data feed's member {bad!r} fails its CRC check", url=url)
 
 
-def _csv_types(table: str) -> Dict[str, str]:
-    """Schema types of a feed CSV's columns (the storage table's fields), {} if unknown."""
+#: Largest uncompressed feed member ``load()`` reads (bytes); the real feed's largest is ~100 MB.
+#: A member that declares more is refused with DecodeError before anything is inflated.
+MAX_MEMBER_BYTES = 512 * 1024 * 1024
+
+_ARROW_ERROR = re.compile(r"In CSV column #(\d+): (?:Row #(\d+): )?(.*)", re.S)
+_INVALID_VALUE = re.compile(r"invalid value '(.*)'$", re.S)
+
+
+def feed_tables() -> List[str]:
+    """Tables of the data feed, one ``<table>.csv`` member each (the primary records of the schema)."""
+    return [r.table for r in schema.records().values() if r.primary and r.table]
+
+
+def _arrow_schema(pa: Any, table: str, columns: Sequence[str]) -> Dict[str, Any]:
+    """Arrow types of a feed CSV's columns, from the schema table through frames.arrow_type."""
     try:
         rec = schema.table_record(table)
     except KeyError:
         return {}
-    return {f.name: f.type for f in rec.fields}
+    types = {f.name: f.type for f in rec.fields}
+    return {c: frames.arrow_type(pa, types[c]) for c in columns if c in types}
 
 
-def read_feed_csv(fh: Any, table: str) -> "pd.DataFrame":
-    """One feed CSV with the schema's dtypes: Int64, float64, strings, UTC timestamps."""
-    import pandas as pd
+class _Counted(io.RawIOBase):
+    """A read-only stream that reports the bytes read (progress bar)."""
 
-    types = _csv_types(table)
+    def __init__(self, raw: Any, on_read: Any) -> None:
+        self._raw, self._on_read = raw, on_read
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self._raw.read(len(b))
+        b[:len(data)] = data
+        if data and self._on_read is not None:
+            self._on_read(len(data))
+        return len(data)
+
+
+def _header(head: bytes) -> List[str]:
+    first_line = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip("\r")
+    return [c.strip('"') for c in first_line.split(",")] if first_line else []
+
+
+def _line_of(reopen: Any, column: str, value: str) -> Optional[int]:
+    """The CSV line (1 = header) where ``column`` first holds ``value`` (the error path only)."""
+    import pyarrow as pa
+    from pyarrow import compute, csv
+
     try:
-        import pyarrow  # noqa: F401
+        with reopen() as fh:
+            col = csv.read_csv(fh, convert_options=csv.ConvertOptions(
+                include_columns=[column], column_types={column: pa.large_string()}))[column]
+    except Exception:  # pragma: no cover - the member was readable a moment ago
+        return None
+    index = compute.index(col, pa.scalar(value, pa.large_string())).as_py()
+    return index + 2 if index is not None and index >= 0 else None
 
-        text = "string[pyarrow]"
-    except ImportError:  # pragma: no cover
-        text = "string"
-    dtype: Dict[str, str] = {}
-    for name, t in types.items():
-        if t in ("int", "int64"):
-            dtype[name] = "Int64"
-        elif t in ("decimal", "float"):
-            dtype[name] = "float64"
-        elif t == "bool":
-            dtype[name] = "boolean"
-        elif t in ("string", "timestamp", "date"):
-            dtype[name] = text
-    head = pd.read_csv(fh, nrows=0)
-    fh.seek(0)
-    df = pd.read_csv(fh, dtype={k: v for k, v in dtype.items() if k in head.columns}, keep_default_na=True)
-    for name, t in types.items():
-        if name in df.columns and t == "timestamp":
-            df[name] = pd.to_datetime(df[name], utc=True, format="ISO8601").astype("datetime64[us, UTC]")
-    return df
+
+def read_feed_csv(fh: Any, table: str, member: str = "", reopen: Any = None,
+                  columns: Optional[List[str]] = None) -> "pa.Table":
+    """One feed CSV as an Arrow table with the schema's types (those of the API frames).
+
+    A value that does not fit its column's type raises DecodeError naming the member, the CSV
+    line (1 = header; found by reading the column again through ``reopen()``, a callable giving a
+    fresh stream of the member) and the column."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    member = member or f"{table}.csv"
+    reader = fh
+    if columns is None:  # the header, for the column types
+        reader = io.BufferedReader(fh if isinstance(fh, io.RawIOBase) else _Counted(fh, None), buffer_size=1 << 20)
+        columns = _header(bytes(reader.peek(1 << 16)))
+    types = _arrow_schema(pa, table, columns)
+    convert = csv.ConvertOptions(column_types=types, strings_can_be_null=True, null_values=[""],
+                                 quoted_strings_can_be_null=False)
+    try:
+        return csv.read_csv(reader, read_options=csv.ReadOptions(block_size=8 << 20), convert_options=convert)
+    except pa.ArrowInvalid as exc:
+        text = str(exc)
+        m = _ARROW_ERROR.search(text)
+        if m is None:
+            raise DecodeError(f"data feed member {member!r}: {text}", member=member) from None
+        col = int(m.group(1))
+        name = columns[col] if col < len(columns) else f"#{col}"
+        detail = m.group(3).strip()
+        row: Optional[int] = int(m.group(2)) if m.group(2) else None
+        bad = _INVALID_VALUE.search(detail)
+        if row is None and bad is not None and reopen is not None:
+            row = _line_of(reopen, name, bad.group(1))
+        where = f", line {row}" if row is not None else ""
+        wanted = types.get(name)
+        raise DecodeError(f"data feed member {member!r}{where}, column {name!r}: {detail}"
+                          + (f" (expected {wanted})" if wanted is not None else ""),
+                          member=member, row=row, column=name) from None
 
 
 class DataFeed:
-    """``api.data_feed``: last_updated(), download(path), load(path)."""
+    """``api.data_feed``: last_updated(), download(path), load(path), to_parquet(directory)."""
 
     def __init__(self, client: "Client") -> None:
         self._client = client
+
+    def __repr__(self) -> str:
+        return f"<DataFeed {self._client._core.url_for(DOWNLOAD_PATH)} tables={','.join(feed_tables())}>"
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        return (f"<div><b>DataFeed</b> <code>{escape(self._client.base_url + DOWNLOAD_PATH)}</code><br>"
+                f"tables: {escape(', '.join(feed_tables()))}<br>last_updated(), download(path), load(path), "
+                f"to_parquet(directory)</div>")
 
     def last_updated(self) -> str:
         ep = schema.endpoint(LAST_UPDATED_PATH)
@@ -135,23 +209,90 @@ class DataFeed:
                               f"{result.get('bytes')} were received", url=url)
         return target
 
-    def load(self, path: Union[str, "os.PathLike[str]", None] = None, *,
-             progress: Optional[bool] = None) -> Dict[str, "pd.DataFrame"]:
-        """Read every CSV of the feed into a DataFrame keyed by file stem (downloads first if no path)."""
-        import pandas as pd
+    def load(self, path: Union[str, "os.PathLike[str]", None] = None, *, tables: Optional[Iterable[str]] = None,
+             engine: str = "pyarrow", progress: Optional[bool] = None,
+             max_member_bytes: int = MAX_MEMBER_BYTES) -> Dict[str, "pd.DataFrame"]:
+        """Read the feed's CSVs into DataFrames with the dtypes of the API frames (``to_pandas()``),
+        keyed by table: ``{"trims": DataFrame, ...}`` (downloads first if no ``path``).
 
+        ``tables``: the tables to read (default: every one of :func:`feed_tables` the archive holds).
+        Only members named exactly ``<table>.csv`` are read; an archive holding one twice is
+        refused.  Each member's CRC is checked once, while it is read.  A member declaring more
+        than ``max_member_bytes`` (default MAX_MEMBER_BYTES, 512 MiB) uncompressed is refused
+        before it is inflated; a malformed value raises DecodeError naming member, line and column.
+        """
+        return {name: frames.arrow_to_pandas(t)
+                for name, t in self._tables(path, tables, engine, progress, max_member_bytes).items()}
+
+    def to_parquet(self, directory: Union[str, "os.PathLike[str]"], path: Union[str, "os.PathLike[str]", None] = None,
+                   *, tables: Optional[Iterable[str]] = None, progress: Optional[bool] = None,
+                   max_member_bytes: int = MAX_MEMBER_BYTES) -> Dict[str, Path]:
+        """Write each feed table to ``directory/<table>.parquet`` (the types of ``load()``); returns the paths."""
+        import pyarrow.parquet as pq
+
+        out_dir = Path(directory)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written: Dict[str, Path] = {}
+        for name, t in self._tables(path, tables, "pyarrow", progress, max_member_bytes).items():
+            target = out_dir / f"{name}.parquet"
+            tmp = target.with_name(target.name + ".part")
+            pq.write_table(t, tmp)
+            os.replace(tmp, target)
+            written[name] = target
+        return written
+
+    def _tables(self, path: Union[str, "os.PathLike[str]", None], tables: Optional[Iterable[str]], engine: str,
+                progress: Optional[bool], max_member_bytes: int) -> Dict[str, "pa.Table"]:
+        if engine != "pyarrow":
+            raise ValueError(f"engine must be 'pyarrow' (the only reader), not {engine!r}")
         if path is None:
             with tempfile.TemporaryDirectory() as tmp:
-                return self.load(self.download(Path(tmp) / "feed.zip", progress=progress))
-        verify_zip(path)
-        out: Dict[str, pd.DataFrame] = {}
-        with zipfile.ZipFile(path) as zf:
-            for name in zf.namelist():
-                if not name.lower().endswith(".csv"):
-                    continue
-                with zf.open(name) as fh:
-                    out[Path(name).stem] = read_feed_csv(fh, Path(name).stem)
+                return self._tables(self.download(Path(tmp) / "feed.zip", progress=progress), tables, engine,
+                                    progress, max_member_bytes)
+        known = feed_tables()
+        wanted = known if tables is None else list(tables)
+        unknown = [t for t in wanted if t not in known]
+        if unknown:
+            from .client import _unknown
+
+            raise QueryError(_unknown("feed table", unknown[0], known, "the data feed"))
+        try:
+            zf = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise DecodeError(f"the data feed is not a valid ZIP archive: {exc}") from None
+        with zf:
+            members: Dict[str, zipfile.ZipInfo] = {}
+            for info in zf.infolist():
+                if info.filename in members:
+                    raise DecodeError(f"the data feed holds {info.filename!r} twice", member=info.filename)
+                members[info.filename] = info
+            chosen = [(t, members[f"{t}.csv"]) for t in wanted if f"{t}.csv" in members]
+            if tables is not None and len(chosen) != len(wanted):
+                missing = [t for t in wanted if f"{t}.csv" not in members]
+                raise DecodeError(f"the data feed has no {missing[0]}.csv", member=f"{missing[0]}.csv")
+            for _, info in chosen:
+                if info.file_size > max_member_bytes:
+                    raise DecodeError(f"data feed member {info.filename!r} is {info.file_size:,} bytes uncompressed, "
+                                      f"over max_member_bytes={max_member_bytes:,}", member=info.filename)
+            bar = self._client._progress_bar(progress, total=sum(i.file_size for _, i in chosen), desc="feed",
+                                             unit="B")
+            out: Dict[str, "pa.Table"] = {}
+            try:
+                for table, info in chosen:
+                    try:
+                        with zf.open(info) as fh:
+                            columns = _header(fh.readline(1 << 20))
+                        with zf.open(info) as fh:
+                            stream = _Counted(fh, bar.update) if bar is not None else fh
+                            out[table] = read_feed_csv(stream, table, info.filename,
+                                                       reopen=lambda info=info: zf.open(info), columns=columns)
+                    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+                        raise DecodeError(f"data feed member {info.filename!r} is damaged: {exc}",
+                                          member=info.filename) from None
+            finally:
+                if bar is not None:
+                    bar.close()
         return out
 
 
-__all__ = ["DataFeed", "verify_zip"]
+__all__ = ["DataFeed", "verify_zip", "feed_tables", "read_feed_csv", "MAX_MEMBER_BYTES"]

@@ -96,6 +96,35 @@ def _pandas_column(pd: Any, pa: Any, col: Dict[str, Any], n: int) -> Any:
     return _python_strings(col, n)
 
 
+def arrow_type(pa: Any, schema_type: str) -> Any:
+    """The Arrow type of a schema type (the table in the module docstring; nested -> large_string)."""
+    return {
+        "int": pa.int64(), "int64": pa.int64(), "decimal": pa.float64(), "float": pa.float64(),
+        "bool": pa.bool_(), "date": pa.date32(), "timestamp": pa.timestamp("us", tz="UTC"),
+    }.get(schema_type, pa.large_string())
+
+
+def arrow_to_pandas(table: "pa.Table") -> "pd.DataFrame":
+    """An Arrow table typed by :func:`arrow_type` -> a DataFrame with the dtypes of ``page_to_pandas``."""
+    import pandas as pd
+
+    pa = _pyarrow()
+    def mapper(t: Any) -> Any:
+        if pa.types.is_int64(t):
+            return pd.Int64Dtype()
+        if pa.types.is_boolean(t):
+            return pd.BooleanDtype()
+        if pa.types.is_large_string(t) or pa.types.is_string(t):
+            return pd.StringDtype("pyarrow")
+        return None
+
+    df = table.to_pandas(types_mapper=mapper, date_as_object=False)
+    for name, field in zip(table.column_names, table.schema):
+        if pa.types.is_date32(field.type):
+            df[name] = df[name].astype("datetime64[s]")
+    return df
+
+
 def empty_page(record: str, verbose: bool = False) -> Any:
     """A Page with the record's columns (with verbose: the verbose-only ones too) and no rows."""
     return _core.client.decode(b"[]", record, "array", "", verbose)
@@ -172,4 +201,5 @@ def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope")
     return page_to_pandas(_core.client.decode(body, record, shape, ""))
 
 
-__all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "frame_from_bytes"]
+__all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "frame_from_bytes",
+           "arrow_type", "arrow_to_pandas"]

@@ -32,7 +32,7 @@ from .errors import QueryError
 
 __all__ = [
     "F", "Condition", "Conditions", "normalize", "encode", "parse", "validate", "to_sql",
-    "OPERATORS", "MAX_JSON_LENGTH", "MAX_CONDITIONS", "MAX_ARRAY_VALUES",
+    "OPERATORS", "MAX_JSON_LENGTH", "MAX_CONDITIONS", "MAX_ARRAY_VALUES", "service_time",
 ]
 
 _q = _core.query
@@ -206,6 +206,35 @@ def _endpoint_path(endpoint: Any) -> str:
     return path
 
 
+def service_time(value: Any) -> Any:
+    """``datetime``/``pd.Timestamp``/``date`` -> the service's timestamp text (US Eastern, ISO 8601
+    with offset, as served: ``2023-06-29T21:01:06-04:00``); dates -> ``YYYY-MM-DD``; other values unchanged.
+
+    Naive datetimes are taken as UTC (as the DataFrames' timestamps are).  The service compares
+    timestamps as text, so the conversion is what makes ``F("modified") >= datetime(...)`` right.
+
+        >>> from datetime import datetime, timezone
+        >>> service_time(datetime(2023, 6, 30, 1, 1, 6, tzinfo=timezone.utc))
+        '2023-06-29T21:01:06-04:00'
+    """
+    from datetime import date, datetime, timezone
+
+    if isinstance(value, datetime):
+        from zoneinfo import ZoneInfo
+
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        return aware.astimezone(ZoneInfo("America/New_York")).replace(microsecond=0).isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def _converted(val: Any) -> Any:
+    if isinstance(val, (list, tuple, set, frozenset)):
+        return [service_time(v) for v in val]
+    return service_time(val)
+
+
 def _dicts(conditions: Conditions) -> Union[str, List[Any]]:
     """Conditions as the C++ core takes them: JSON text, or a list of dicts."""
     if conditions is None:
@@ -221,11 +250,13 @@ def _dicts(conditions: Conditions) -> Union[str, List[Any]]:
     out: List[Any] = []
     for item in conditions:
         if isinstance(item, Condition):
-            out.append(item.to_dict())
+            d = item.to_dict()
+            d["val"] = _converted(d["val"])
+            out.append(d)
         elif isinstance(item, Mapping):
             d = dict(item)
-            if isinstance(d.get("val"), (tuple, set, frozenset)):
-                d["val"] = list(d["val"])
+            if "val" in d:
+                d["val"] = _converted(d["val"])
             out.append(d)
         else:
             out.append(item)  # the core names the position and the type

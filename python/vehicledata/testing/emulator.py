@@ -71,7 +71,8 @@ def build_args(*, host: str = "127.0.0.1", port: int = 0, db: Optional[Union[str
                accounts: Optional[str] = None, rate_limit: int = 600, login_rate_limit: int = 20,
                token_ttl: int = 604800, threads: Optional[int] = None, jwt_secret: Optional[str] = None,
                maintenance: bool = False, window_seconds: Optional[int] = None,
-               log: bool = False, deprecated_403: bool = False, extra_args: Sequence[str] = ()) -> List[str]:
+               log: bool = False, deprecated_403: bool = False, parent_pid: Optional[int] = None,
+               extra_args: Sequence[str] = ()) -> List[str]:
     """Command-line flags of the executable for these settings."""
     args = ["--host", host, "--port", str(int(port)), "--rate-limit", str(int(rate_limit)),
             "--login-rate-limit", str(int(login_rate_limit)), "--token-ttl", str(int(token_ttl))]
@@ -91,6 +92,8 @@ def build_args(*, host: str = "127.0.0.1", port: int = 0, db: Optional[Union[str
         args.append("--deprecated-403")
     if log:
         args.append("--log")
+    if parent_pid is not None:
+        args += ["--parent-pid", str(int(parent_pid))]
     return args + [str(a) for a in extra_args]
 
 
@@ -109,6 +112,8 @@ class Emulator:
     ``db`` defaults to :func:`vehicledata.dataset.ensure_database` (built on first use).
     ``accounts`` is a list of account dicts (written to a temporary file) or a path to such a
     JSON file; without it the emulator uses :data:`DEMO_ACCOUNTS`.
+    ``die_with_parent`` (default True) passes ``--parent-pid``: the server ends with this Python
+    process however it ends (``kill -9`` included), never left behind as an orphan.
     """
 
     def __init__(self, port: int = 0, host: str = "127.0.0.1", db: Optional[Union[str, os.PathLike]] = None,
@@ -117,7 +122,7 @@ class Emulator:
                  threads: Optional[int] = None, extra_args: Sequence[str] = (), *,
                  startup_timeout: float = 30.0, jwt_secret: Optional[str] = None,
                  window_seconds: Optional[int] = None, maintenance: bool = False,
-                 deprecated_403: bool = False) -> None:
+                 deprecated_403: bool = False, die_with_parent: bool = True) -> None:
         self.host = host
         self.port = port
         self._db = db
@@ -125,6 +130,7 @@ class Emulator:
         self._settings = dict(rate_limit=rate_limit, login_rate_limit=login_rate_limit, token_ttl=token_ttl,
                               threads=threads, jwt_secret=jwt_secret, window_seconds=window_seconds,
                               maintenance=maintenance, deprecated_403=deprecated_403)
+        self._die_with_parent = die_with_parent
         self._extra_args = list(extra_args)
         self._startup_timeout = startup_timeout
         self._proc: Optional[subprocess.Popen] = None
@@ -152,6 +158,7 @@ class Emulator:
                 with open(accounts_path, "w", encoding="utf-8") as fh:
                     json.dump([dict(a) for a in self._accounts], fh)
         args = [exe] + build_args(host=self.host, port=self.port, db=db, accounts=accounts_path,
+                                  parent_pid=os.getpid() if self._die_with_parent else None,
                                   extra_args=self._extra_args, **self._settings)  # type: ignore[arg-type]
         self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL)

@@ -34,6 +34,7 @@ struct ClientOptions {
     RetryPolicy retry;
     double rate_limit = 600;         // requests per minute; <= 0: no client-side limit
     double login_rate_limit = 20;    // logins per minute; <= 0: no limit
+    double rate_limit_burst = -1;    // requests sent at once before the rate applies; < 0: rate_limit / 10
     std::string jwt_cache_path;      // "" : memory only
     int jwt_margin = 300;            // renew this many seconds before exp
     int max_parallel = 4;            // concurrent transfers in get_pages()

@@ -13,10 +13,17 @@ namespace vehicledata::client {
 class TokenBucket {
 public:
     // per_minute <= 0 disables the bucket (reserve() always returns 0).
-    // The refill rate is per_minute * (1 - margin) / 60 per second, with a
-    // capacity of `burst` tokens, so no 60-second window ever holds more than
-    // per_minute requests.
-    explicit TokenBucket(double per_minute = 0, double burst = 1, double margin = 0.01);
+    // The bucket holds up to `burst` tokens (burst < 0: kDefaultBurstShare of
+    // per_minute, at least 1) and starts full, so a short run of requests (a
+    // notebook query) goes out at once; it refills at
+    // (per_minute * (1 - margin) - (burst - 1)) / 60 tokens per second, so that
+    // no 60-second window ever holds more than per_minute requests.
+    explicit TokenBucket(double per_minute = 0, double burst = -1, double margin = 0.01);
+
+    // Default capacity as a share of the per-minute budget (600/min: 60 requests at once).
+    static constexpr double kDefaultBurstShare = 0.1;
+
+    double capacity() const { return capacity_; }
 
     bool enabled() const { return rate_ > 0; }
     double per_minute() const { return per_minute_; }
