@@ -28,6 +28,7 @@ from .errors import (  # noqa: E402
     MethodNotAllowedError,
     NotFoundError,
     PaginationError,
+    LimitError,
     PermissionDeniedError,
     QueryError,
     RateLimitError,
@@ -65,5 +66,5 @@ __all__ = [
     "__version__", "schema", *sorted(_LAZY),
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
-    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError",
+    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "LimitError",
 ]
