@@ -9,7 +9,7 @@ The first path segment names the attack, so a client whose ``base_url`` is
     long        200, Content-Length: 2 GiB, zeros until the client hangs up
     claim       200, Content-Length: 2 GB claimed, 10 bytes, then silence
     error       500 with an endless chunked body
-    bomb        200, Content-Encoding: gzip, a small body inflating to 1 GiB
+    bomb        200, Content-Encoding: gzip, 260 KB inflating to 256 MiB
     drip        200, one byte a second
     truncated   200, Content-Length: 1000, 10 bytes, then the connection closes
     redirect    302 to another origin (must not be followed)
@@ -28,7 +28,7 @@ from typing import Any, Dict, Iterator
 _BOMB: Dict[int, bytes] = {}
 
 
-def gzip_bomb(inflated: int = 1 << 30) -> bytes:
+def gzip_bomb(inflated: int = 256 << 20) -> bytes:
     """A gzip stream of `inflated` zero bytes (about 1 MB per GiB)."""
     if inflated not in _BOMB:
         z = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -60,6 +60,7 @@ class HostileServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        gzip_bomb()  # compressed before serving (seconds on a busy machine), not inside a client's timeout
 
     def _write(self, attack: str, h: BaseHTTPRequestHandler, data: bytes) -> bool:
         try:
