@@ -69,10 +69,11 @@ bench: install
 FUZZ_DIR := build/fuzz
 FUZZ_QUICK ?= 5
 FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := $(patsubst cpp/fuzz/%.cpp,%,$(wildcard cpp/fuzz/fuzz_*.cpp))
 fuzz-build: $(STAMP)/deb
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DVEHICLEDATA_FUZZ=ON -DVEHICLEDATA_BUILD_PYTHON=OFF \
 	  -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
-	cmake --build $(FUZZ_DIR) -j2
+	cmake --build $(FUZZ_DIR) -j2 --target $(FUZZ_TARGETS)
 
 test-fuzz: fuzz-build
 	tools/fuzz.sh $(FUZZ_DIR) $(FUZZ_QUICK)
