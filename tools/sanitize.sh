@@ -11,7 +11,7 @@ shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${VPY:-$root/.venv/bin/python}
 pybind11_dir=$("$py" -c 'import pybind11; print(pybind11.get_cmake_dir())')
-cmake -S "$root" -B "$build" -DVEHICLEDATA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S "$root" -B "$build" -DVEHICLEDATA_SANITIZE=ON -DBUILD_TESTING=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DPython_EXECUTABLE="$py" -Dpybind11_DIR="$pybind11_dir" ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j2
 # A package tree the suite imports: the Python sources plus the sanitized _core and emulator.

@@ -174,7 +174,7 @@ def test_disk_token_signed_with_an_old_key_is_replaced(database, tmp_path, clien
     with Emulator(db=database, port=port, jwt_secret="old-signing-key") as old:
         with client_factory(old.url, jwt_cache=cache) as api:
             api.login()
-    stale = next(cache.iterdir()).read_text().strip()
+    stale = next(cache.glob("*.jwt")).read_text().strip()
     with Emulator(db=database, port=port, jwt_secret="new-signing-key") as new:
         with client_factory(new.url, jwt_cache=cache) as api:
             premium_total = api.trims.search(year=1990).total  # 1990 is outside the demo years
@@ -183,7 +183,7 @@ def test_disk_token_signed_with_an_old_key_is_replaced(database, tmp_path, clien
             assert new.stats()["by_path"].get("/api/account/requests-today", 0) == 1
             api.trims.search(year=1991).total
             assert new.stats()["by_path"].get("/api/account/requests-today", 0) == 1  # checked once
-        assert next(cache.iterdir()).read_text().strip() != stale
+        assert next(cache.glob("*.jwt")).read_text().strip() != stale
         # A valid cached token: one check, no login.
         with client_factory(new.url, jwt_cache=cache) as again:
             assert again.trims.search(year=1990).total == premium_total
