@@ -33,6 +33,29 @@ ColumnKind column_kind(Type type) {
 
 namespace {
 
+// Nested values reach Python's json.loads (recursive): refuse deeper ones here.
+constexpr int kMaxNesting = 256;
+
+int nesting_depth(std::string_view raw) {
+    int depth = 0, deepest = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        char ch = raw[i];
+        if (in_string) {
+            if (ch == '\\') ++i;
+            else if (ch == '"') in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (ch == ']' || ch == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+
 
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
     if (pos + n > s.size()) return false;
@@ -111,6 +134,9 @@ struct Builder {
                     if (v.get_int64().get(x)) {
                         double d;
                         if (v.get_double().get(d)) fail("field '" + c.name + "': not a number", at);
+                        // [-2^63, 2^63): anything else has no int64 (the cast would be undefined).
+                        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+                            fail("field '" + c.name + "': integer out of range", at);
                         x = static_cast<std::int64_t>(d);
                     }
                 } else if (t == od::json_type::string) {
@@ -209,6 +235,8 @@ struct Builder {
                     err = simdjson::SUCCESS;
                 }
                 if (err) fail("field '" + c.name + "': malformed nested value", at);
+                if (nesting_depth(raw) > kMaxNesting)
+                    fail("field '" + c.name + "': nested deeper than " + std::to_string(kMaxNesting) + " levels", at);
                 while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
                     raw.remove_suffix(1);
                 push_string(c, raw);

@@ -139,3 +139,19 @@ TEST(ClientDecode, InvalidUtf8IsADecodeError) {
     std::string body = "{\"collection\":{},\"data\":[{\"id\":1,\"name\":\"Bad \xff\"}]}";
     EXPECT_THROW(decode(body, "make"), vc::DecodeError);
 }
+
+// Issue 13: hostile values end in DecodeError, never in undefined behaviour.
+TEST(ClientDecode, OutOfRangeIntegersAreDecodeErrors) {
+    for (const char* v : {"99999999999999999999999999", "1e300", "-1e300", "9223372036854775808.0", "-9.3e18"})
+        EXPECT_THROW(decode(std::string(R"({"data":[{"id":)") + v + "}]}", "make"), vc::DecodeError) << v;
+    vc::Page p = decode(R"({"data":[{"id":-9223372036854775808},{"id":4.0}]})", "make");
+    EXPECT_EQ(p.column("id")->ints[0], INT64_MIN);
+    EXPECT_EQ(p.column("id")->ints[1], 4);
+}
+
+TEST(ClientDecode, NestingDeeperThanTheLimitIsADecodeError) {
+    std::string deep = std::string(300, '[') + std::string(300, ']');
+    EXPECT_THROW(decode(R"({"id":1,"bodies":)" + deep + "}", "trim_detail", sc::Shape::Object), vc::DecodeError);
+    std::string ok = std::string(100, '[') + std::string(100, ']');
+    EXPECT_EQ(decode(R"({"id":1,"bodies":)" + ok + "}", "trim_detail", sc::Shape::Object).column("bodies")->str(0), ok);
+}

@@ -29,6 +29,7 @@ from .errors import (  # noqa: E402
     MethodNotAllowedError,
     NotFoundError,
     PaginationError,
+    LimitError,
     PermissionDeniedError,
     QueryError,
     RateLimitError,
@@ -75,5 +76,6 @@ __all__ = [
     "__version__", "schema", *sorted(_LAZY),
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
-    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "DemoDataWarning",
+    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "LimitError",
+    "DemoDataWarning",
 ]
