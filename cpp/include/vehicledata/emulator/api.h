@@ -100,6 +100,7 @@ public:
     std::size_t feed_size() { return feed_.built_size(); }
 
 private:
+    void dispatch(const Call& call, httplib::Response& res);
     void search(const Call& call, httplib::Response& res);
     void years(const Call& call, httplib::Response& res);
     void attributes(const Call& call, httplib::Response& res);
@@ -118,6 +119,10 @@ private:
     // colours) to the JSON object just written at the end of `out` for the trim row `stmt`.
     void append_verbose_arrays(std::string& out, sqlite3_stmt* stmt, const Plan& plan, bool demo);
     const Plan& plan_of(const schema::Record& record, bool verbose);
+    // X-Emulator-Synthetic values per record name: the record's fields (nested ones as
+    // "key.field") whose provenance origin is 'synthetic'; read once in the constructor.
+    void load_synthetic_fields();
+    void set_synthetic_header(const Call& call, httplib::Response& res) const;
 
     Store& store_;
     Auth& auth_;
@@ -127,6 +132,7 @@ private:
     // Plans of every record, plain and verbose; built in the constructor, read-only after.
     std::map<std::pair<const schema::Record*, bool>, std::unique_ptr<Plan>> plans_;
     RowCache rows_;
+    std::map<std::string, std::string> synthetic_;  // record name -> header value (absent: none)
 };
 
 }  // namespace vehicledata::emulator
