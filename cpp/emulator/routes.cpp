@@ -425,18 +425,8 @@ void Api::search(const Call& call, httplib::Response& res) {
     const std::int64_t offset = (page - 1) * limit;
     const std::int64_t count = offset >= total ? 0 : std::min(limit, total - offset);
 
-    // Legacy trims with verbose=yes carry the per-trim arrays of the trim detail.
-    std::vector<const PlanItem*> extra_arrays;
-    const Plan* detail_plan = nullptr;
-    if (verbose && record->name == "trim_legacy") {
-        detail_plan = &plan_of(*schema::find_record("trim_detail"), false);
-        for (const auto& it : detail_plan->items)
-            if (it.column < 0 && it.field->nested_array && !schema::find_record(it.field->nested)->table.empty())
-                extra_arrays.push_back(&it);
-    }
-
     std::string out;
-    out.reserve(static_cast<std::size_t>(512 + count * (extra_arrays.empty() ? 480 : 4000)));
+    out.reserve(static_cast<std::size_t>(512 + count * (record->name == "trim_legacy" ? 2000 : 480)));
     out.append("{\"collection\":{\"url\":");
     format::append_json_string(out, call.target);
     out.append(",\"count\":");
@@ -463,12 +453,11 @@ void Api::search(const Call& call, httplib::Response& res) {
         Statement st = store_.statement("SELECT " + plan.select_list + " FROM " + e.table + " WHERE rowid = ?");
         bool first = true;
         NestedWriter nested = [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); };
-        const int id_col = plan.column_of("id");
         for (std::int64_t i = offset; i < offset + count; ++i) {
             const std::int64_t rowid = (*ids)[static_cast<std::size_t>(i)];
             const std::size_t mark = out.size();
             if (!first) out.push_back(',');
-            if (extra_arrays.empty() && rows_.append(out, plan.id, rowid)) {
+            if (rows_.append(out, plan.id, rowid)) {
                 first = false;
                 continue;
             }
@@ -481,15 +470,7 @@ void Api::search(const Call& call, httplib::Response& res) {
             first = false;
             const std::size_t start = out.size();
             write_json_row(out, st.get(), plan, nested);
-            if (extra_arrays.empty()) rows_.put(plan.id, rowid, std::string_view(out).substr(start));
-            for (const PlanItem* it : extra_arrays) {
-                out.pop_back();
-                out.push_back(',');
-                out.append(it->key);
-                (void)id_col;
-                write_nested(out, *it, st.get(), plan, demo);
-                out.push_back('}');
-            }
+            rows_.put(plan.id, rowid, std::string_view(out).substr(start));
         }
     }
     out.append("]}");

@@ -96,6 +96,11 @@ public:
     Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock);
     // Answers a routed call; throws HttpError for error answers.
     void handle(const Call& call, httplib::Response& res);
+    // Appends the legacy trim object of `trim_id` (as /api/trims/{id}: MakeModelTrim with make_model,
+    // make_model_trim_body/engine/mileage and the colour arrays; with `verbose`, also make_id, make,
+    // model) to `out`. With `demo`, only trims of the demo data-set. False (nothing appended) when
+    // there is no such trim. Used by /api/trims/{id} and the VIN answer's `trims`.
+    bool write_legacy_trim(std::string& out, std::int64_t trim_id, bool demo, bool verbose);
     // The data feed archive's size if already built, else 0.
     std::size_t feed_size() { return feed_.built_size(); }
 
