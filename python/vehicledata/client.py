@@ -20,7 +20,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
-from . import _core, schema
+from . import _core, _tls, schema
 from .auth import credentials, jwt_cache_path, mask
 from .errors import QueryError, VehicleDataError
 from .pager import Page, Pager, Record, build_target, records_of
@@ -281,7 +281,7 @@ class Client:
             base_url=url, api_token=token, api_secret=secret, timeout=float(timeout),
             connect_timeout=float(connect_timeout), rate_limit=float(rate_limit or 0),
             login_rate_limit=float(login_rate_limit or 0), jwt_cache_path=jwt_cache_path(jwt_cache, token, url, secret),
-            max_parallel=int(max_parallel), verify_tls=bool(verify), ca_bundle=verify if isinstance(verify, str) else "",
+            max_parallel=int(max_parallel), verify_tls=bool(verify), ca_bundle=verify if isinstance(verify, str) else (_tls.ca_bundle() if verify else ""),
             proxy=proxy or "", http2=http2, user_agent=user_agent or "", logger=logger.log, compress=compress,
             **self.retry.core_options(),
         )

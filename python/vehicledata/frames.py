@@ -152,7 +152,7 @@ def _arrow_column(pa: Any, col: Dict[str, Any], n: int) -> Any:
 def page_to_arrow(page: Any) -> "pa.Table":
     pa = _pyarrow()
     if pa is None:
-        raise ImportError("to_arrow() needs pyarrow: pip install 'vehicledata[pandas]'")
+        raise ImportError("to_arrow() needs pyarrow: pip install 'vehicledata[arrow]'")
     n = page.rows
     cols = page.columns()
     return pa.table({c["name"]: _arrow_column(pa, c, n) for c in cols})
