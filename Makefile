@@ -85,10 +85,29 @@ sdist: $(STAMP)/venv
 	rm -f $(DIST)/vehicledata-*.tar.gz && mkdir -p $(DIST)
 	$(VPY) -c "from scikit_build_core.build import build_sdist; print('$(DIST)/' + build_sdist('$(DIST)'))"
 
-bench: install
-	@missing=""; command -v wrk >/dev/null || missing="wrk"; command -v nginx >/dev/null || missing="$$missing nginx-light"; \
+# Benchmarks (issue 12): peers pinned in pyproject's `bench` extras (installed by `install`), wrk and
+# nginx from Debian, valgrind for instruction counts (BENCH_INSTRUCTIONS=1), Prism from npm under
+# build/bench-node. BENCH_ARGS passes options to run_all.py (e.g. `--only frame --rounds 2 --quick`).
+BENCH_DEB := wrk nginx-light valgrind
+PRISM := @stoplight/prism-cli@5.16.0
+BENCH_ARGS ?=
+bench: install $(STAMP)/bench-deps
+	$(VPY) benchmarks/run_all.py $(BENCH_ARGS)
+
+$(STAMP)/bench-deps:
+	@mkdir -p $(STAMP)
+	@missing=$$(for p in $(BENCH_DEB); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	command -v nginx >/dev/null && missing=$$(echo $$missing | tr ' ' '\n' | grep -v '^nginx-light$$'); \
 	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
-	$(VPY) benchmarks/run_all.py
+	@if command -v npm >/dev/null; then mkdir -p build/bench-node && \
+	  npm install --prefix build/bench-node --save-exact --no-audit --no-fund --loglevel=error $(PRISM); \
+	else echo "npm not found: the Prism comparison is skipped (Debian package npm)"; fi
+	@touch $@
+
+.PHONY: soak
+soak: install  # the emulator's load and soak run, 60 s per phase (docs/reliability.md)
+	@command -v wrk >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk; }
+	$(VPY) benchmarks/emulator_soak.py --duration 60
 
 clean:
 	rm -rf build $(VENV) $(DIST)

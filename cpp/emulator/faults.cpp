@@ -29,8 +29,8 @@ Fault parse_fault(std::string_view json_text) {
         };
         if (key == "path") {
             std::string_view p;
-            if (v.get_string().get(p) || p.empty() || p[0] != '/')
-                throw std::invalid_argument("fault: path must be a string starting with '/'");
+            if (v.get_string().get(p) || p.empty() || p[0] != '/' || p.size() > 2048)
+                throw std::invalid_argument("fault: path must be a string starting with '/' (at most 2048 bytes)");
             f.path = std::string(p);
         } else if (key == "count") {
             f.count = integer(1, 1000000);
@@ -46,6 +46,8 @@ Fault parse_fault(std::string_view json_text) {
             std::string_view b;
             if (v.is_null()) f.body.reset();
             else if (v.get_string().get(b)) throw std::invalid_argument("fault: body must be a string");
+            else if (b.size() > kMaxFaultBody)
+                throw std::invalid_argument("fault: body must be at most " + std::to_string(kMaxFaultBody) + " bytes");
             else f.body = std::string(b);
         } else if (key == "action") {
             std::string_view a;
@@ -67,6 +69,9 @@ Fault parse_fault(std::string_view json_text) {
 
 void Faults::add(Fault f) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (faults_.size() >= kMaxFaults)
+        throw std::invalid_argument("fault: at most " + std::to_string(kMaxFaults) +
+                                    " faults may be scheduled; DELETE /_emulator/faults clears them");
     faults_.push_back(std::move(f));
 }
 

@@ -24,7 +24,9 @@ std::string usage_text() {
     return "usage: vehicledata-emulator [--host 127.0.0.1] [--port 0] [--db PATH] [--accounts FILE]\n"
            "                            [--rate-limit 600] [--login-rate-limit 20] [--window-seconds 60]\n"
            "                            [--token-ttl 604800] [--threads 16] [--jwt-secret S] [--maintenance]\n"
-           "                            [--deprecated-403] [--log]\n"
+           "                            [--deprecated-403] [--log] [--max-connections 512] [--max-headers 100]\n"
+           "                            [--max-header-bytes 16384] [--request-timeout 10] [--idle-timeout 5]\n"
+           "                            [--control-token T]\n"
            "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n";
 }
 
@@ -67,6 +69,19 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
             o.token_ttl = parse_number<std::int64_t>(flag, need(), 1, 10LL * 365 * 86400);
         } else if (flag == "--threads") {
             o.threads = parse_number<int>(flag, need(), 1, 256);
+        } else if (flag == "--max-connections") {
+            o.max_connections = parse_number<int>(flag, need(), 1, 100000);
+        } else if (flag == "--max-headers") {
+            o.max_headers = parse_number<int>(flag, need(), 1, 10000);
+        } else if (flag == "--max-header-bytes") {
+            o.max_header_bytes = parse_number<int>(flag, need(), 1024, 1 << 20);
+        } else if (flag == "--request-timeout") {
+            o.request_timeout = parse_number<int>(flag, need(), 1, 3600);
+        } else if (flag == "--idle-timeout") {
+            o.idle_timeout = parse_number<int>(flag, need(), 1, 3600);
+        } else if (flag == "--control-token") {
+            o.control_token = need();
+            if (o.control_token.empty()) throw OptionsError("--control-token must not be empty");
         } else if (flag == "--jwt-secret") {
             o.jwt_secret = need();
             if (o.jwt_secret.empty()) throw OptionsError("--jwt-secret must not be empty");

@@ -68,9 +68,11 @@ const char* exception_for(int status) {
         case 403: return "ForbiddenException";
         case 404: return "NotFoundException";
         case 405: return "MethodNotAllowedException";
+        case 408: return "RequestTimeoutException";
         case 413: return "PayloadTooLargeException";
         case 414: return "UriTooLongException";
         case 416: return "RangeNotSatisfiableException";
+        case 431: return "RequestHeaderFieldsTooLargeException";
         case 429: return "TooManyRequestsException";
         case 500: return "InternalErrorException";
         case 502: return "BadGatewayException";
@@ -85,12 +87,42 @@ const char* reason_for(int status) {
         case 400: return "Bad Request";
         case 404: return "Not Found";
         case 405: return "Method Not Allowed";
+        case 408: return "Request Timeout";
         case 413: return "Payload Too Large";
         case 414: return "URI Too Long";
         case 416: return "Range Not Satisfiable: malformed Range header";
+        case 431: return "Request Header Fields Too Large";
         case 500: return "Internal Server Error";
         default: return "Error";
     }
+}
+
+// A whole response for a request the gate refuses before httplib sees it.
+std::string gate_refusal(int status, const std::string& url, const std::string& message) {
+    std::string path;
+    if (!format::url_decode(url, path, false)) path = url;
+    const std::optional<Route> route = match_route(path);
+    const bool text = route && route->text_errors;  // login and data feed download: text/plain, as elsewhere
+    httplib::Response res;
+    write_error(res, status, exception_for(status), url, message, text);
+    std::string reason = reason_for(status);
+    reason = reason.substr(0, reason.find(':'));
+    const std::string type = text ? res.get_header_value("Content-Type") : "application/json; charset=UTF-8";
+    return "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
+           "\r\nContent-Length: " + std::to_string(res.body.size()) +
+           "\r\nConnection: close\r\n\r\n" + res.body;
+}
+
+bool loopback(const std::string& ip) {
+    return ip.rfind("127.", 0) == 0 || ip == "::1" || ip.rfind("::ffff:127.", 0) == 0;
+}
+
+// Compares without an early exit, so the time taken does not tell how much of the token matched.
+bool same_secret(const std::string& a, const std::string& b) {
+    if (a.size() != b.size() || b.empty()) return false;
+    unsigned char diff = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
 }
 
 }  // namespace
@@ -144,14 +176,16 @@ Server::Server(Options options)
     api_ = std::make_unique<Api>(*store_, *auth_, usage_, clock_);
     maintenance_ = options_.maintenance;
 
-    const int threads = options_.threads;
-    http_.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-    http_.set_tcp_nodelay(true);
-    http_.set_keep_alive_max_count(1000000);
-    http_.set_keep_alive_timeout(5);
+    GateLimits limits;
+    limits.threads = options_.threads;
+    limits.max_connections = options_.max_connections;
+    limits.max_headers = static_cast<std::size_t>(options_.max_headers);
+    limits.max_header_bytes = static_cast<std::size_t>(options_.max_header_bytes);
+    limits.max_body = kMaxBody;
+    limits.request_timeout_ms = options_.request_timeout * 1000;
+    limits.idle_timeout_ms = options_.idle_timeout * 1000;
+    gate_ = std::make_unique<Gate>(http_, limits, gate_refusal);
     http_.set_payload_max_length(kMaxBody);
-    http_.set_read_timeout(10);
-    http_.set_write_timeout(30);
     // Requests are answered in the pre-routing hook, before httplib reads a body
     // or matches routes, unless they carry a body (Content-Length or
     // Transfer-Encoding on a method that may have one): those fall through to
@@ -232,10 +266,7 @@ Server::Server(Options options)
 Server::~Server() { stop(); }
 
 int Server::bind() {
-    port_ = options_.port == 0 ? http_.bind_to_any_port(options_.host)
-                               : (http_.bind_to_port(options_.host, options_.port) ? options_.port : -1);
-    if (port_ <= 0)
-        throw std::runtime_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+    port_ = gate_->bind(options_.host, options_.port);
     return port_;
 }
 
@@ -245,16 +276,29 @@ std::string Server::url() const {
     return "http://" + host + ":" + std::to_string(port_);
 }
 
-void Server::run() { http_.listen_after_bind(); }
+void Server::run() { gate_->run(); }
 
-void Server::stop() {
-    if (http_.is_running()) http_.stop();
+void Server::stop() { gate_->stop(); }
+
+bool Server::control_allowed(const httplib::Request& req, std::string& why) const {
+    if (!options_.control_token.empty()) {
+        if (same_secret(req.get_header_value("X-Emulator-Token"), options_.control_token)) return true;
+        why = "Forbidden: the control plane needs the X-Emulator-Token header (--control-token)";
+        return false;
+    }
+    if (loopback(req.remote_addr)) return true;
+    why = "Forbidden: the control plane answers loopback clients only (start with --control-token to open it)";
+    return false;
 }
 
 void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
     ignore_ranges(req);
     const std::string& path = req.path;
     if (path.rfind("/_emulator/", 0) == 0 || path == "/_emulator") {
+        if (std::string why; !control_allowed(req, why)) {
+            write_error(res, 403, "ForbiddenException", path, why, false);
+            return;
+        }
         control(req, res);
         return;
     }

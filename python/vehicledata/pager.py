@@ -38,12 +38,17 @@ if TYPE_CHECKING:  # pragma: no cover
 class Record(Mapping):  # type: ignore[type-arg]
     """One record: attribute access (``r.make``), key access (``r["make"]``) and a dict view."""
 
-    __slots__ = ("_data",)
+    # The data dict is also the instance __dict__: `r.make` is a plain C-level attribute lookup (no
+    # Python __getattr__ call per field read). Methods are non-data descriptors that a field of the
+    # same name would shadow; no record of the schema has a field named like one (keys, items,
+    # values, get, to_dict).
+    __slots__ = ("_data", "__dict__")
 
     def __init__(self, data: Dict[str, Any]) -> None:
         object.__setattr__(self, "_data", data)
+        object.__setattr__(self, "__dict__", data)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # only for names that are neither fields nor methods
         try:
             return self._data[name]
         except KeyError:
@@ -82,6 +87,7 @@ class Record(Mapping):  # type: ignore[type-arg]
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         object.__setattr__(self, "_data", state)
+        object.__setattr__(self, "__dict__", state)
 
     def to_dict(self) -> Dict[str, Any]:
         """A plain dict (nested records become dicts too)."""
@@ -151,6 +157,8 @@ def records_of(core_page: Any) -> List[Record]:
     names = list(lists)
     types = _field_types(core_page.record)
     nested = {name: types[name][1] for name in names if types.get(name, ("", ""))[0] == "nested"}
+    if not nested:  # the common case: one dict per row, no per-field Python work
+        return [Record(dict(zip(names, row))) for row in zip(*lists.values())]
     out = []
     for row in zip(*lists.values()):
         data = dict(zip(names, row))

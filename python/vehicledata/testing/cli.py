@@ -21,7 +21,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--rate-limit", type=int, default=600, help="requests per minute per account or address")
     p.add_argument("--login-rate-limit", type=int, default=20, help="logins per minute per address")
     p.add_argument("--token-ttl", type=int, default=604800, help="JWT lifetime in seconds")
-    p.add_argument("--threads", type=int, default=None, help="worker threads (default 16; each keep-alive connection holds one)")
+    p.add_argument("--threads", type=int, default=None, help="worker threads (default 16; each busy with one complete request at a time)")
     p.add_argument("--window-seconds", type=int, default=None, help="rate-limit window length (default 60)")
     p.add_argument("--jwt-secret", default=None, help="JWT signing secret (default: random per process)")
     p.add_argument("--maintenance", action="store_true", help="start in maintenance mode (503)")

@@ -18,7 +18,13 @@ struct Options {
     int login_rate_limit = 20;       // logins per window per client address
     int window_seconds = 60;         // length of the sliding rate-limit window
     std::int64_t token_ttl = 604800; // JWT lifetime in seconds
-    int threads = 16;                // worker threads (each keep-alive connection holds one)
+    int threads = 16;                // worker threads (each busy with one complete request at a time)
+    int max_connections = 512;       // open connections; more wait in the listen backlog (1024)
+    int max_headers = 100;           // header fields per request (more: 431)
+    int max_header_bytes = 16384;    // request line + header fields (more: 431)
+    int request_timeout = 10;        // seconds from a request's first byte to its last (then 408)
+    int idle_timeout = 5;            // seconds a keep-alive connection may wait for its next request
+    std::string control_token;       // "": /_emulator/ from loopback only; else X-Emulator-Token required
     std::string jwt_secret;          // "": random per process
     bool maintenance = false;        // start in maintenance mode (503 everywhere but the control plane)
     bool deprecated_403 = false;     // deprecated paths answer 403 DeprecatedException (as seen in 2026)

@@ -1,5 +1,6 @@
-// The emulator's HTTP server: cpp-httplib with a worker pool, every request
-// dispatched by one pre-routing hook (control plane, faults, maintenance,
+// The emulator's HTTP server: the gate (gate.h: accept loop, request framing and
+// limits) feeding complete requests to cpp-httplib, every request dispatched by
+// one pre-routing hook (control plane, faults, maintenance,
 // routing, rate limits, usage counters, then the Api).
 //
 // Thread safety: construct, bind() and run() on one thread; stop() may be
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "vehicledata/emulator/api.h"
+#include "vehicledata/emulator/gate.h"
 #include "vehicledata/emulator/options.h"
 #include "vehicledata/emulator/state.h"
 #include "vehicledata/emulator/store.h"
@@ -36,6 +38,8 @@ private:
     void dispatch(const httplib::Request& req, httplib::Response& res);
     void control(const httplib::Request& req, httplib::Response& res);
     void serve(const httplib::Request& req, httplib::Response& res);
+    // The control plane's guard: loopback clients only, or the --control-token header.
+    bool control_allowed(const httplib::Request& req, std::string& why) const;
     void apply_fault(const Fault& f, const httplib::Request& req, httplib::Response& res, bool text);
 
     Options options_;
@@ -49,7 +53,8 @@ private:
     Stats stats_;
     std::atomic<bool> maintenance_{false};
     std::unique_ptr<Api> api_;
-    httplib::Server http_;
+    HttpCore http_;
+    std::unique_ptr<Gate> gate_;
     int port_ = -1;
 };
 

@@ -127,11 +127,16 @@ struct Fault {
     FaultAction action = FaultAction::Status;
 };
 
+// Bounds of the control plane's faults: scheduled at once, and the size of a fault's body.
+inline constexpr std::size_t kMaxFaults = 1000;
+inline constexpr std::size_t kMaxFaultBody = 65536;
+
 // Parses the control plane's fault JSON; throws std::invalid_argument naming the problem.
 Fault parse_fault(std::string_view json_text);
 
 class Faults {
 public:
+    // Throws std::invalid_argument past kMaxFaults.
     void add(Fault f);
     void clear();
     // Takes one use of the first fault whose path prefixes `path`.

@@ -1,0 +1,132 @@
+"""Page bytes -> DataFrame: ours against json, orjson, msgspec + pandas, orjson + polars and pyarrow.json.
+
+The payloads are trims pages of 10, 100 and 1000 records served by the emulator from the full
+dataset (captured once per run). Every contender decodes the same bytes, in the same process,
+interleaved; instruction counts (valgrind callgrind, since `perf stat` has no hardware counters
+here) and peak memory come from one fresh process per contender. `pyarrow.json` reads the page's
+`data` array re-serialised as NDJSON outside the timing (its input format), then `.to_pandas()`.
+Targets: >= 6x json + pandas and >= 2x the best peer (orjson + polars included). The 10/100/1000
+series is the scaling plot of scenario 6.
+
+    python benchmarks/decode_frame.py [--rounds 7] [--quick]
+"""
+from __future__ import annotations
+
+import io
+import json
+import sys
+from typing import Any, Callable, Dict, List
+
+import harness
+
+SCENARIO = "frame"
+TITLE = "1. Page bytes -> DataFrame (and 6. scaling by page size)"
+ORDER = 10
+
+OURS = "vehicledata"
+
+
+def contenders(body: bytes) -> Dict[str, Callable[[], Any]]:
+    import msgspec
+    import orjson
+    import pandas as pd
+    import polars as pl
+    import pyarrow.json as paj
+
+    from vehicledata import frames
+
+    dec = msgspec.json.Decoder()
+    ndjson = b"\n".join(orjson.dumps(r) for r in orjson.loads(body)["data"]) + b"\n"
+    return {
+        OURS: lambda: frames.frame_from_bytes(body, "trim"),
+        "json + pandas": lambda: pd.DataFrame(json.loads(body)["data"]),
+        "orjson + pandas": lambda: pd.DataFrame(orjson.loads(body)["data"]),
+        "msgspec + pandas": lambda: pd.DataFrame(dec.decode(body)["data"]),
+        "orjson + polars": lambda: pl.DataFrame(orjson.loads(body)["data"]),
+        "pyarrow.json (NDJSON) -> pandas": lambda: paj.read_json(io.BytesIO(ndjson)).to_pandas(),
+    }
+
+
+def child(name: str, payload_file: str, iters: int) -> Dict[str, Any]:
+    """In a fresh process: run contender `name` `iters` times (0: imports only); peak RSS growth of one run."""
+    from pathlib import Path
+
+    body = Path(payload_file).read_bytes()
+    fns = contenders(body)
+    base = harness.rss_bytes()
+    harness.reset_peak()
+    rows = 0
+    for _ in range(iters):
+        rows = len(fns[name]())
+    return {"rows": rows, "growth": harness.peak_rss_bytes() - base}
+
+
+_BODIES: Dict[str, bytes] = {}
+
+
+def ours_file(payload_file: str) -> int:
+    """Ours on a saved payload (for the profile)."""
+    from pathlib import Path
+
+    from vehicledata import frames
+
+    body = _BODIES.get(payload_file) or _BODIES.setdefault(payload_file, Path(payload_file).read_bytes())
+    return len(frames.frame_from_bytes(body, "trim"))
+
+
+INSTR_CODE = ("import sys; sys.path.insert(0, {here!r}); import decode_frame as m; "
+              "m.child({name!r}, {file!r}, {iters})")
+
+
+def instructions_per_call(ctx: harness.Context, name: str, payload_file: str, iters: int) -> Any:
+    runs = []
+    for n in (0, iters):
+        code = INSTR_CODE.format(here=str(harness.HERE), name=name, file=payload_file, iters=n)
+        runs.append(ctx.instructions([sys.executable, "-c", code]))
+    a, b = runs
+    if a is None or b is None:
+        return None
+    return int((b - a) / iters)
+
+
+def run(ctx: harness.Context) -> List[harness.Result]:
+    sizes = [10, 100, 1000]
+    out: List[harness.Result] = []
+    for size in sizes:
+        path = f"/api/trims/v2?limit={size}"
+        body = ctx.payload(path)
+        fns = contenders(body)
+        ref = fns["json + pandas"]()
+        ours = fns[OURS]()
+        assert len(ours) == len(ref) == size and list(ours["id"]) == list(ref["id"]), "same records"
+        number = max(1, 2000 // size) if not ctx.quick else 1
+        samples = ctx.interleave(fns, number=number)
+        res = harness.Result(
+            name=f"frame-{size}", title=f"Page -> DataFrame: {size} records ({len(body) / 1024:.0f} KiB)",
+            unit="s", ours=OURS, samples=samples, x=size,
+            targets=[harness.Target(">= 6x json + pandas", "faster", 6.0, peer="json + pandas")])
+        best = min((k for k in samples if k != OURS), key=lambda k: res.median(k))
+        res.targets.append(harness.Target(f">= 2x the best peer ({best})", "faster", 2.0, peer=best))
+        pfile = str(ctx.payload_file(path))
+        if not ctx.quick or size == 100:
+            for name in fns:
+                r = ctx.subprocess("decode_frame", "child", name, pfile, 1)
+                res.extra.setdefault(name, {})["peak RSS growth"] = r["growth"]
+        if ctx.count_instructions and (size == 1000 or (ctx.quick and size == 100)):
+            for name in fns:
+                ins = instructions_per_call(ctx, name, pfile, 2 if ctx.quick else 5)
+                if ins is not None:
+                    res.extra.setdefault(name, {})["instructions/call"] = ins
+            res.notes.append("instructions/call: callgrind, (run of k calls - run of 0 calls) / k, in fresh processes")
+        if res.extra:
+            res.notes.append(f"{number} calls per sample; peak RSS growth: one call in a fresh process after imports")
+        if not all(c["met"] for c in res.to_json()["checks"]):
+            res.notes.append("target missed; py-spy profile of ours (leaf functions, share of samples): "
+                             + "".join("\n  - " + ln for ln in ctx.profile("decode_frame", "ours_file", pfile,
+                                                     seconds=2 if ctx.quick else 4)))
+        out.append(res)
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(harness.main(run))

@@ -1,0 +1,193 @@
+"""docs/performance.md and its plots (docs/performance/*.png) from benchmarks/results/latest.json.
+
+    python benchmarks/report.py [benchmarks/results/latest.json]
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from harness import ROOT, RESULTS, fmt  # noqa: E402
+
+DOC = ROOT / "docs" / "performance.md"
+PLOTS = ROOT / "docs" / "performance"
+
+
+def _ratio(res: Dict[str, Any], name: str) -> str:
+    med = res["medians"]
+    ours = med.get(res["ours"])
+    if not ours or name == res["ours"] or not med.get(name):
+        return "ours" if name == res["ours"] else ""
+    r = med[name] / ours if not res["higher_is_better"] else ours / med[name]
+    return f"{r:.2f}x"
+
+
+def table(res: Dict[str, Any]) -> List[str]:
+    extra_keys: List[str] = []
+    for d in res["extra"].values():
+        for k in d:
+            if k not in extra_keys:
+                extra_keys.append(k)
+    head = ["contender", "median", "min - max", "n", "peer / ours" if not res["higher_is_better"] else "ours / peer"]
+    head += extra_keys
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, xs in res["samples"].items():
+        if not xs:
+            continue
+        row = [f"**{name}**" if name == res["ours"] else name, fmt(statistics.median(xs), res["unit"]),
+               f"{fmt(min(xs), res['unit'])} - {fmt(max(xs), res['unit'])}", str(len(xs)), _ratio(res, name)]
+        for k in extra_keys:
+            v = res["extra"].get(name, {}).get(k, "")
+            row.append(_cell(k, v))
+        lines.append("| " + " | ".join(row) + " |")
+    if res.get("checks"):
+        lines += ["", "| target | measured | met |", "|---|---|---|"]
+        for c in res["checks"]:
+            lines.append(f"| {c['description']} | {c['measured']:.2f} | {'yes' if c['met'] else '**NO**'} |")
+    return lines
+
+
+def _cell(key: str, v: Any) -> str:
+    if v in ("", None):
+        return ""
+    k = key.lower()
+    if isinstance(v, (int, float)) and ("rss" in k or "bytes" in k or k == "dataframe"):
+        return fmt(float(v), "bytes")
+    if isinstance(v, int) and "instr" in key:
+        return f"{v / 1e6:,.1f} M"
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    return str(v)
+
+
+def plot(scn: Dict[str, Any]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = [r for r in scn["results"] if r["medians"]]
+    if not results:
+        return ""
+    PLOTS.mkdir(parents=True, exist_ok=True)
+    scaled = [r for r in results if r.get("x") is not None]
+    groups: Dict[str, List[Dict[str, Any]]] = {}
+    for r in scaled:
+        groups.setdefault(r["title"].split(":")[0], []).append(r)
+    bars = [r for r in results if r.get("x") is None]
+    mem_groups = {t: rs for t, rs in groups.items()
+                  if sum(1 for r in rs if any("peak RSS growth" in e for e in r["extra"].values())) >= 2}
+    n = len(bars) + len(groups) + len(mem_groups)
+    fig, axes = plt.subplots(n, 1, figsize=(8, 2.2 + 0.9 * n + 0.25 * sum(len(r["medians"]) for r in bars)),
+                             squeeze=False)
+    i = 0
+    for r in bars:
+        ax = axes[i][0]
+        i += 1
+        names = [k for k in r["samples"] if r["samples"][k]]
+        scale, unit = _scale(r)
+        meds = [statistics.median(r["samples"][k]) * scale for k in names]
+        lo = [m - min(r["samples"][k]) * scale for m, k in zip(meds, names)]
+        hi = [max(r["samples"][k]) * scale - m for m, k in zip(meds, names)]
+        colors = ["tab:orange" if k == r["ours"] else "tab:blue" for k in names]
+        ax.barh(names, meds, xerr=[lo, hi], color=colors)
+        ax.invert_yaxis()
+        ax.set_xlabel(unit + (" (higher is better)" if r["higher_is_better"] else " (lower is better)"))
+        ax.set_title(r["title"], fontsize=9)
+        ax.tick_params(axis="y", labelsize=8)
+    for title, rs in groups.items():
+        ax = axes[i][0]
+        i += 1
+        rs = sorted(rs, key=lambda r: r["x"])
+        scale, unit = _scale(rs[0])
+        names = list(dict.fromkeys(k for r in rs for k in r["medians"]))
+        for k in names:
+            pts = [(r["x"], r["medians"][k] * scale) for r in rs if k in r["medians"]]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=k,
+                    linewidth=2.5 if k == rs[0]["ours"] else 1.2)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("records")
+        ax.set_ylabel(unit)
+        ax.set_title(title + " (log-log: linear scaling is a slope-1 line)", fontsize=9)
+        ax.legend(fontsize=7)
+    for title, rs in mem_groups.items():
+        ax = axes[i][0]
+        i += 1
+        rs = sorted(rs, key=lambda r: r["x"])
+        names = list(dict.fromkeys(k for r in rs for k in r["extra"]))
+        for k in names:
+            pts = [(r["x"], r["extra"][k]["peak RSS growth"] / 2**20) for r in rs
+                   if "peak RSS growth" in r["extra"].get(k, {})]
+            ax.plot([p[0] for p in pts], [max(p[1], 0.01) for p in pts], marker="o", label=k,
+                    linewidth=2.5 if k == rs[0]["ours"] else 1.2)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("records")
+        ax.set_ylabel("peak RSS growth, MiB")
+        ax.set_title(title + ": memory", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = PLOTS / f"{scn['scenario']}.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return str(path.relative_to(DOC.parent))
+
+
+def _scale(r: Dict[str, Any]) -> Any:
+    if r["unit"] == "s":
+        top = max(r["medians"].values())
+        return (1e3, "ms") if top < 1 else (1.0, "s")
+    if r["unit"] == "bytes":
+        return (1 / 2**20, "MiB")
+    return (1.0, r["unit"])
+
+
+def write(data: Dict[str, Any]) -> Path:
+    m, v = data["machine"], data["versions"]
+    out = ["# Performance", "",
+           "Generated by `make bench` (`benchmarks/run_all.py`) from `benchmarks/results/latest.json`; do not edit by",
+           "hand. Each scenario runs alone with `python benchmarks/run_all.py --only NAME`. Times are medians of",
+           "interleaved rounds (every contender once per round, order rotated); ratios are a peer's median over ours",
+           "(how many times faster we are), or ours over the peer for throughputs.", "",
+           f"Run: {data['started']}, {data['seconds']:.0f} s, {data['rounds']} rounds"
+           + (" (**quick smoke run: small sizes, few rounds; not representative**)" if data.get("quick") else "")
+           + (f"; scenarios updated alone: {', '.join(data['partial_update'])}" if data.get("partial_update") else ""),
+           f"Machine: {m['cpu']}, {m['cores']} cores, {m['platform']}, Python {m['python']}, "
+           f"load average at the end {', '.join(f'{x:.1f}' for x in m['load_avg'])} (a shared machine: expect noise).",
+           "", "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()), ""]
+    missed: List[str] = []
+    for s in data["scenarios"]:
+        for r in s["results"]:
+            for c in r.get("checks", []):
+                if not c["met"]:
+                    missed.append(f"{s['title']} / {r['title']}: {c['description']} (measured {c['measured']:.2f})")
+    out += ["## Summary", ""]
+    out += ["Targets missed in this run:", ""] + [f"- {x}" for x in missed] if missed else ["Every target was met."]
+    out.append("")
+    for s in data["scenarios"]:
+        out += [f"## {s['title']}", "", f"Scenario `{s['scenario']}`, {s['seconds']:.0f} s.", ""]
+        if s["doc"]:
+            out += [s["doc"].split("\n\n")[0].strip(), ""]
+        if s["error"]:
+            out += [f"**Did not complete:** `{s['error']}`", ""]
+        png = plot(s) if s["results"] else ""
+        if png:
+            out += [f"![{s['title']}]({png})", ""]
+        for r in s["results"]:
+            out += [f"### {r['title']}", "", f"Unit: {r['unit']}.", ""] + table(r) + [""]
+            out += [f"- {n}" for n in r["notes"]] + ([""] if r["notes"] else [])
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    DOC.write_text("\n".join(out).rstrip() + "\n")
+    return DOC
+
+
+if __name__ == "__main__":
+    src = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS / "latest.json"
+    print(write(json.loads(src.read_text())))

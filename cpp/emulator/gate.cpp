@@ -1,0 +1,564 @@
+// The gate: the emulator's own accept loop and request framing in front of httplib (gate.h).
+#include "vehicledata/emulator/gate.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace vehicledata::emulator {
+
+namespace {
+
+constexpr std::size_t kRequestLineMax = 8192;  // as httplib's CPPHTTPLIB_REQUEST_URI_MAX_LENGTH
+constexpr int kLingerMs = 2000;                // after a refusal, read and drop the rest for this long
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+        if (x != y) return false;
+    }
+    return true;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+// One line ending at '\n' from `pos`; false if the buffer has no '\n' yet.
+bool next_line(const char* d, std::size_t n, std::size_t& pos, std::string_view& line) {
+    const void* nl = pos < n ? std::memchr(d + pos, '\n', n - pos) : nullptr;
+    if (!nl) return false;
+    const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(nl) - d);
+    line = std::string_view(d + pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos = end + 1;
+    return true;
+}
+
+RequestScan refuse(RequestScan r, int status, std::string message) {
+    r.kind = RequestScan::Refuse;
+    r.status = status;
+    r.message = std::move(message);
+    return r;
+}
+
+// Ends of a chunked body from `pos`: Ready with its end, Incomplete, or Refuse.
+RequestScan scan_chunked(RequestScan r, const char* d, std::size_t n, std::size_t pos, const GateLimits& limits) {
+    std::size_t total = 0;
+    for (;;) {
+        std::string_view line;
+        const std::size_t line_start = pos;
+        if (!next_line(d, n, pos, line)) {
+            if (n - line_start > 1024) return refuse(r, 400, "Bad Request: malformed chunk size line");
+            return r;
+        }
+        line = line.substr(0, line.find(';'));
+        line = trim(line);
+        if (line.empty() || line.size() > 8) return refuse(r, 400, "Bad Request: malformed chunk size line");
+        std::size_t size = 0;
+        for (char c : line) {
+            int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (v < 0) return refuse(r, 400, "Bad Request: malformed chunk size line");
+            size = size * 16 + static_cast<std::size_t>(v);
+        }
+        total += size;
+        if (total > limits.max_body)
+            return refuse(r, 413, "Payload Too Large: the body is over " + std::to_string(limits.max_body) + " bytes");
+        if (size == 0) {  // trailer fields, then an empty line
+            for (std::size_t fields = 0;; ++fields) {
+                if (fields > limits.max_headers) return refuse(r, 431, "Request Header Fields Too Large: too many trailer fields");
+                if (!next_line(d, n, pos, line)) return r;
+                if (line.empty()) break;
+            }
+            r.kind = RequestScan::Ready;
+            r.length = pos;
+            return r;
+        }
+        if (n < pos + size + 2) return r;
+        if (d[pos + size] != '\r' || d[pos + size + 1] != '\n') return refuse(r, 400, "Bad Request: chunk data does not end with CRLF");
+        pos += size + 2;
+    }
+}
+
+}  // namespace
+
+RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits) {
+    RequestScan r;
+    std::size_t pos = 0;
+    while (pos < n && (d[pos] == '\r' || d[pos] == '\n') && pos < 64) ++pos;  // RFC 9112 2.2: leading empty lines
+    const std::size_t start = pos;
+    std::string_view line;
+    if (!next_line(d, n, pos, line)) {
+        if (n - start > kRequestLineMax) return refuse(r, 414, "URI Too Long: the request line is over 8192 bytes");
+        return r;
+    }
+    if (line.size() > kRequestLineMax) return refuse(r, 414, "URI Too Long: the request line is over 8192 bytes");
+    const std::size_t sp1 = line.find(' ');
+    const std::size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+    if (sp2 != std::string_view::npos) {
+        std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+        if (!target.empty() && target.front() == '/') r.url = std::string(target.substr(0, target.find('?')));
+    }
+    const bool http11 = sp2 != std::string_view::npos && line.substr(sp2 + 1) == "HTTP/1.1";
+
+    std::size_t fields = 0, hosts = 0, lengths = 0;
+    bool chunked = false, has_te = false, expect = false;
+    std::string_view te, length;
+    for (;;) {
+        const std::size_t line_start = pos;
+        if (!next_line(d, n, pos, line)) {
+            if (n - line_start > 8192 || n > limits.max_header_bytes)
+                return refuse(r, 431, "Request Header Fields Too Large: the request head is over " +
+                                          std::to_string(limits.max_header_bytes) + " bytes");
+            return r;
+        }
+        if (line.empty()) break;
+        if (++fields > limits.max_headers)
+            return refuse(r, 431, "Request Header Fields Too Large: more than " + std::to_string(limits.max_headers) +
+                                      " header fields");
+        if (pos > limits.max_header_bytes)
+            return refuse(r, 431, "Request Header Fields Too Large: the request head is over " +
+                                      std::to_string(limits.max_header_bytes) + " bytes");
+        const std::size_t colon = line.find(':');
+        if (colon == std::string_view::npos || colon == 0 || line[colon - 1] == ' ' || line[colon - 1] == '\t')
+            return refuse(r, 400, "Bad Request: malformed header field line");
+        const std::string_view name = line.substr(0, colon);
+        const std::string_view value = trim(line.substr(colon + 1));
+        if (iequals(name, "Host")) {
+            ++hosts;
+        } else if (iequals(name, "Content-Length")) {
+            if (lengths++ > 0 && value != length) return refuse(r, 400, "Bad Request: conflicting Content-Length headers");
+            length = value;
+        } else if (iequals(name, "Transfer-Encoding")) {
+            if (has_te) return refuse(r, 400, "Bad Request: more than one Transfer-Encoding header");
+            has_te = true;
+            te = value;
+            chunked = iequals(value, "chunked");
+        } else if (iequals(name, "Expect")) {
+            expect = iequals(value, "100-continue");
+        }
+    }
+    const std::size_t head = pos;
+    if (http11 && hosts == 0)
+        return refuse(r, 400, "Bad Request: an HTTP/1.1 request needs a Host header (RFC 9112, section 3.2)");
+    if (hosts > 1) return refuse(r, 400, "Bad Request: more than one Host header");
+    if (has_te && lengths > 0) return refuse(r, 400, "Bad Request: both Content-Length and Transfer-Encoding");
+    r.head_complete = true;
+    if (has_te) {
+        if (!chunked) return refuse(r, 400, "Bad Request: unsupported Transfer-Encoding '" + std::string(te) + "'");
+        RequestScan c = scan_chunked(r, d, n, head, limits);
+        if (c.kind == RequestScan::Incomplete) c.expect_continue = expect && n == head;
+        return c;
+    }
+    std::size_t body = 0;
+    if (lengths > 0) {
+        if (length.empty() || length.size() > 19)
+            return refuse(r, length.size() > 19 && length.find_first_not_of("0123456789") == std::string_view::npos
+                                 ? 413 : 400,
+                          length.size() > 19 ? "Payload Too Large: the body is over " + std::to_string(limits.max_body) + " bytes"
+                                             : "Bad Request: invalid Content-Length ''");
+        for (char c : length) {
+            if (c < '0' || c > '9')
+                return refuse(r, 400, "Bad Request: invalid Content-Length '" + std::string(length) + "'");
+            body = body * 10 + static_cast<std::size_t>(c - '0');
+        }
+        if (body > limits.max_body)
+            return refuse(r, 413, "Payload Too Large: the body is over " + std::to_string(limits.max_body) + " bytes");
+    }
+    if (n < head + body) {
+        r.expect_continue = expect && n == head;
+        return r;
+    }
+    r.kind = RequestScan::Ready;
+    r.length = head + body;
+    return r;
+}
+
+namespace {
+
+struct Conn {
+    int fd = -1;
+    std::string buf;
+    std::int64_t deadline = 0;
+    bool in_request = false;     // some bytes of a request have arrived
+    bool continue_sent = false;
+    bool eof = false;
+    bool busy = false;           // with a worker
+    bool close_after = false;
+    bool lingering = false;      // refused: draining input until EOF or the deadline
+    std::size_t request_length = 0;
+    std::string remote_ip, local_ip;
+    int remote_port = 0, local_port = 0;
+};
+
+void address_of(const sockaddr_storage& a, socklen_t len, std::string& ip, int& port) {
+    char host[NI_MAXHOST] = {0};
+    char serv[NI_MAXSERV] = {0};
+    if (::getnameinfo(reinterpret_cast<const sockaddr*>(&a), len, host, sizeof host, serv, sizeof serv,
+                      NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+        ip = host;
+        port = std::atoi(serv);
+    }
+}
+
+// httplib's view of one complete request on a connection: reads come from the
+// buffered bytes of that request only; writes go to the socket.
+class ConnStream : public httplib::Stream {
+public:
+    ConnStream(Conn& c, int write_timeout_ms) : c_(c), write_timeout_ms_(write_timeout_ms) {}
+    bool is_readable() const override { return pos_ < c_.request_length; }
+    bool is_writable() const override {
+        pollfd p{c_.fd, POLLOUT, 0};
+        return ::poll(&p, 1, write_timeout_ms_) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
+    }
+    ssize_t read(char* ptr, size_t size) override {
+        const std::size_t n = std::min(size, c_.request_length - pos_);
+        std::memcpy(ptr, c_.buf.data() + pos_, n);
+        pos_ += n;
+        return static_cast<ssize_t>(n);
+    }
+    ssize_t write(const char* ptr, size_t size) override {
+        std::size_t done = 0;
+        while (done < size) {
+            const ssize_t w = ::send(c_.fd, ptr + done, size - done, MSG_NOSIGNAL);
+            if (w > 0) {
+                done += static_cast<std::size_t>(w);
+            } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+                pollfd p{c_.fd, POLLOUT, 0};
+                if (::poll(&p, 1, write_timeout_ms_) <= 0) return fail();
+            } else {
+                return fail();
+            }
+        }
+        return static_cast<ssize_t>(size);
+    }
+    void get_remote_ip_and_port(std::string& ip, int& port) const override {
+        ip = c_.remote_ip;
+        port = c_.remote_port;
+    }
+    void get_local_ip_and_port(std::string& ip, int& port) const override {
+        ip = c_.local_ip;
+        port = c_.local_port;
+    }
+    socket_t socket() const override { return c_.fd; }
+    bool failed() const { return failed_; }
+
+private:
+    ssize_t fail() {
+        failed_ = true;
+        return -1;
+    }
+    Conn& c_;
+    int write_timeout_ms_;
+    std::size_t pos_ = 0;
+    bool failed_ = false;
+};
+
+}  // namespace
+
+struct Gate::Impl {
+    HttpCore& core;
+    GateLimits limits;
+    RefusalWriter refusal;
+    int lfd = -1, ep = -1, evfd = -1;
+    bool listening = false;
+    std::atomic<bool> stopping{false};
+    std::unordered_map<int, std::unique_ptr<Conn>> conns;  // reactor thread only
+
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<Conn*> ready;  // complete requests for the workers
+    std::vector<Conn*> done;  // back from the workers
+    bool workers_stop = false;
+
+    Impl(HttpCore& c, GateLimits l, RefusalWriter r) : core(c), limits(l), refusal(std::move(r)) {}
+
+    void watch(int fd, bool on) {
+        epoll_event ev{};
+        ev.events = EPOLLIN | EPOLLRDHUP;
+        ev.data.fd = fd;
+        ::epoll_ctl(ep, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, on ? &ev : nullptr);
+    }
+
+    void close_conn(Conn& c) {
+        ::close(c.fd);  // also leaves the epoll set
+        conns.erase(c.fd);
+        if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
+            watch(lfd, true);
+            listening = true;
+        }
+    }
+
+    // Answers with a refusal, then drains what the client still sends (so the
+    // answer is not lost to a reset) until EOF or a short deadline.
+    void refuse(Conn& c, int status, const std::string& url, const std::string& message) {
+        const std::string out = refusal(status, url, message);
+        ::send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        ::shutdown(c.fd, SHUT_WR);
+        c.buf.clear();
+        c.lingering = true;
+        c.deadline = now_ms() + kLingerMs;
+    }
+
+    void accept_all() {
+        while (conns.size() < static_cast<std::size_t>(limits.max_connections)) {
+            sockaddr_storage peer{};
+            socklen_t plen = sizeof peer;
+            const int fd = ::accept4(lfd, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0) break;
+            const int one = 1;
+            ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            auto c = std::make_unique<Conn>();
+            c->fd = fd;
+            address_of(peer, plen, c->remote_ip, c->remote_port);
+            sockaddr_storage local{};
+            socklen_t llen = sizeof local;
+            if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen) == 0)
+                address_of(local, llen, c->local_ip, c->local_port);
+            c->deadline = now_ms() + limits.request_timeout_ms;
+            watch(fd, true);
+            conns.emplace(fd, std::move(c));
+        }
+        if (conns.size() >= static_cast<std::size_t>(limits.max_connections) && listening) {
+            watch(lfd, false);  // the rest wait in the listen backlog
+            listening = false;
+        }
+    }
+
+    void on_readable(Conn& c) {
+        const std::size_t cap = limits.max_header_bytes + limits.max_body + 65536;
+        char tmp[16384];
+        for (;;) {
+            const ssize_t r = ::recv(c.fd, tmp, sizeof tmp, 0);
+            if (r > 0) {
+                if (c.lingering) continue;
+                c.buf.append(tmp, static_cast<std::size_t>(r));
+                if (c.buf.size() > cap) break;
+            } else if (r == 0) {
+                c.eof = true;
+                break;
+            } else if (errno == EINTR) {
+                continue;
+            } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                break;
+            } else {
+                c.eof = true;
+                c.buf.clear();
+                break;
+            }
+        }
+        if (c.lingering) {
+            if (c.eof) close_conn(c);
+            return;
+        }
+        evaluate(c);
+    }
+
+    // Decides about the bytes buffered on an idle (not busy) connection.
+    void evaluate(Conn& c) {
+        if (c.buf.empty()) {
+            if (c.eof) close_conn(c);
+            return;
+        }
+        if (!c.in_request) {
+            c.in_request = true;
+            c.deadline = now_ms() + limits.request_timeout_ms;
+        }
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits);
+        if (s.kind == RequestScan::Refuse) return refuse(c, s.status, s.url, s.message);
+        if (s.kind == RequestScan::Incomplete) {
+            if (c.eof) return close_conn(c);
+            if (s.expect_continue && !c.continue_sent) {
+                static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+                ::send(c.fd, kContinue, sizeof kContinue - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+                c.continue_sent = true;
+            }
+            if (c.buf.size() > limits.max_header_bytes + limits.max_body + 65536) close_conn(c);
+            return;
+        }
+        c.request_length = s.length;
+        c.busy = true;
+        watch(c.fd, false);
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            ready.push_back(&c);
+        }
+        cv.notify_one();
+    }
+
+    void returned(Conn& c) {
+        c.busy = false;
+        if (c.close_after) return close_conn(c);
+        c.in_request = false;
+        c.continue_sent = false;
+        c.deadline = now_ms() + limits.idle_timeout_ms;
+        watch(c.fd, true);
+        evaluate(c);  // a pipelined request may be complete already
+    }
+
+    void sweep() {
+        const std::int64_t now = now_ms();
+        std::vector<Conn*> late;
+        for (auto& [fd, c] : conns)
+            if (!c->busy && c->deadline <= now) late.push_back(c.get());
+        for (Conn* c : late) {
+            if (c->in_request && !c->lingering) {
+                refuse(*c, 408, "/", "Request Timeout: the request did not arrive within " +
+                                         std::to_string(limits.request_timeout_ms) + " ms");
+                c->deadline = now + kLingerMs;
+            } else {
+                close_conn(*c);
+            }
+        }
+    }
+
+    void work() {
+        for (;;) {
+            Conn* c = nullptr;
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                cv.wait(lock, [&] { return workers_stop || !ready.empty(); });
+                if (workers_stop) return;
+                c = ready.front();
+                ready.pop_front();
+            }
+            ConnStream strm(*c, limits.write_timeout_ms);
+            bool closed = false;
+            core.process_request(strm, c->eof, closed, nullptr);
+            c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
+            if (closed || c->eof || strm.failed()) c->close_after = true;
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                done.push_back(c);
+            }
+            const std::uint64_t one = 1;
+            [[maybe_unused]] auto w = ::write(evfd, &one, sizeof one);
+        }
+    }
+};
+
+Gate::Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal)
+    : impl_(new Impl(core, limits, std::move(refusal))) {
+    impl_->ep = ::epoll_create1(EPOLL_CLOEXEC);
+    impl_->evfd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (impl_->ep < 0 || impl_->evfd < 0) throw std::runtime_error("gate: cannot create epoll/eventfd");
+}
+
+Gate::~Gate() {
+    for (auto& [fd, c] : impl_->conns) ::close(fd);
+    if (impl_->lfd >= 0) ::close(impl_->lfd);
+    ::close(impl_->ep);
+    ::close(impl_->evfd);
+    delete impl_;
+}
+
+int Gate::bind(const std::string& host, int port) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* res = nullptr;
+    const std::string service = std::to_string(port);
+    if (::getaddrinfo(host.c_str(), service.c_str(), &hints, &res) != 0 || !res)
+        throw std::runtime_error("cannot resolve " + host);
+    int fd = -1;
+    for (addrinfo* a = res; a; a = a->ai_next) {
+        fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) continue;
+        const int one = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, impl_->limits.backlog) == 0) break;
+        ::close(fd);
+        fd = -1;
+    }
+    ::freeaddrinfo(res);
+    if (fd < 0) throw std::runtime_error("cannot listen on " + host + ":" + service);
+    impl_->lfd = fd;
+    sockaddr_storage local{};
+    socklen_t len = sizeof local;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len);
+    std::string ip;
+    int bound = -1;
+    address_of(local, len, ip, bound);
+    return bound;
+}
+
+void Gate::run() {
+    Impl& g = *impl_;
+    if (g.lfd < 0) throw std::runtime_error("gate: run() before bind()");
+    g.watch(g.lfd, true);
+    g.listening = true;
+    g.watch(g.evfd, true);
+    g.core.set_listening_socket(g.lfd);
+    std::vector<std::thread> workers;
+    for (int i = 0; i < g.limits.threads; ++i) workers.emplace_back([&g] { g.work(); });
+    std::int64_t next_sweep = now_ms() + 100;
+    epoll_event events[128];
+    while (!g.stopping.load()) {
+        const int n = ::epoll_wait(g.ep, events, 128, 100);
+        for (int i = 0; i < n; ++i) {
+            const int fd = events[i].data.fd;
+            if (fd == g.lfd) {
+                g.accept_all();
+            } else if (fd == g.evfd) {
+                std::uint64_t v;
+                [[maybe_unused]] auto r = ::read(g.evfd, &v, sizeof v);
+                std::vector<Conn*> back;
+                {
+                    std::lock_guard<std::mutex> lock(g.mutex);
+                    back.swap(g.done);
+                }
+                for (Conn* c : back) g.returned(*c);
+            } else if (auto it = g.conns.find(fd); it != g.conns.end() && !it->second->busy) {
+                g.on_readable(*it->second);
+            }
+        }
+        if (now_ms() >= next_sweep) {
+            g.sweep();
+            next_sweep = now_ms() + 100;
+        }
+    }
+    {
+        std::lock_guard<std::mutex> lock(g.mutex);
+        g.workers_stop = true;
+    }
+    g.core.set_listening_socket(INVALID_SOCKET);  // a response still being written stops
+    g.cv.notify_all();
+    for (auto& t : workers) t.join();
+}
+
+void Gate::stop() {
+    impl_->stopping.store(true);
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto w = ::write(impl_->evfd, &one, sizeof one);
+}
+
+}  // namespace vehicledata::emulator

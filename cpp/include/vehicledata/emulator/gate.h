@@ -1,0 +1,78 @@
+// The emulator's connection handling in front of cpp-httplib ("the gate").
+//
+// cpp-httplib 0.11 (Debian) gives each connection a worker thread for as long as
+// it is open and has no whole-request deadline, header-count limit or
+// connection cap, so a few slow or hostile clients starve everyone else
+// (docs/reliability.md).  The gate owns the listening socket instead: one
+// epoll thread accepts connections (at most `max_connections` open; more wait
+// in the listen backlog), reads each request until its head and body are
+// complete, enforces the limits below and answers a violation itself (JSON
+// error body, then closes).  Only a complete request reaches a worker thread,
+// which hands exactly those bytes to httplib's request processing; bytes after
+// it (a pipelined request) stay buffered for the next round, and a body nobody
+// reads (a GET's Content-Length) is discarded with its request.
+//
+// Thread safety: run() on one thread; stop() from any thread.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace vehicledata::emulator {
+
+struct GateLimits {
+    int threads = 16;                       // workers processing complete requests
+    int max_connections = 512;              // open connections; more wait in the backlog
+    int backlog = 1024;                     // listen(2) backlog: the queue past the cap
+    std::size_t max_headers = 100;          // header fields per request -> 431
+    std::size_t max_header_bytes = 16384;   // request line + headers -> 431 (request line alone over 8192: 414)
+    std::size_t max_body = 1 << 20;         // Content-Length or chunked body -> 413
+    int request_timeout_ms = 10000;         // from a request's first byte to its last -> 408
+    int idle_timeout_ms = 5000;             // keep-alive wait for the next request's first byte (then closed)
+    int write_timeout_ms = 30000;           // a stalled reader of a response is dropped
+};
+
+// httplib::Server with its per-request processing opened to the gate.
+// httplib checks its own listening socket to tell whether it is shutting down
+// (content providers stop writing then), so the gate lends it its own.
+class HttpCore : public httplib::Server {
+public:
+    using httplib::Server::process_request;
+    void set_listening_socket(int fd) { svr_sock_ = fd; }
+};
+
+// Builds a gate refusal: status, exception and message; `url` is the request path or "/".
+using RefusalWriter = std::function<std::string(int status, const std::string& url, const std::string& message)>;
+
+class Gate {
+public:
+    Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal);
+    ~Gate();
+    // Binds host:port (0: any); returns the port; throws std::runtime_error.
+    int bind(const std::string& host, int port);
+    // Serves until stop().
+    void run();
+    void stop();
+
+private:
+    struct Impl;
+    Impl* impl_;
+};
+
+// What the gate decides about the bytes buffered on a connection (exposed for the fuzz target and tests).
+struct RequestScan {
+    enum Kind { Incomplete, Ready, Refuse } kind = Incomplete;
+    std::size_t length = 0;        // Ready: bytes of this request (head + body)
+    bool head_complete = false;    // the head is in; only the body is missing
+    bool expect_continue = false;  // Expect: 100-continue with the body missing
+    int status = 0;                // Refuse: 400, 413, 414, 431
+    std::string url = "/";         // Refuse: the request path if known
+    std::string message;           // Refuse: why
+};
+RequestScan scan_request(const char* data, std::size_t size, const GateLimits& limits);
+
+}  // namespace vehicledata::emulator
