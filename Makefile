@@ -6,7 +6,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := build-essential cmake pkg-config libsimdjson-dev libcurl4-openssl-dev libcpp-httplib-dev \
-	libsqlite3-dev libssl-dev zlib1g-dev libminizip-dev libgtest-dev
+	libsqlite3-dev libssl-dev zlib1g-dev libminizip-dev libgtest-dev clang libclang-rt-14-dev
 STAMP := build/.stamps
 BUILD_DEPS := scikit-build-core==0.11.6 pybind11==3.0.1
 CPP_SOURCES := $(shell find cpp python -type f -not -name '*.pyc') CMakeLists.txt pyproject.toml
@@ -17,14 +17,15 @@ export VEHICLEDATA_HOME ?= $(CURDIR)/build/home
 VEHICLEDATA_SOURCES ?= $(abspath $(wildcard ../shared/sources))
 export VEHICLEDATA_SOURCES
 
-.PHONY: all demo test test-cpp test-py typecheck deps venv install bench clean wheel sdist
+.PHONY: all demo test test-cpp test-py typecheck deps venv install bench clean wheel sdist fuzz fuzz-build test-fuzz \
+	sanitize test-sanitize
 
 all: install
 
 demo: install
 	$(VENV)/bin/vehicledata demo
 
-test: install typecheck test-cpp test-py
+test: install typecheck test-cpp test-py test-fuzz
 
 test-cpp: install
 	ctest --test-dir $$(ls -d build/cp3*/ | head -n 1) --output-on-failure -j2
@@ -108,6 +109,35 @@ $(STAMP)/bench-deps:
 soak: install  # the emulator's load and soak run, 60 s per phase (docs/reliability.md)
 	@command -v wrk >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk; }
 	$(VPY) benchmarks/emulator_soak.py --duration 60
+
+# ---- reliability (docs/reliability.md) ------------------------------------------------------
+# libFuzzer targets (cpp/fuzz/fuzz_*.cpp) built with clang in build/fuzz; `make test` runs each for
+# FUZZ_QUICK seconds, `make fuzz` for FUZZ_SECONDS.
+FUZZ_DIR := build/fuzz
+FUZZ_QUICK ?= 5
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := $(patsubst cpp/fuzz/%.cpp,%,$(wildcard cpp/fuzz/fuzz_*.cpp))
+fuzz-build: $(STAMP)/deb
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DVEHICLEDATA_FUZZ=ON -DVEHICLEDATA_BUILD_PYTHON=OFF \
+	  -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	cmake --build $(FUZZ_DIR) -j2 --target $(FUZZ_TARGETS)
+
+test-fuzz: fuzz-build
+	tools/fuzz.sh $(FUZZ_DIR) $(FUZZ_QUICK)
+
+fuzz: fuzz-build
+	tools/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
+# ASan+UBSan build in build/sanitize: ctest and the whole Python suite against it.  `make test`
+# does not run it (too slow for CI on two cores: docs/reliability.md); `make test-sanitize` runs the
+# subset SANITIZE_QUICK (the client hostile-server and error tests).
+SANITIZE_DIR := build/sanitize
+SANITIZE_QUICK ?= tests/client/test_client_hostile.py tests/client/test_client_errors.py
+sanitize: install
+	VPY=$(VPY) tools/sanitize.sh $(SANITIZE_DIR)
+
+test-sanitize: install
+	VPY=$(VPY) tools/sanitize.sh $(SANITIZE_DIR) $(SANITIZE_QUICK)
 
 clean:
 	rm -rf build $(VENV) $(DIST)

@@ -20,6 +20,7 @@
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
+#include "vehicledata/client/redact.h"
 #include "vehicledata/schema.h"
 
 namespace py = pybind11;
@@ -60,10 +61,14 @@ py::str text(const std::string& s) {
 }
 
 // Raise vehicledata.errors.<cls>(message, status=..., url=..., exception=..., **extra).
+// Text that leaves the client: the secrets it holds (its API secret, its JWTs)
+// become "***" (a hostile server may echo the Authorization header).
+py::str safe_text(const std::string& s) { return text(vc::redact(s)); }
+
 void raise_error(const char* cls, const std::string& message, py::dict kwargs) {
     py::module_ errors = py::module_::import("vehicledata.errors");
     py::object type = errors.attr(cls);
-    py::object exc = type(text(message), **kwargs);
+    py::object exc = type(safe_text(message), **kwargs);
     PyErr_SetObject(type.ptr(), exc.ptr());
 }
 
@@ -72,31 +77,38 @@ void translate(std::exception_ptr p) {
         if (p) std::rethrow_exception(p);
     } catch (const vc::ApiError& e) {
         py::module_ errors = py::module_::import("vehicledata.errors");
-        py::object exception = e.exception.empty() ? py::object(py::none()) : py::object(text(e.exception));
+        py::object exception = e.exception.empty() ? py::object(py::none()) : py::object(safe_text(e.exception));
         // 414: the request target was too long for the server; a bad request of ours.
         py::object type = e.status == 414 ? errors.attr("BadRequestError")
                                           : errors.attr("error_for_status")(e.status, exception);
         py::dict kw;
         kw["status"] = e.status;
-        kw["url"] = text(e.url);
+        kw["url"] = safe_text(e.url);
         kw["exception"] = exception;
         if (e.status == 429 || e.retry_after) kw["retry_after"] = e.retry_after ? py::cast(*e.retry_after) : py::none();
-        py::object exc = type(text(e.what()), **kw);
+        py::object exc = type(safe_text(e.what()), **kw);
         PyErr_SetObject(type.ptr(), exc.ptr());
     } catch (const vc::TransportError& e) {
         py::dict kw;
-        kw["url"] = text(e.url);
+        kw["url"] = safe_text(e.url);
         kw["curl_code"] = e.curl_code;
         raise_error(e.timeout ? "Timeout" : "TransportError", e.what(), kw);
     } catch (const vc::DecodeError& e) {
         py::dict kw;
-        kw["url"] = text(e.url);
+        kw["url"] = safe_text(e.url);
         kw["position"] = e.position == vc::DecodeError::npos ? py::none() : py::cast(e.position);
         raise_error("DecodeError", e.what(), kw);
+    } catch (const vc::LimitError& e) {
+        py::dict kw;
+        kw["url"] = safe_text(e.url);
+        kw["limit"] = e.limit;
+        raise_error("LimitError", e.what(), kw);
     } catch (const vc::PaginationError& e) {
         py::dict kw;
-        kw["url"] = text(e.url);
+        kw["url"] = safe_text(e.url);
         raise_error("PaginationError", e.what(), kw);
+    } catch (const std::bad_alloc&) {
+        raise_error("LimitError", "out of memory while decoding an answer", py::dict(py::arg("limit") = "memory"));
     } catch (const vc::Interrupted&) {
         PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
@@ -284,6 +296,12 @@ std::unique_ptr<PyClient> make_client(py::kwargs kwargs) {
     o.jwt_cache_path = getstr(kw, "jwt_cache_path", "");
     o.jwt_margin = static_cast<int>(getnum(kw, "jwt_margin", o.jwt_margin));
     o.max_parallel = static_cast<int>(getnum(kw, "max_parallel", o.max_parallel));
+    o.max_pages = static_cast<std::int64_t>(getnum(kw, "max_pages", static_cast<double>(o.max_pages)));
+    o.transport.max_body = static_cast<std::int64_t>(getnum(kw, "max_body", static_cast<double>(o.transport.max_body)));
+    o.transport.max_decompressed =
+        static_cast<std::int64_t>(getnum(kw, "max_decompressed", static_cast<double>(o.transport.max_decompressed)));
+    o.transport.low_speed_limit = static_cast<long>(getnum(kw, "low_speed_limit", static_cast<double>(o.transport.low_speed_limit)));
+    o.transport.low_speed_time = getnum(kw, "low_speed_time", o.transport.low_speed_time);
     py::object logger = py::none();
     if (kw.contains("logger")) {
         logger = kw["logger"];

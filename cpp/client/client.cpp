@@ -15,6 +15,8 @@
 
 #include "vehicledata/client/errors.h"
 #include "vehicledata/format.h"
+#include "vehicledata/jwt.h"
+#include "vehicledata/client/redact.h"
 
 namespace vehicledata::client {
 
@@ -119,6 +121,22 @@ Client::Client(ClientOptions options)
       jwt_(options_.jwt_cache_path, options_.jwt_margin) {
     options_.base_url = strip_trailing_slash(options_.base_url.empty() ? kDefaultBaseUrl : options_.base_url);
     if (options_.max_parallel < 1) options_.max_parallel = 1;
+    remember_secret(options_.api_secret);
+}
+
+void Client::refuse_limited(const Response& r) const {
+    if (r.limit.empty()) return;
+    if (r.limit == "memory")
+        throw LimitError("out of memory while receiving the answer", r.url, r.limit);
+    std::int64_t value = r.limit == "max_body" ? options_.transport.max_body : options_.transport.max_decompressed;
+    throw LimitError("answer refused: larger than " + r.limit + " (" + std::to_string(value) +
+                     " bytes; raise the client option " + r.limit + " if this is expected)", r.url, r.limit);
+}
+
+void Client::check_pages(const Page& page) const {
+    if (options_.max_pages > 0 && page.collection.pages > options_.max_pages)
+        throw LimitError("the server announces " + std::to_string(page.collection.pages) + " pages, more than max_pages (" +
+                         std::to_string(options_.max_pages) + ")", page.url, "max_pages");
 }
 
 Client::~Client() = default;
@@ -138,7 +156,13 @@ ClientStats Client::stats() const {
 }
 
 std::string Client::url_for(const std::string& target) const {
-    if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) return target;
+    if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) {
+        // Absolute links (the envelope's `next`) carry our JWT: only to our own origin.
+        if (url_origin(target) != url_origin(options_.base_url))
+            throw PaginationError("refusing a link to another origin than " + url_origin(options_.base_url) + ": " +
+                                  url_origin(target), target);
+        return target;
+    }
     if (!target.empty() && target[0] == '/') return options_.base_url + target;
     return options_.base_url + "/" + target;
 }
@@ -185,6 +209,7 @@ std::string Client::do_login() {
         Response r = transport_.perform(req);
         bytes_ += static_cast<std::int64_t>(r.body.size());
         log(kDebug, request_log_line("POST " + r.url, r));
+        refuse_limited(r);
         double delay = -1;
         if (!r.transferred()) {
             if (!p.retry_transport_errors || retries >= p.total)
@@ -195,8 +220,9 @@ std::string Client::do_login() {
             std::string jwt = r.body;
             while (!jwt.empty() && (jwt.back() == '\n' || jwt.back() == '\r' || jwt.back() == ' ')) jwt.pop_back();
             if (jwt.size() >= 2 && jwt.front() == '"' && jwt.back() == '"') jwt = jwt.substr(1, jwt.size() - 2);
-            if (std::count(jwt.begin(), jwt.end(), '.') != 2)
-                throw DecodeError("login answered 200 with a body that is not a JWT", r.url);
+            if (!jwt::well_formed(jwt))
+                throw DecodeError("login answered 200 with a body that is not a JWT (three base64url segments)", r.url);
+            remember_secret(jwt);
             log(kDebug, "logged in at " + options_.base_url);
             return jwt;
         } else if (p.status_forcelist.count(static_cast<int>(r.status)) && retries < p.total) {
@@ -268,6 +294,7 @@ double Client::assess(const Response& r, int& retries, bool& renewed, const std:
     const RetryPolicy& p = options_.retry;
     double delay;
     std::string reason;
+    refuse_limited(r);
     if (!r.transferred()) {
         if (!p.retry_transport_errors || retries >= p.total) {
             std::string msg = (r.timed_out ? "timed out: " : "transfer failed: ") + r.error;
@@ -326,7 +353,9 @@ Page Client::get_page(const std::string& target, const schema::Record& record, s
     while (true) {
         Response r = get(target);
         try {
-            return decode_page(r.body, record, shape, r.url, verbose);
+            Page page = decode_page(r.body, record, shape, r.url, verbose);
+            check_pages(page);
+            return page;
         } catch (const DecodeError& e) {
             const RetryPolicy& p = options_.retry;
             if (!p.retry_transport_errors || decode_retries >= p.total) throw;
@@ -440,6 +469,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
             if (delay < 0) {
                 try {
                     Page page = decode_page(r.body, record, shape, r.url, verbose);
+                    check_pages(page);
                     std::string().swap(r.body);
                     on_page(i, std::move(page));
                     ++done;
@@ -477,6 +507,8 @@ DownloadResult Client::download(const std::string& target, const std::string& pa
         Request req = make_request(target, &jwt_used);
         req.headers[0] = "Accept: application/zip, application/octet-stream, */*";
         req.resume_from = offset;
+        // Whole files may take long: the total cap is an hour, and a stalled
+        // transfer ends after the low-speed window (TransportOptions).
         req.timeout = std::max(3600.0, options_.transport.timeout);
         std::FILE* f = std::fopen(path.c_str(), offset > 0 ? "ab" : "wb");
         if (!f) throw TransportError("cannot open " + path + " for writing", url_for(target));

@@ -2,6 +2,7 @@
 #include "vehicledata/client/jwt_cache.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,10 +11,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <random>
 #include <sstream>
+#include <thread>
 
 #include "vehicledata/jwt.h"
+#include "vehicledata/client/redact.h"
 
 namespace vehicledata::client {
 
@@ -34,6 +37,32 @@ void make_dirs(const std::string& dir) {
         cur += part + "/";
         ::mkdir(cur.c_str(), 0700);
     }
+}
+
+// The cache directory is ours alone: a real directory (not a link), owned by
+// this user, writable by no one else.  Anything else turns the disk cache off.
+bool private_dir(const std::string& dir) {
+    struct stat sb;
+    if (::lstat(dir.c_str(), &sb) != 0) return false;
+    return S_ISDIR(sb.st_mode) && sb.st_uid == ::geteuid() && (sb.st_mode & 022) == 0;
+}
+
+std::string dir_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : (slash == 0 ? std::string("/") : path.substr(0, slash));
+}
+
+// An exclusive lock on `path` (created 0600, never through a link), or -1.
+// Waits up to 30 s for another process's login.
+int lock_file(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    for (int i = 0; i < 300; ++i) {
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ::close(fd);
+    return -1;
 }
 
 }  // namespace
@@ -76,6 +105,7 @@ void JwtCache::adopt(const std::string& jwt) {
     jwt_ = jwt;
     exp_ = e;
     iat_ = i;
+    remember_secret(jwt);
 }
 
 std::string JwtCache::token(const LoginFn& login) {
@@ -88,12 +118,37 @@ std::string JwtCache::token(const LoginFn& login) {
         std::lock_guard<std::mutex> lk(mutex_);
         if (usable(now_epoch())) return jwt_;  // another thread logged in meanwhile
     }
-    std::string fresh = login();
+    // Across processes: one login for all that start cold at once (a lock file
+    // beside the cache; whoever waited reads the token the first one wrote).
+    int lock = -1;
+    if (!disk_path_.empty() && disk_dir_ready()) {
+        lock = lock_file(disk_path_ + ".lock");
+        load_disk();
+        std::lock_guard<std::mutex> lk(mutex_);
+        if (usable(now_epoch())) {
+            if (lock >= 0) ::close(lock);
+            return jwt_;
+        }
+    }
+    std::string fresh;
+    try {
+        fresh = login();
+    } catch (...) {
+        if (lock >= 0) ::close(lock);
+        throw;
+    }
     std::lock_guard<std::mutex> lk(mutex_);
     adopt(fresh);
     ++logins_;
     save_disk();
+    if (lock >= 0) ::close(lock);  // releases the flock
     return jwt_;
+}
+
+bool JwtCache::disk_dir_ready() const {
+    std::string dir = dir_of(disk_path_);
+    make_dirs(dir);
+    return private_dir(dir);
 }
 
 void JwtCache::invalidate(const std::string& rejected) {
@@ -133,14 +188,24 @@ int JwtCache::logins() const {
 }
 
 void JwtCache::load_disk() {
-    if (disk_path_.empty()) return;
-    std::ifstream in(disk_path_);
-    if (!in) return;
-    std::string jwt;
-    std::getline(in, jwt);
+    if (disk_path_.empty() || !private_dir(dir_of(disk_path_))) return;
+    int fd = ::open(disk_path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat sb;
+    char buf[8193];
+    ssize_t n = -1;
+    // Only a small regular file of ours that no one else can read or write.
+    if (::fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == ::geteuid() && (sb.st_mode & 077) == 0)
+        n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) return;
+    std::string jwt(buf, static_cast<std::size_t>(n));
+    jwt = jwt.substr(0, jwt.find('\n'));
     std::lock_guard<std::mutex> lk(mutex_);
     std::int64_t e = 0, i = 0;
-    if (jwt.empty() || !jwt_times(jwt, e, i)) return;
+    if (!jwt::well_formed(jwt) || !jwt_times(jwt, e, i)) return;
+    if (jwt == jwt_) return;  // already ours
+    remember_secret(jwt);
     jwt_ = jwt;
     exp_ = e;
     iat_ = i;
@@ -153,15 +218,20 @@ void JwtCache::load_disk() {
 }
 
 void JwtCache::save_disk() const {
-    if (disk_path_.empty()) return;
-    auto slash = disk_path_.rfind('/');
-    if (slash != std::string::npos) make_dirs(disk_path_.substr(0, slash));
-    std::string tmp = disk_path_ + ".tmp" + std::to_string(::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (disk_path_.empty() || !disk_dir_ready()) return;
+    // A fresh temp file that cannot be a planted link (O_EXCL|O_NOFOLLOW, an
+    // unpredictable name), made 0600 through its descriptor, then renamed.
+    std::random_device rd;
+    int fd = -1;
+    std::string tmp;
+    for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
+        tmp = disk_path_ + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(rd());
+        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    }
     if (fd < 0) return;  // the disk cache is best effort
-    ::fchmod(fd, 0600);
+    bool ok = ::fchmod(fd, 0600) == 0;
     std::string line = jwt_ + "\n";
-    bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+    ok = ok && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
     ::close(fd);
     if (!ok || std::rename(tmp.c_str(), disk_path_.c_str()) != 0) std::remove(tmp.c_str());
 }

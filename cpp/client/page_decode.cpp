@@ -33,6 +33,40 @@ ColumnKind column_kind(Type type) {
 
 namespace {
 
+// Nested values reach Python's json.loads (recursive): refuse deeper ones here.
+constexpr int kMaxNesting = 256;
+
+int nesting_depth(std::string_view raw) {
+    int depth = 0, deepest = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        char ch = raw[i];
+        if (in_string) {
+            if (ch == '\\') ++i;
+            else if (ch == '"') in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (ch == ']' || ch == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+// Older legacy-trim keys and the documented member each decodes into (first: the
+// first element of the old array becomes the member's object).
+struct LegacyAlias { std::string_view old_key, member; bool first; };
+constexpr LegacyAlias kLegacyTrimAliases[] = {
+    {"bodies", "make_model_trim_body", true},
+    {"engines", "make_model_trim_engine", true},
+    {"mileages", "make_model_trim_mileage", true},
+    {"exterior_colors", "make_model_trim_exterior_colors", false},
+    {"interior_colors", "make_model_trim_interior_colors", false},
+};
+
+
 
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
     if (pos + n > s.size()) return false;
@@ -111,6 +145,9 @@ struct Builder {
                     if (v.get_int64().get(x)) {
                         double d;
                         if (v.get_double().get(d)) fail("field '" + c.name + "': not a number", at);
+                        // [-2^63, 2^63): anything else has no int64 (the cast would be undefined).
+                        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+                            fail("field '" + c.name + "': integer out of range", at);
                         x = static_cast<std::int64_t>(d);
                     }
                 } else if (t == od::json_type::string) {
@@ -209,6 +246,8 @@ struct Builder {
                     err = simdjson::SUCCESS;
                 }
                 if (err) fail("field '" + c.name + "': malformed nested value", at);
+                if (nesting_depth(raw) > kMaxNesting)
+                    fail("field '" + c.name + "': nested deeper than " + std::to_string(kMaxNesting) + " levels", at);
                 while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
                     raw.remove_suffix(1);
                 push_string(c, raw);
@@ -240,23 +279,49 @@ struct Builder {
             // come in schema order); then any column; then the unescaped key.
             od::raw_json_string raw = field.key();
             Column* target = nullptr;
+            std::string_view key;  // the unescaped key, when the raw one matched no column
             if (hint < cols.size() && raw.unsafe_is_equal(cols[hint].name)) {
                 target = &cols[hint];
             } else {
                 for (std::size_t i = 0; i < cols.size(); ++i)
                     if (raw.unsafe_is_equal(cols[i].name)) { target = &cols[i]; hint = i; break; }
                 if (!target) {
-                    std::string_view key;
-                    if (field.unescaped_key().get(key)) fail("malformed key", at);
+                    if (field.unescaped_key().get(key)) fail("malformed key", at);  // read once only
                     for (std::size_t i = 0; i < cols.size(); ++i)
                         if (cols[i].name == key) { target = &cols[i]; hint = i; break; }
                 }
+            }
+            bool first_of_array = false;
+            if (!target) {
+                // The legacy trim's older verbose shape (arrays named bodies, engines, ...):
+                // decoded into the documented members, so both shapes give the same records.
+                for (const auto& a : kLegacyTrimAliases)
+                    if (key == a.old_key)
+                        for (auto& c : cols)
+                            if (c.name == a.member) { target = &c; first_of_array = a.first; }
             }
             if (!target || target->valid.size() != row) {
                 // unknown or repeated key: skip its value (consumed by the iterator)
                 continue;
             }
             ++hint;
+            if (first_of_array) {
+                od::value v = field.value();
+                od::json_type t;
+                od::array a;
+                if (v.type().get(t) || t != od::json_type::array || v.get_array().get(a))
+                    fail("field '" + target->name + "': expected an array", at);
+                bool found = false;
+                for (auto el : a) {
+                    od::value ev;
+                    if (std::move(el).get(ev)) fail("field '" + target->name + "': malformed array", at);
+                    if (!found) value_into(*target, ev);
+                    found = true;
+                    break;
+                }
+                if (!found) null_at(*target);
+                continue;
+            }
             value_into(*target, field.value());
         }
         ++row;
@@ -348,18 +413,8 @@ bool parse_timestamp(std::string_view s, std::int64_t& epoch_us, int& offset_min
 }
 
 std::vector<const schema::Field*> decoded_fields(const schema::Record& record, bool verbose, schema::Shape shape) {
-    std::vector<const schema::Field*> out = record.record_fields(verbose);
-    if (verbose && shape == schema::Shape::Object && record.name == "trim_legacy") {
-        if (const schema::Record* detail = schema::find_record("trim_detail")) {
-            for (const auto& f : detail->fields) {
-                if (f.type != Type::Nested || !f.nested_array) continue;
-                const schema::Record* elem = schema::find_record(f.nested);
-                if (!elem || elem->table.empty() || record.field(f.name)) continue;
-                out.push_back(&f);
-            }
-        }
-    }
-    return out;
+    (void)shape;
+    return record.record_fields(verbose);
 }
 
 Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url,

@@ -15,6 +15,7 @@ namespace vehicledata::client {
 namespace {
 
 constexpr std::size_t kPadding = 64;  // SIMDJSON_PADDING: spare capacity for the parser
+constexpr std::int64_t kReserveCap = 16LL << 20;  // reserve at most this much from a Content-Length
 using Clock = std::chrono::steady_clock;
 
 struct GlobalInit {
@@ -42,6 +43,15 @@ bool iequals_prefix(std::string_view line, std::string_view name) {
 }
 
 }  // namespace
+
+std::string url_origin(const std::string& url) {
+    auto scheme = url.find("://");
+    if (scheme == std::string::npos) return "";
+    auto end = url.find_first_of("/?#", scheme + 3);
+    std::string origin = url.substr(0, end);
+    for (auto& ch : origin) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return origin;
+}
 
 bool is_loopback_url(const std::string& url) {
     auto scheme = url.find("://");
@@ -124,9 +134,29 @@ struct MultiBatch::Transfer {
         if (headers) curl_slist_free_all(headers);
     }
 
-    static size_t on_header(char* data, size_t size, size_t n, void* user) {
+    // libcurl's callbacks are C frames: no exception may cross them.
+    static size_t on_header(char* data, size_t size, size_t n, void* user) noexcept {
         auto* t = static_cast<Transfer*>(user);
-        std::string_view line(data, size * n);
+        try {
+            return header_line(t, data, size * n);
+        } catch (...) {  // std::bad_alloc
+            t->response.limit = "memory";
+            return 0;
+        }
+    }
+
+    static size_t on_body(char* data, size_t size, size_t n, void* user) noexcept {
+        auto* t = static_cast<Transfer*>(user);
+        try {
+            return body_bytes(t, data, size * n);
+        } catch (...) {  // std::bad_alloc
+            t->response.limit = "memory";
+            return 0;
+        }
+    }
+
+    static size_t header_line(Transfer* t, char* data, size_t len) {
+        std::string_view line(data, len);
         Response& r = t->response;
         if (line.rfind("HTTP/", 0) == 0) {  // a new response (after 100 Continue, proxies)
             r.content_type.clear();
@@ -142,12 +172,10 @@ struct MultiBatch::Transfer {
         } else if (iequals_prefix(line, "content-encoding:")) {
             r.content_encoding = trim(line.substr(17));
         }
-        return size * n;
+        return len;
     }
 
-    static size_t on_body(char* data, size_t size, size_t n, void* user) {
-        auto* t = static_cast<Transfer*>(user);
-        size_t len = size * n;
+    static size_t body_bytes(Transfer* t, char* data, size_t len) {
         if (t->request.sink) {
             long status = 0;
             curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -159,14 +187,29 @@ struct MultiBatch::Transfer {
                 return len;
             }
         }
+        const TransportOptions& o = t->transport->options();
         std::string& body = t->response.body;
-        if (body.empty()) {  // size the buffer once from Content-Length (no regrowth copies)
+        curl_off_t wire = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_SIZE_DOWNLOAD_T, &wire);
+        if (o.max_body > 0 && wire > o.max_body) {
+            t->response.limit = "max_body";
+            return 0;
+        }
+        if (o.max_decompressed > 0 && static_cast<std::int64_t>(body.size() + len) > o.max_decompressed) {
+            t->response.limit = "max_decompressed";
+            return 0;
+        }
+        if (body.empty()) {  // size the buffer once from Content-Length, within the limits (a claim is not a body)
             curl_off_t cl = -1;
             if (curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK && cl > 0 &&
-                cl < (static_cast<curl_off_t>(1) << 31))
+                cl <= std::min<std::int64_t>(kReserveCap, o.max_decompressed > 0 ? o.max_decompressed : kReserveCap))
                 body.reserve(static_cast<std::size_t>(cl) + kPadding);
         }
-        if (body.capacity() < body.size() + len + kPadding) body.reserve(std::max(body.capacity() * 2, body.size() + len + kPadding));
+        if (body.capacity() < body.size() + len + kPadding) {
+            std::size_t want = std::max(body.capacity() * 2, body.size() + len + kPadding);
+            if (o.max_decompressed > 0) want = std::min<std::size_t>(want, static_cast<std::size_t>(o.max_decompressed) + kPadding);
+            body.reserve(std::max(want, body.size() + len + kPadding));
+        }
         body.append(data, len);
         return len;
     }
@@ -212,6 +255,13 @@ struct MultiBatch::Transfer {
         double total = request.timeout > 0 ? request.timeout : (o.timeout > 0 ? o.timeout : 60.0);
         curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect * 1000));
         curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(total * 1000));
+        if (o.low_speed_limit > 0) {
+            double window = o.low_speed_time > 0 ? o.low_speed_time : (o.timeout > 0 ? o.timeout : 60.0);
+            curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, o.low_speed_limit);
+            curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(window + 0.5)));
+        }
+        // A body kept in memory refuses an announced size over the limit at once.
+        if (!request.sink && o.max_body > 0) curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(o.max_body));
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, o.verify_tls ? 1L : 0L);
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, o.verify_tls ? 2L : 0L);
         if (!o.ca_bundle.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, o.ca_bundle.c_str());
@@ -248,6 +298,7 @@ struct MultiBatch::Transfer {
         curl_off_t cl = -1;
         if (curl_easy_getinfo(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK) r.content_length = cl;
         r.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+        if (code == CURLE_FILESIZE_EXCEEDED && r.limit.empty()) r.limit = "max_body";
         if (code != CURLE_OK) {
             r.error = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(code));
             r.timed_out = code == CURLE_OPERATION_TIMEDOUT;

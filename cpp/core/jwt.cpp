@@ -193,4 +193,22 @@ std::optional<std::int64_t> expiry_unverified(std::string_view token) {
     return got->second.exp;
 }
 
+bool well_formed(std::string_view token) {
+    if (token.empty() || token.size() > 8192) return false;
+    int dots = 0;
+    std::size_t segment = 0;
+    for (char ch : token) {
+        if (ch == '.') {
+            if (segment == 0) return false;
+            ++dots;
+            segment = 0;
+            continue;
+        }
+        bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+        if (!ok) return false;
+        ++segment;
+    }
+    return dots == 2 && segment > 0;
+}
+
 }  // namespace vehicledata::jwt

@@ -23,6 +23,17 @@ Field TS(std::string n) { Field f; f.name = std::move(n); f.type = Type::Timesta
 Field Hidden(Field f) { f.in_record = false; return f; }
 Field VerboseOnly(Field f) { f.in_record = false; f.verbose_only = true; return f; }
 Field As(Field f, std::string column) { f.column = std::move(column); return f; }
+// The legacy trim's members of one per-trim table: an object (the first row) or an array.
+Field NestByTrim(std::string n, std::string record, bool array) {
+    Field f;
+    f.name = std::move(n);
+    f.type = Type::Nested;
+    f.nested = std::move(record);
+    f.nested_array = array;
+    f.nested_key = "trim_id";
+    f.nested_by_parent_id = !array;
+    return f;
+}
 Field Nest(std::string n, std::string record, bool array, std::string key = {}) {
     Field f;
     f.name = std::move(n);
@@ -153,8 +164,14 @@ std::vector<Record> build_records() {
                                           As(S("name"), "trim"), S("description"), I64("msrp", true),
                                           I64("invoice", true)},
                        created_modified(true),
-                       std::vector<Field>{Nest("make_model", "make_model_legacy", false, "model_id"), VerboseOnly(I("make_id")),
-                                          VerboseOnly(S("make")), VerboseOnly(S("model"))})));
+                       // As the public OpenAPI document (MakeModelTrim): always, without verbose.
+                       std::vector<Field>{Nest("make_model", "make_model_legacy", false, "model_id"),
+                                          NestByTrim("make_model_trim_body", "body_legacy", false),
+                                          NestByTrim("make_model_trim_engine", "trim_engine_legacy", false),
+                                          NestByTrim("make_model_trim_mileage", "mileage_legacy", false),
+                                          NestByTrim("make_model_trim_exterior_colors", "exterior_color_legacy", true),
+                                          NestByTrim("make_model_trim_interior_colors", "interior_color_legacy", true),
+                                          VerboseOnly(I("make_id")), VerboseOnly(S("make")), VerboseOnly(S("model"))})));
     rs.push_back(R("make_model_legacy", "models", false,
                    {I64("id"), I64("make_id"), S("name"), Nest("make", "make", false, "make_id")}));
 
@@ -167,6 +184,8 @@ std::vector<Record> build_records() {
         rs.push_back(R("engine_legacy", "engines", false,
                        cat(legacy_ids(), engine_measures(), engine_drivetrain(), legacy_verbose(), created_modified(true))));
     }
+    // The legacy trim's make_model_trim_engine (OpenAPI MakeModelTrimEngine: no created/modified).
+    rs.push_back(R("trim_engine_legacy", "engines", false, cat(legacy_ids(), engine_measures(), engine_drivetrain())));
     rs.push_back(R("mileage", "mileages", true, cat(identity_v2(), mileage_measures(), created_modified(false))));
     rs.push_back(R("mileage_legacy", "mileages", false, cat(legacy_ids(), mileage_measures(), legacy_verbose(), created_modified(false))));
     rs.push_back(R("exterior_color", "exterior_colors", true, cat(identity_v2(), colour_fields_v2(), created_modified(false))));

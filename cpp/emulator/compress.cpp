@@ -3,30 +3,27 @@
 
 #include <zlib.h>
 
-#include <string>
+#include <cctype>
+#include <cstdlib>
+
+#include "vehicledata/emulator/api.h"
 
 namespace vehicledata::emulator {
 
 namespace {
 
-bool accepts_gzip(const std::string& accept) {
-    // A token "gzip" not followed by q=0 ("gzip;q=0" refuses it).
-    std::size_t pos = 0;
-    while ((pos = accept.find("gzip", pos)) != std::string::npos) {
-        std::size_t end = accept.find(',', pos);
-        std::string item = accept.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-        std::string compact;
-        for (char c : item)
-            if (c != ' ') compact.push_back(c);
-        if (compact.find(";q=0") == std::string::npos || compact.find(";q=0.") != std::string::npos) return true;
-        pos += 4;
-    }
-    return false;
+std::string lower_trimmed(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    std::string out(s);
+    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
 }
 
-bool gzip(const std::string& in, std::string& out) {
+// zlib with a gzip (window bits 31) or zlib/"deflate" (15) wrapper, at a fast level.
+bool pack(const std::string& in, std::string& out, int window_bits) {
     z_stream zs{};
-    if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
+    if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
     out.resize(deflateBound(&zs, static_cast<uLong>(in.size())) + 32);
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
     zs.avail_in = static_cast<uInt>(in.size());
@@ -42,24 +39,52 @@ bool gzip(const std::string& in, std::string& out) {
 
 }  // namespace
 
+Coding offered_coding(const std::string& accept_encoding) {
+    bool gzip = false, deflate = false, any = false;
+    std::string_view rest = accept_encoding;
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        const auto semi = item.find(';');
+        const std::string name = lower_trimmed(item.substr(0, semi));
+        double q = 1.0;
+        if (semi != std::string_view::npos) {
+            const std::string param = lower_trimmed(item.substr(semi + 1));
+            if (param.rfind("q=", 0) == 0) q = std::strtod(param.c_str() + 2, nullptr);
+        }
+        if (!(q > 0)) continue;
+        if (name == "gzip" || name == "x-gzip") gzip = true;
+        else if (name == "deflate") deflate = true;
+        else if (name == "*") any = true;
+    }
+    if (gzip || any) return Coding::Gzip;
+    if (deflate) return Coding::Deflate;
+    return Coding::Identity;
+}
+
 void compress_response(const httplib::Request& req, httplib::Response& res) {
-    if (res.body.empty()) return;  // streamed (content provider) or empty
-    std::string type = res.get_header_value("Content-Type");
+    // The emulator decides the coding: cpp-httplib must not (it would pick brotli for
+    // any text/* body). The Request object is the server's own, not a constant.
+    const std::string accept = req.get_header_value("Accept-Encoding");
+    const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+    const std::string type = res.get_header_value("Content-Type");
     const bool json = type == "application/json";
-    if (!json && type.rfind("text/", 0) != 0) return;
     if (json) {
-        // cpp-httplib only compresses exact content types it knows; a charset keeps it out.
-        // (set_header adds a header: drop the old one first.)
-        res.headers.erase("Content-Type");
+        res.headers.erase("Content-Type");  // set_header adds a header: drop the old one first
         res.set_header("Content-Type", "application/json; charset=UTF-8");
     }
-    if (res.body.size() < kCompressMinBytes || res.has_header("Content-Encoding")) return;
-    if (!accepts_gzip(req.get_header_value("Accept-Encoding"))) return;
-    std::string packed;
-    if (!gzip(res.body, packed)) return;
-    res.body = std::move(packed);
-    res.set_header("Content-Encoding", "gzip");
+    const auto route = match_route(req.path);
+    if (route && route->kind == RouteKind::Login) return;  // login answers: never compressed
     res.set_header("Vary", "Accept-Encoding");
+    const bool text = json || type.rfind("application/json", 0) == 0 || type.rfind("text/", 0) == 0;
+    if (!text || res.body.size() <= kCompressMinBytes || res.has_header("Content-Encoding")) return;
+    const Coding coding = offered_coding(accept);
+    if (coding == Coding::Identity) return;
+    std::string packed;
+    if (!pack(res.body, packed, coding == Coding::Gzip ? 31 : 15)) return;
+    res.body = std::move(packed);
+    res.set_header("Content-Encoding", coding == Coding::Gzip ? "gzip" : "deflate");
 }
 
 }  // namespace vehicledata::emulator

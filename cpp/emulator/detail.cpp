@@ -77,6 +77,24 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
         out.push_back(']');
         return;
     }
+    if (f.nested_by_parent_id) {
+        // One object: the first row of the element's table that belongs to the parent.
+        const int id_col = plan.column_of("id");
+        const Plan& np = plan_of(*n, false);
+        Statement st = store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE " + f.nested_key +
+                                        " = ? ORDER BY id LIMIT 1");
+        if (id_col < 0) {
+            out.append("null");
+            return;
+        }
+        st.bind({query::Scalar(static_cast<std::int64_t>(sqlite3_column_int64(stmt, id_col)))});
+        if (!st.step()) {
+            out.append("null");
+            return;
+        }
+        write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), np, demo); });
+        return;
+    }
     // One object: the row of the nested record's table whose id the parent holds in nested_key.
     const int key_col = plan.column_of(f.nested_key);
     if (key_col < 0 || sqlite3_column_type(stmt, key_col) == SQLITE_NULL) {
@@ -93,17 +111,16 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
     write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), np, demo); });
 }
 
-void Api::append_verbose_arrays(std::string& out, sqlite3_stmt* stmt, const Plan& plan, bool demo) {
-    const Plan& dp = plan_of(*schema::find_record("trim_detail"), false);
-    for (const auto& it : dp.items) {
-        if (it.column >= 0 || !it.field->nested_array) continue;
-        if (schema::find_record(it.field->nested)->table.empty()) continue;
-        out.pop_back();  // the closing brace of the object
-        out.push_back(',');
-        out.append(it.key);
-        write_nested(out, it, stmt, plan, demo);
-        out.push_back('}');
-    }
+bool Api::write_legacy_trim(std::string& out, std::int64_t trim_id, bool demo, bool verbose) {
+    static const schema::Endpoint& e = *schema::find_endpoint("/api/trims/{id}");
+    const Plan& plan = plan_of(*schema::find_record(e.record), verbose);
+    std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE id = ?";
+    if (demo && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
+    Statement st = store_.statement(sql);
+    st.bind({query::Scalar(trim_id)});
+    if (!st.step()) return false;
+    write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); });
+    return true;
 }
 
 void Api::trim_detail(const Call& call, httplib::Response& res, bool legacy) {
@@ -121,19 +138,22 @@ void Api::trim_detail(const Call& call, httplib::Response& res, bool legacy) {
                 throw HttpError(400, "BadRequestException", "Invalid verbose '" + v->value + "': expected yes or no");
         }
     }
-    const schema::Record* record = schema::find_record(e.record);
-    const Plan& plan = plan_of(*record, verbose);
     const bool demo = !full_access(call);
+    std::string out;
+    out.reserve(16384);
+    const auto not_found = [&] { return HttpError(404, "RecordNotFoundException", "Record not found in table \"" + e.table + "\""); };
+    if (legacy) {
+        if (!write_legacy_trim(out, id, demo, verbose)) throw not_found();
+        set_json(res, std::move(out));
+        return;
+    }
+    const Plan& plan = plan_of(*schema::find_record(e.record), false);
     std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE id = ?";
     if (demo && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
     Statement st = store_.statement(sql);
     st.bind({query::Scalar(id)});
-    if (!st.step())
-        throw HttpError(404, "RecordNotFoundException", "Record not found in table \"" + e.table + "\"");
-    std::string out;
-    out.reserve(16384);
+    if (!st.step()) throw not_found();
     write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); });
-    if (verbose) append_verbose_arrays(out, st.get(), plan, demo);
     set_json(res, std::move(out));
 }
 

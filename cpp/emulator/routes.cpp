@@ -1,6 +1,8 @@
 // Route matching and the search endpoints (envelope, years, vehicle attributes).
 #include <charconv>
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -249,8 +251,8 @@ const DefaultOrder& default_order(const schema::Endpoint& e) {
 }
 
 // `sort` and `direction`: the sort key (text columns case-insensitively) then the
-// default order as the tie-breaker; `direction` alone applies to the default
-// order's leading key.
+// default order as the tie-breaker; `direction` alone (or with an unknown sort)
+// applies to the default order's leading key. Never an error (CakePHP's paginator).
 std::string order_by(const Call& call, const schema::Endpoint& e) {
     const auto* s = param(call, "sort");
     const auto* d = param(call, "direction");
@@ -260,17 +262,11 @@ std::string order_by(const Call& call, const schema::Endpoint& e) {
     if (d) {
         std::string v = d->value;
         for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (v == "asc") desc = false;
-        else if (v == "desc") desc = true;
-        else throw bad_request("Invalid direction '" + d->value + "': expected asc or desc");
+        desc = v == "desc";  // anything but asc/desc is asc, as CakePHP's paginator
     }
-    if (!s) return desc ? def.desc : def.asc;
-    const schema::SortKey* key = e.sort_key(s->value);
-    if (!key) {
-        std::string allowed;
-        for (const auto& k : e.sort_keys) allowed += (allowed.empty() ? "" : ", ") + k.name;
-        throw bad_request("Invalid sort '" + s->value + "': allowed values are " + allowed);
-    }
+    // A sort key the endpoint does not list is ignored (CakePHP's sort whitelist).
+    const schema::SortKey* key = s ? e.sort_key(s->value) : nullptr;
+    if (!key) return d ? (desc ? def.desc : def.asc) : def.plain;
     return " ORDER BY " + order_term(e, key->column) + (desc ? " DESC" : " ASC") + def.tail;
 }
 
@@ -323,17 +319,35 @@ void append_link(std::string& out, const Call& call, std::int64_t page, std::int
     format::append_json_string(out, link);
 }
 
+// PHP's (int) cast of a query string value: leading whitespace, then the longest
+// numeric prefix ("2x" -> 2, "1.9" -> 1, "1e3" -> 1000, "abc" -> 0), saturating.
+std::int64_t php_int(const std::string& s) {
+    std::size_t i = 0;
+    while (i < s.size() && std::strchr(" \t\n\r\v\f", s[i]) && s[i]) ++i;
+    const char* start = s.c_str() + i;
+    char* end = nullptr;
+    const double d = std::strtod(start, &end);  // the numeric prefix, as a number
+    if (end == start || std::isnan(d)) return 0;
+    if (std::isinf(d) || std::string_view(start, static_cast<std::size_t>(end - start)).find_first_of("xXnN") !=
+                             std::string_view::npos) {
+        // strtod also reads hex, inf and nan, which PHP does not: keep the decimal digits only.
+        std::int64_t v = 0;
+        const char* p = start + (*start == '+' || *start == '-');
+        bool neg = *start == '-';
+        while (*p >= '0' && *p <= '9' && v < 1000000000000000000) v = v * 10 + (*p++ - '0');
+        return neg ? -v : v;
+    }
+    if (d >= 9.2e18) return INT64_MAX;
+    if (d <= -9.2e18) return INT64_MIN;
+    return static_cast<std::int64_t>(d);
+}
+
+// `page` and `limit` as CakePHP's numeric paginator takes them: integer-cast, below 1 -> 1,
+// above the maximum -> the maximum. Never an error.
 std::int64_t paging_value(const Call& call, const char* name, std::int64_t fallback, std::int64_t max) {
     const auto* p = param(call, name);
     if (!p) return fallback;
-    std::int64_t v;
-    if (!parse_int(p->value, v) || v < 1 || v > max) {
-        if (max == schema::kMaxLimit)
-            throw bad_request("Invalid limit '" + p->value + "': expected an integer from 1 to " +
-                              std::to_string(schema::kMaxLimit));
-        throw bad_request(std::string("Invalid ") + name + " '" + p->value + "': expected a positive integer");
-    }
-    return v;
+    return std::clamp<std::int64_t>(php_int(p->value), 1, max);
 }
 
 bool verbose_of(const Call& call, const schema::Endpoint& e) {
@@ -365,11 +379,17 @@ Api::Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock)
             plans_[{&r, verbose}] = std::move(plan);
         }
     vin_decoder_ = std::make_unique<VinDecoderSlot>(store_);
+    load_synthetic_fields();
 }
 
 const Plan& Api::plan_of(const schema::Record& record, bool verbose) { return *plans_.at({&record, verbose}); }
 
 void Api::handle(const Call& call, httplib::Response& res) {
+    dispatch(call, res);
+    set_synthetic_header(call, res);
+}
+
+void Api::dispatch(const Call& call, httplib::Response& res) {
     switch (call.route->kind) {
         case RouteKind::Search: return search(call, res);
         case RouteKind::Years: return years(call, res);
@@ -392,7 +412,7 @@ void Api::search(const Call& call, httplib::Response& res) {
     const schema::Record* record = schema::find_record(e.record);
     const bool verbose = verbose_of(call, e);
     const Plan& plan = plan_of(*record, verbose);
-    const std::int64_t page = paging_value(call, "page", 1, 1000000000);
+    const std::int64_t page = paging_value(call, "page", 1, INT64_MAX / schema::kMaxLimit);
     const std::int64_t limit = paging_value(call, "limit", schema::kDefaultLimit, schema::kMaxLimit);
     Sql q = build_where(call, e);
     const std::string order = order_by(call, e);
@@ -400,21 +420,14 @@ void Api::search(const Call& call, httplib::Response& res) {
     const auto ids = result_ids(store_, " FROM " + e.table + q.where + order, q.params);
     const std::int64_t total = static_cast<std::int64_t>(ids->size());
     const std::int64_t pages = total == 0 ? 1 : (total + limit - 1) / limit;
+    if (page > pages)  // CakePHP's out-of-bounds page
+        throw HttpError(404, "NotFoundException", "Page " + std::to_string(page) + " is past the last page (" +
+                                                      std::to_string(pages) + ") of this search");
     const std::int64_t offset = (page - 1) * limit;
     const std::int64_t count = offset >= total ? 0 : std::min(limit, total - offset);
 
-    // Legacy trims with verbose=yes carry the per-trim arrays of the trim detail.
-    std::vector<const PlanItem*> extra_arrays;
-    const Plan* detail_plan = nullptr;
-    if (verbose && record->name == "trim_legacy") {
-        detail_plan = &plan_of(*schema::find_record("trim_detail"), false);
-        for (const auto& it : detail_plan->items)
-            if (it.column < 0 && it.field->nested_array && !schema::find_record(it.field->nested)->table.empty())
-                extra_arrays.push_back(&it);
-    }
-
     std::string out;
-    out.reserve(static_cast<std::size_t>(512 + count * (extra_arrays.empty() ? 480 : 4000)));
+    out.reserve(static_cast<std::size_t>(512 + count * (record->name == "trim_legacy" ? 2000 : 480)));
     out.append("{\"collection\":{\"url\":");
     format::append_json_string(out, call.target);
     out.append(",\"count\":");
@@ -441,12 +454,11 @@ void Api::search(const Call& call, httplib::Response& res) {
         Statement st = store_.statement("SELECT " + plan.select_list + " FROM " + e.table + " WHERE rowid = ?");
         bool first = true;
         NestedWriter nested = [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); };
-        const int id_col = plan.column_of("id");
         for (std::int64_t i = offset; i < offset + count; ++i) {
             const std::int64_t rowid = (*ids)[static_cast<std::size_t>(i)];
             const std::size_t mark = out.size();
             if (!first) out.push_back(',');
-            if (extra_arrays.empty() && rows_.append(out, plan.id, rowid)) {
+            if (rows_.append(out, plan.id, rowid)) {
                 first = false;
                 continue;
             }
@@ -459,15 +471,7 @@ void Api::search(const Call& call, httplib::Response& res) {
             first = false;
             const std::size_t start = out.size();
             write_json_row(out, st.get(), plan, nested);
-            if (extra_arrays.empty()) rows_.put(plan.id, rowid, std::string_view(out).substr(start));
-            for (const PlanItem* it : extra_arrays) {
-                out.pop_back();
-                out.push_back(',');
-                out.append(it->key);
-                (void)id_col;
-                write_nested(out, *it, st.get(), plan, demo);
-                out.push_back('}');
-            }
+            rows_.put(plan.id, rowid, std::string_view(out).substr(start));
         }
     }
     out.append("]}");

@@ -254,10 +254,7 @@ Server::Server(Options options)
                 res.set_header("Content-Range", "bytes */" + std::to_string(size));
         }
         write_error(res, status, status == 404 ? "NotFoundException" : exception_for(status), url, message, text);
-        if (!text) {  // compress_response (which adds the charset) does not run on this path
-            res.headers.erase("Content-Type");
-            res.set_header("Content-Type", "application/json; charset=UTF-8");
-        }
+        compress_response(req, res);  // the one compression rule (and the JSON charset) on this path too
     });
     if (!options_.quiet) {
         http_.set_logger([](const httplib::Request& req, const httplib::Response& res) {

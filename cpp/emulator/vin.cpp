@@ -122,7 +122,7 @@ void Api::vin(const Call& call, httplib::Response& res) {
 
     // Catalogue trims of the year/make/model (vPIC Make/Model ids -> catalogue ids through the
     // dataset's vpic_makes/vpic_models, the naming module's mapping), best match first.
-    std::vector<std::pair<int, std::int64_t>> ranked;  // (score, rowid)
+    std::vector<std::pair<int, std::int64_t>> ranked;  // (score, trim id)
     // The database is read-only and one per process: whether it has the mapping is settled once.
     static const bool has_map = [&] {
         Statement st = store_.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vpic_models'");
@@ -131,7 +131,7 @@ void Api::vin(const Call& call, httplib::Response& res) {
     if (r.model_id > 0 && has_map) {
         const Facts facts = facts_of(r);
         Statement st = store_.statement(
-            "SELECT t.rowid, lower(t.trim || ' ' || t.submodel || ' ' || t.description) FROM trims t "
+            "SELECT t.id, lower(t.trim || ' ' || t.submodel || ' ' || t.description) FROM trims t "
             "JOIN vpic_models vm ON vm.model_id = t.model_id JOIN vpic_makes vk ON vk.make_id = t.make_id "
             "WHERE t.year = ? AND vm.vpic_model_id = ? AND vk.vpic_make_id = ? ORDER BY t.id LIMIT 500");
         st.bind({query::Scalar(static_cast<std::int64_t>(r.year)), query::Scalar(static_cast<std::int64_t>(r.model_id)),
@@ -179,20 +179,14 @@ void Api::vin(const Call& call, httplib::Response& res) {
             }
             out.push_back('}');
         } else if (f->name == "trims") {
-            // One legacy trim per row, rendered in one place.
+            // Each trim in the legacy shape of /api/trims/{id} (the one renderer, detail.cpp).
             out.push_back('[');
-            const Plan& plan = plan_of(*schema::find_record("trim_legacy"), verbose);
-            Statement st = store_.statement("SELECT " + plan.select_list + " FROM trims WHERE rowid = ?");
             bool tf = true;
-            for (const auto& [s, rowid] : ranked) {
-                sqlite3_reset(st.get());
-                sqlite3_bind_int64(st.get(), 1, rowid);
-                if (!st.step()) continue;
+            for (const auto& [s, id] : ranked) {
+                const std::size_t mark = out.size();
                 if (!tf) out.push_back(',');
-                tf = false;
-                write_json_row(out, st.get(), plan,
-                               [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); });
-                if (verbose) append_verbose_arrays(out, st.get(), plan, demo);
+                if (write_legacy_trim(out, id, demo, verbose)) tf = false;
+                else out.resize(mark);
             }
             out.push_back(']');
         } else {

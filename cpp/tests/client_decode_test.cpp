@@ -117,25 +117,53 @@ TEST(ClientDecode, VerboseLegacyFieldsOnlyWithVerbose) {
     EXPECT_EQ(verbose.column("trim")->str(0), "Base");
 }
 
-TEST(ClientDecode, VerboseLegacyTrimDetailKeepsNestedArrays) {
-    std::string body = R"J({"id":187,"make_model_id":4,"year":1999,"name":"Base","make_id":3,"make":"Plymouth",)J"
-                       R"J("model":"Neon","bodies":[{"id":1,"type":"Sedan"}],"engines":[],"mileages":[],)J"
-                       R"J("exterior_colors":[{"id":2,"name":"Red"}],"interior_colors":[]})J";
+TEST(ClientDecode, LegacyTrimOldVerboseArraysDecodeIntoTheDocumentedMembers) {
+    std::string old = R"J({"id":187,"make_model_id":4,"year":1999,"name":"Base","make_id":3,"make":"Plymouth",)J"
+                      R"J("model":"Neon","bodies":[{"id":1,"type":"Sedan"},{"id":9}],"engines":[],"mileages":[],)J"
+                      R"J("exterior_colors":[{"id":2,"name":"Red"}],"interior_colors":[]})J";
+    std::string doc = R"J({"id":187,"make_model_id":4,"year":1999,"name":"Base",)J"
+                      R"J("make_model_trim_body":{"id":1,"type":"Sedan"},"make_model_trim_engine":null,)J"
+                      R"J("make_model_trim_mileage":null,"make_model_trim_exterior_colors":[{"id":2,"name":"Red"}],)J"
+                      R"J("make_model_trim_interior_colors":[],"make_id":3,"make":"Plymouth","model":"Neon"})J";
     const sc::Record* r = sc::find_record("trim_legacy");
     ASSERT_NE(r, nullptr);
-    vc::Page p = vc::decode_page(body, *r, sc::Shape::Object, "u", true);
-    for (const char* name : {"make_id", "make", "model", "bodies", "engines", "mileages", "exterior_colors",
-                             "interior_colors"})
-        ASSERT_NE(p.column(name), nullptr) << name;
-    EXPECT_EQ(p.column("transmissions"), nullptr);  // not a stored table: not appended by the server
-    EXPECT_EQ(p.column("bodies")->str(0), R"J([{"id":1,"type":"Sedan"}])J");
-    EXPECT_EQ(p.column("make")->str(0), "Plymouth");
-    vc::Page plain = vc::decode_page(body, *r, sc::Shape::Object, "u");
-    EXPECT_EQ(plain.column("bodies"), nullptr);
+    vc::Page a = vc::decode_page(old, *r, sc::Shape::Object, "u", true);
+    vc::Page b = vc::decode_page(doc, *r, sc::Shape::Object, "u", true);
+    for (const char* name : {"make_id", "make", "model", "make_model_trim_body", "make_model_trim_engine",
+                             "make_model_trim_mileage", "make_model_trim_exterior_colors",
+                             "make_model_trim_interior_colors"}) {
+        ASSERT_NE(a.column(name), nullptr) << name;
+        ASSERT_NE(b.column(name), nullptr) << name;
+    }
+    EXPECT_EQ(a.column("bodies"), nullptr);
+    EXPECT_EQ(a.column("make_model_trim_body")->str(0), R"J({"id":1,"type":"Sedan"})J");
+    EXPECT_EQ(b.column("make_model_trim_body")->str(0), R"J({"id":1,"type":"Sedan"})J");
+    EXPECT_EQ(a.column("make_model_trim_exterior_colors")->str(0), R"J([{"id":2,"name":"Red"}])J");
+    EXPECT_EQ(a.column("make_model_trim_engine")->valid[0], 0);
+    EXPECT_EQ(b.column("make_model_trim_engine")->valid[0], 0);
+    EXPECT_EQ(a.column("make")->str(0), "Plymouth");
+    vc::Page plain = vc::decode_page(doc, *r, sc::Shape::Object, "u");
     EXPECT_EQ(plain.column("make"), nullptr);
+    EXPECT_NE(plain.column("make_model_trim_body"), nullptr);
 }
 
 TEST(ClientDecode, InvalidUtf8IsADecodeError) {
     std::string body = "{\"collection\":{},\"data\":[{\"id\":1,\"name\":\"Bad \xff\"}]}";
     EXPECT_THROW(decode(body, "make"), vc::DecodeError);
+}
+
+// Issue 13: hostile values end in DecodeError, never in undefined behaviour.
+TEST(ClientDecode, OutOfRangeIntegersAreDecodeErrors) {
+    for (const char* v : {"99999999999999999999999999", "1e300", "-1e300", "9223372036854775808.0", "-9.3e18"})
+        EXPECT_THROW(decode(std::string(R"({"data":[{"id":)") + v + "}]}", "make"), vc::DecodeError) << v;
+    vc::Page p = decode(R"({"data":[{"id":-9223372036854775808},{"id":4.0}]})", "make");
+    EXPECT_EQ(p.column("id")->ints[0], INT64_MIN);
+    EXPECT_EQ(p.column("id")->ints[1], 4);
+}
+
+TEST(ClientDecode, NestingDeeperThanTheLimitIsADecodeError) {
+    std::string deep = std::string(300, '[') + std::string(300, ']');
+    EXPECT_THROW(decode(R"({"id":1,"bodies":)" + deep + "}", "trim_detail", sc::Shape::Object), vc::DecodeError);
+    std::string ok = std::string(100, '[') + std::string(100, ']');
+    EXPECT_EQ(decode(R"({"id":1,"bodies":)" + ok + "}", "trim_detail", sc::Shape::Object).column("bodies")->str(0), ok);
 }

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vehicledata/format.h"
 #include "vehicledata/client/client.h"
@@ -131,7 +134,10 @@ TEST(ClientErrors, InvalidUtf8InErrorBodiesIsReplaced) {
 
 TEST(ClientJwt, DiskTokenNeedsOneCheck) {
     std::string token = vehicledata::jwt::sign_hs256(R"({"exp":4102444800,"iat":4101840000})", "k");
-    std::string path = ::testing::TempDir() + "vd_jwt_check_test.jwt";
+    // The disk cache is used only in a private directory (a shared /tmp is refused).
+    std::string dir = ::testing::TempDir() + "vd_jwt_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    std::string path = dir + "/check_test.jwt";
     {
         vc::JwtCache writer(path);
         EXPECT_EQ(writer.token([&] { return token; }), token);
@@ -151,4 +157,18 @@ TEST(ClientJwt, DiskTokenNeedsOneCheck) {
     EXPECT_FALSE(rejected.needs_check(token));
     EXPECT_FALSE(rejected.has_token());
     std::remove(path.c_str());
+    std::remove((path + ".lock").c_str());
+    ::rmdir(dir.c_str());
+}
+
+TEST(ClientJwt, SharedDirectoryIsNotUsed) {
+    std::string token = vehicledata::jwt::sign_hs256(R"({"exp":4102444800,"iat":4101840000})", "k");
+    struct stat sb;
+    if (::stat(::testing::TempDir().c_str(), &sb) != 0 || (sb.st_mode & 022) == 0) GTEST_SKIP() << "TempDir is private";
+    std::string path = ::testing::TempDir() + "vd_jwt_shared_test.jwt";  // /tmp: writable by everyone
+    vc::JwtCache writer(path);
+    EXPECT_EQ(writer.token([&] { return token; }), token);
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    EXPECT_EQ(f, nullptr);
+    if (f) std::fclose(f);
 }

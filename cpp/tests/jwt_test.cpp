@@ -192,3 +192,14 @@ TEST(Hmac, BinaryKeysAndData) {
     // Python: hmac.new(b"", b"", hashlib.sha256).hexdigest()
     EXPECT_EQ(hex(jwt::hmac_sha256("", "")), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad");
 }
+
+// Issue 13: a login answer or cache file must be a bare compact JWS before it
+// goes into an Authorization header.
+TEST(JwtShape, WellFormedAcceptsOnlyThreeBase64UrlSegments) {
+    EXPECT_TRUE(jwt::well_formed("eyJh.eyJz.c2ln"));
+    EXPECT_TRUE(jwt::well_formed("a-_.b.C9"));
+    for (const char* bad : {"", "a.b", "a.b.c.d", ".b.c", "a..c", "a.b.", "a.b.c\r\nX-Injected: yes", "a b.c.d",
+                            "a.b.c\n", "a.b.c=", "a.b:c.d"})
+        EXPECT_FALSE(jwt::well_formed(bad)) << bad;
+    EXPECT_FALSE(jwt::well_formed("a.b." + std::string(9000, 'c')));
+}

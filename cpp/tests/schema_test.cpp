@@ -115,7 +115,7 @@ TEST(Schema, NestedFieldsSayWhereTheirRowsComeFrom) {
                 const sc::Record* src = sc::table_record(f.nested_key.substr(0, dot));
                 ASSERT_NE(src, nullptr) << f.nested_key;
                 EXPECT_NE(src->field(f.nested_key.substr(dot + 1)), nullptr) << f.nested_key;
-            } else if (f.nested_array) {  // column of the element table holding the parent id
+            } else if (f.nested_array || f.nested_by_parent_id) {  // column of the element table holding the parent id
                 EXPECT_NE(sc::table_record(n->table)->field(f.nested_key), nullptr) << r.name << "." << f.name;
             } else {  // column of the parent holding the element id
                 EXPECT_NE(parent->field(f.nested_key), nullptr) << r.name << "." << f.name;

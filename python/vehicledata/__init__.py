@@ -29,6 +29,7 @@ from .errors import (  # noqa: E402
     MethodNotAllowedError,
     NotFoundError,
     PaginationError,
+    LimitError,
     PermissionDeniedError,
     QueryError,
     RateLimitError,
@@ -79,5 +80,6 @@ __all__ = [
     "__version__", "schema", "vin", *sorted(_LAZY),
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
-    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "DemoDataWarning",
+    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "LimitError",
+    "DemoDataWarning",
 ]

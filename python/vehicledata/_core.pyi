@@ -109,6 +109,11 @@ class _CoreClient:
         jwt_cache_path: str = ...,
         jwt_margin: int = ...,
         max_parallel: int = ...,
+        max_pages: int = ...,
+        max_body: int = ...,
+        max_decompressed: int = ...,
+        low_speed_limit: int = ...,
+        low_speed_time: float = ...,
         logger: Optional[Callable[[int, str], Any]] = ...,
     ) -> None: ...
     @property

@@ -424,7 +424,13 @@ class Client:
     so no 60-second window exceeds ``rate_limit``); ``jwt_cache=True`` (or a directory) keeps the JWT on
     disk between processes (mode 0600); ``progress`` shows tqdm bars on
     multi-page work (default: only in Jupyter); ``compress`` asks for gzip
-    bodies (default: yes, except on the loopback interface).
+    bodies (default: yes, except on the loopback interface).  Limits against
+    hostile servers (docs/client.md, "Limits"; exceeding one raises
+    :class:`LimitError`): ``max_body`` bytes on the wire and
+    ``max_decompressed`` bytes after gzip for an answer kept in memory (256 MiB
+    each), ``max_pages`` announced by an envelope (100,000); a transfer slower
+    than ``low_speed_limit`` bytes/s for ``timeout`` seconds ends as a
+    :class:`Timeout` (1024; 0: off).
     """
 
     def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
@@ -433,7 +439,9 @@ class Client:
                  login_rate_limit: Optional[float] = 20, jwt_cache: Union[bool, str, "os.PathLike[str]"] = False,
                  max_parallel: int = 4, verify: Union[bool, str] = True, proxy: Optional[str] = None,
                  http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
-                 compress: Optional[bool] = None, rate_limit_burst: Optional[float] = None) -> None:
+                 compress: Optional[bool] = None, rate_limit_burst: Optional[float] = None,
+                 max_body: int = 256 << 20, max_decompressed: int = 256 << 20, max_pages: int = 100_000,
+                 low_speed_limit: int = 1024) -> None:
         token, secret = credentials(api_token, api_secret)
         url = _strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
@@ -457,7 +465,8 @@ class Client:
             jwt_cache_path=jwt_cache_path(jwt_cache, token, url, secret),
             max_parallel=int(max_parallel), verify_tls=bool(verify), ca_bundle=verify if isinstance(verify, str) else (_tls.ca_bundle() if verify else ""),
             proxy=proxy or "", http2=http2, user_agent=user_agent or "", logger=logger.log, compress=compress,
-            **self.retry.core_options(),
+            max_body=int(max_body), max_decompressed=int(max_decompressed), max_pages=int(max_pages),
+            low_speed_limit=int(low_speed_limit), **self.retry.core_options(),
         )
         self._core_client: Optional[Any] = _core.client.Client(**options)
         self._accessors: Dict[str, Any] = {}
@@ -611,6 +620,8 @@ class Client:
             return json.loads(text)
         except ValueError as e:
             raise DecodeError(f"malformed JSON: {e}", url=r["url"]) from None
+        except RecursionError:
+            raise DecodeError("malformed JSON: nested too deeply", url=r["url"]) from None
 
     def _one(self, target: str, record: str, verbose: bool = False) -> Record:
         page = self._core.get_page(check_target(target), record, "object", verbose)

@@ -14,7 +14,9 @@
     │   └── Timeout
     ├── DecodeError                   a body that is not what the service sends
     ├── QueryError (also ValueError)  an invalid filter or condition, found before sending
-    └── PaginationError               a repeated or inconsistent `next` link
+    ├── PaginationError               a repeated, inconsistent or foreign-origin `next` link
+    └── LimitError                    an answer past a client limit (``limit``: max_body,
+                                      max_decompressed, max_pages, memory)
 
 Every error carries ``status``, ``url``, the server's ``exception`` name and
 ``message``; all are picklable.  Secrets never appear in them.
@@ -161,6 +163,13 @@ _BY_STATUS: Dict[int, Type[APIError]] = {
 }
 
 
+class LimitError(VehicleDataError):
+    """An answer larger than a client limit (``limit`` names the option: ``max_body``,
+    ``max_decompressed``, ``max_pages``; ``memory`` when an allocation failed)."""
+
+    limit: str
+
+
 def error_for_status(status: int, exception: Optional[str] = None) -> Type[APIError]:
     """The exception class for an HTTP status (and the server's exception name)."""
     if exception == "UnauthenticatedException":
@@ -177,6 +186,6 @@ def error_for_status(status: int, exception: Optional[str] = None) -> Type[APIEr
 __all__ = [
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
-    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "error_for_status",
+    "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "LimitError", "error_for_status",
     "DemoDataWarning",
 ]

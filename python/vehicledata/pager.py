@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 from urllib.parse import parse_qsl, urlencode, urlsplit, quote
 
 from . import frames, schema
-from .errors import PaginationError
+from .errors import NotFoundError, PaginationError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -372,10 +372,27 @@ class Pager:
             params.append(("page", page))
         return check_target(build_target(self.path, params))
 
+    def _past_the_end(self) -> Any:
+        """The empty page a start_page past the last stands for (the server answers it 404
+        NotFoundException, as CakePHP's paginator): page 1's totals, no records, no next link."""
+        import json
+
+        first = self._client._core.get_page(self._target(1), self.record, "envelope", self.verbose)
+        c = dict(first.collection)
+        target = self._target(self.start_page)
+        c.update(url=target, count=0, next="", prev=c.get("last") or c.get("first", ""))
+        body = json.dumps({"collection": c, "data": []}).encode()
+        return _core_decode(body, self.record, target, self.verbose)
+
     def _first_page(self) -> Page:
         if self._first is None:
-            core = self._client._core.get_page(self._target(self.start_page), self.record, "envelope",
-                                               self.verbose)
+            try:
+                core = self._client._core.get_page(self._target(self.start_page), self.record, "envelope",
+                                                   self.verbose)
+            except NotFoundError as e:
+                if self.start_page == 1 or e.exception != "NotFoundException":
+                    raise
+                core = self._past_the_end()
             page = Page(core, self.start_page)
             page._query = (self.path, self.params)
             self._check(page, None)
@@ -675,3 +692,9 @@ class Pager:
 
 
 __all__ = ["Record", "Page", "Pager", "build_target", "page_number", "BULK_PAGE_SIZE", "make_token", "token_page"]
+
+
+def _core_decode(body: bytes, record: str, url: str, verbose: bool) -> Any:
+    from . import _core
+
+    return _core.client.decode(body, record, "envelope", url, verbose)

@@ -14,7 +14,7 @@ Answer = Callable[[str, Mapping[str, str]], Tuple[int, Dict[str, str], bytes]]
 
 @contextlib.contextmanager
 def stub_server(answer: Answer) -> Iterator[str]:
-    """A loopback HTTP server answering every GET with ``answer``; yields its base URL."""
+    """A loopback HTTP server answering every GET (and POST) with ``answer``; yields its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
@@ -25,6 +25,10 @@ def stub_server(answer: Answer) -> Iterator[str]:
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+
+        def do_POST(self) -> None:  # noqa: N802 (login; the request body is read and ignored)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.do_GET()
 
         def log_message(self, *args: Any) -> None:
             pass

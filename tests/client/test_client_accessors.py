@@ -222,17 +222,24 @@ def test_legacy_verbose_search_keeps_verbose_fields(api, raw_json, typed, name):
     assert "make" not in plain and set(plain) == set(schema.record(record).field_names())
 
 
-def test_legacy_verbose_trim_detail_keeps_nested_arrays(api, raw_json, typed):
+LEGACY_TRIM_MEMBERS = {"make_model_trim_body": "body_legacy", "make_model_trim_engine": "trim_engine_legacy",
+                       "make_model_trim_mileage": "mileage_legacy",
+                       "make_model_trim_exterior_colors": "exterior_color_legacy",
+                       "make_model_trim_interior_colors": "interior_color_legacy"}
+
+
+def test_legacy_verbose_trim_detail_keeps_nested_members(api, raw_json, typed):
     raw = raw_json("/api/trims/187?verbose=yes")
     with pytest.warns(DeprecationWarning):
         ours = api.trims.get(187, legacy=True, verbose=True).to_dict()
     assert set(ours) == set(raw)
     for key in ("make_id", "make", "model"):
         assert ours[key] == raw[key] is not None
-    detail = schema.record("trim_detail")
-    for name in LEGACY_VERBOSE:
-        nested = detail.field(name).nested
+    for name, nested in LEGACY_TRIM_MEMBERS.items():
         assert raw[name], name
-        assert ours[name] == [{k: v for k, v in typed(x, nested, True).items() if k in x} for x in raw[name]], name
-    base = {k: v for k, v in typed(raw, "trim_legacy", True).items()}
+        if isinstance(raw[name], list):
+            assert ours[name] == [{k: v for k, v in typed(x, nested, True).items() if k in x} for x in raw[name]]
+        else:
+            assert ours[name] == {k: v for k, v in typed(raw[name], nested, True).items() if k in raw[name]}
+    base = {k: v for k, v in typed(raw, "trim_legacy", True).items() if k not in LEGACY_TRIM_MEMBERS}
     assert {k: ours[k] for k in base} == base

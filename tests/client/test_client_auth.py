@@ -97,8 +97,8 @@ def test_disk_cache_is_private_and_reused(emulator, tmp_path, client_factory):
     cache = tmp_path / "jwt"
     with client_factory(emulator.url, jwt_cache=cache) as api:
         api.trims.search(year=1990).total
-    files = list(cache.iterdir())
-    assert len(files) == 1
+    files = sorted(cache.iterdir())
+    assert [f.suffix for f in files] == [".jwt", ".lock"]  # the token and the login lock beside it
     assert stat.S_IMODE(os.stat(files[0]).st_mode) == 0o600
     assert PREMIUM["api_token"] not in files[0].name
     with client_factory(emulator.url, jwt_cache=cache) as again:
@@ -116,7 +116,7 @@ def test_secrets_never_leak(emulator, tmp_path, caplog, client_factory):
     emulator.fault("/api/trims/v2", status=503, count=1)
     with client_factory(emulator.url, jwt_cache=cache) as api:
         api.trims.search(year=1990).total
-        jwt = next(cache.iterdir()).read_text().strip()
+        jwt = next(cache.glob("*.jwt")).read_text().strip()
         assert jwt.count(".") == 2
         texts = [repr(api), str(api), repr(api._core), caplog.text, repr(api.stats())]
         emulator.fault("/api/trims/v2", status=400, count=1)
@@ -174,7 +174,7 @@ def test_disk_token_signed_with_an_old_key_is_replaced(database, tmp_path, clien
     with Emulator(db=database, port=port, jwt_secret="old-signing-key") as old:
         with client_factory(old.url, jwt_cache=cache) as api:
             api.login()
-    stale = next(cache.iterdir()).read_text().strip()
+    stale = next(cache.glob("*.jwt")).read_text().strip()
     with Emulator(db=database, port=port, jwt_secret="new-signing-key") as new:
         with client_factory(new.url, jwt_cache=cache) as api:
             premium_total = api.trims.search(year=1990).total  # 1990 is outside the demo years
@@ -183,7 +183,7 @@ def test_disk_token_signed_with_an_old_key_is_replaced(database, tmp_path, clien
             assert new.stats()["by_path"].get("/api/account/requests-today", 0) == 1
             api.trims.search(year=1991).total
             assert new.stats()["by_path"].get("/api/account/requests-today", 0) == 1  # checked once
-        assert next(cache.iterdir()).read_text().strip() != stale
+        assert next(cache.glob("*.jwt")).read_text().strip() != stale
         # A valid cached token: one check, no login.
         with client_factory(new.url, jwt_cache=cache) as again:
             assert again.trims.search(year=1990).total == premium_total

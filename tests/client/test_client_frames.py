@@ -151,3 +151,25 @@ def test_records_are_light_mappings(api):
         rec.colour
     with pytest.raises(AttributeError):
         rec.make = "Audi"  # type: ignore[misc]
+
+
+def test_legacy_trim_old_and_documented_shapes_decode_alike(api, raw_json):
+    """The older verbose shape (arrays bodies, engines, ...) decodes into the documented members."""
+    import json as _json
+
+    trim_id = api.trims.search(year=2019, make="BMW", limit=1).first(1)[0].id
+    new = raw_json(f"/api/trims/{trim_id}?verbose=yes")
+    old = {k: v for k, v in new.items() if not k.startswith("make_model_trim_")}
+    old["bodies"] = [new["make_model_trim_body"]]
+    old["engines"] = [new["make_model_trim_engine"]]
+    old["mileages"] = [new["make_model_trim_mileage"]]
+    old["exterior_colors"] = new["make_model_trim_exterior_colors"]
+    old["interior_colors"] = new["make_model_trim_interior_colors"]
+    a = vd._core.client.decode(_json.dumps(new).encode(), "trim_legacy", "object", "", True)
+    b = vd._core.client.decode(_json.dumps(old).encode(), "trim_legacy", "object", "", True)
+    assert a.to_lists() == b.to_lists()
+    engine = a.to_lists()["make_model_trim_engine"][0]
+    assert (engine if isinstance(engine, dict) else _json.loads(engine)) == new["make_model_trim_engine"]
+    old["bodies"] = []
+    c = vd._core.client.decode(_json.dumps(old).encode(), "trim_legacy", "object", "", True)
+    assert c.to_lists()["make_model_trim_body"] == [None]

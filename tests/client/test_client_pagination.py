@@ -48,8 +48,11 @@ def test_start_page_resumes(api):
 
 
 def test_start_page_past_the_end_is_empty(api):
+    """The server answers a page past the last 404 NotFoundException; the pager reads it as empty."""
     pager = api.trims.search(year=2019, make="BMW", limit=10, start_page=500)
     assert list(pager) == []
+    full = api.trims.search(year=2019, make="BMW", limit=10)
+    assert (pager.total, pager.page_count) == (full.total, full.page_count) and full.total > 10
 
 
 def test_pager_has_no_len(api):

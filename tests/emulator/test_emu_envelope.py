@@ -63,11 +63,10 @@ def test_last_page_and_beyond(api: Http, db: Db) -> None:
     last = api.get(f"/api/trims/v2?make=Audi&year=2018&limit={limit}&page={pages}").json()
     assert last["collection"]["next"] == ""
     assert last["collection"]["count"] == total - (pages - 1) * limit == len(last["data"])
-    beyond = api.get(f"/api/trims/v2?make=Audi&year=2018&limit={limit}&page={pages + 5}").json()
-    assert beyond["data"] == []
-    assert beyond["collection"]["count"] == 0
-    assert beyond["collection"]["total"] == total
-    assert beyond["collection"]["prev"] == link("/api/trims/v2", "make=Audi&year=2018", pages, limit)
+    beyond = api.get(f"/api/trims/v2?make=Audi&year=2018&limit={limit}&page={pages + 5}")
+    assert beyond.status == 404
+    assert beyond.json() == {"exception": "NotFoundException", "code": 404, "url": "/api/trims/v2",
+                             "message": f"Page {pages + 5} is past the last page ({pages}) of this search"}
 
 
 def test_single_page_has_empty_links_and_first_is_the_request(api: Http, db: Db) -> None:

@@ -23,14 +23,8 @@ def search_cases() -> List[Case]:
         if e.shape != "envelope":
             continue
         p = e.path
+        # page, limit, sort and direction are normalised, never a 400 (test_emu_paging.py).
         cases += [
-            (f"{p}?page=abc", 400, "BadRequestException", "page 'abc'"),
-            (f"{p}?page=0", 400, "BadRequestException", "page '0'"),
-            (f"{p}?limit=1001", 400, "BadRequestException", "limit '1001'"),
-            (f"{p}?limit=0", 400, "BadRequestException", "limit '0'"),
-            (f"{p}?limit=ten", 400, "BadRequestException", "limit 'ten'"),
-            (f"{p}?sort=bogus", 400, "BadRequestException", "sort 'bogus'"),
-            (f"{p}?sort={e.sort_keys[0]}&direction=sideways", 400, "BadRequestException", "direction 'sideways'"),
             (f"{p}?page=%zz", 400, "BadRequestException", "percent-encoding"),
         ]
         if e.verbose:

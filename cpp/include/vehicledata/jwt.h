@@ -28,6 +28,11 @@ enum class VerifyResult { Ok, Malformed, BadAlgorithm, BadSignature, Expired };
 VerifyResult verify_hs256(std::string_view token, std::string_view secret, std::int64_t now_epoch,
                           std::string* payload_json = nullptr);
 
+// True when `token` has the shape of a compact JWS: three non-empty base64url
+// segments joined by two dots, at most 8 KiB (nothing that could end an HTTP
+// header line or inject another one).
+bool well_formed(std::string_view token);
+
 // Decoded payload JSON text without verifying (client side), nullopt if malformed.
 std::optional<std::string> payload_unverified(std::string_view token);
 // The integer `exp` claim without verifying, nullopt if absent or malformed.

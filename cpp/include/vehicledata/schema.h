@@ -52,6 +52,10 @@ struct Field {
     //  - array of a synthetic record: "table.column" whose distinct values fill it
     //    ("engines.transmission").
     std::string nested_key;
+    // Nested one object found like an array element: the first row (by id) of the
+    // element's table whose `nested_key` column holds the parent's id (legacy
+    // make_model_trim_body and friends); null when there is none.
+    bool nested_by_parent_id = false;
 
     std::string_view sql() const { return column.empty() ? std::string_view(name) : std::string_view(column); }
 };

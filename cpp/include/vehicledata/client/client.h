@@ -38,6 +38,7 @@ struct ClientOptions {
     std::string jwt_cache_path;      // "" : memory only
     int jwt_margin = 300;            // renew this many seconds before exp
     int max_parallel = 4;            // concurrent transfers in get_pages()
+    std::int64_t max_pages = 100000; // a larger `pages` in an envelope is refused (LimitError)
 };
 
 // Log levels as in Python's logging.
@@ -123,6 +124,8 @@ private:
     // Throws when it is a final error.
     double assess(const Response& r, int& retries, bool& renewed, const std::string& jwt_used, const std::string& what);
     [[noreturn]] void raise_for(const Response& r);
+    void refuse_limited(const Response& r) const;  // LimitError for a transfer a limit aborted
+    void check_pages(const Page& page) const;      // LimitError past max_pages
     void log(int level, const std::string& message) const;
 
     ClientOptions options_;

@@ -53,6 +53,16 @@ public:
     using ClientError::ClientError;
 };
 
+// A limit of the client's options was exceeded (max_body, max_decompressed,
+// max_pages): the answer is refused before it can exhaust memory.  `limit`
+// names the option.
+class LimitError : public ClientError {
+public:
+    LimitError(const std::string& message, std::string url, std::string limit)
+        : ClientError(message, std::move(url)), limit(std::move(limit)) {}
+    std::string limit;
+};
+
 // The wait was interrupted by the caller's interrupt check (Ctrl-C).
 class Interrupted : public std::runtime_error {
 public:

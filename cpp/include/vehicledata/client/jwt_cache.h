@@ -5,7 +5,9 @@
 // many threads ask at the same time (single flight: the others wait for it).
 // invalidate() drops a token the server rejected (401) so the next token()
 // logs in again.  With a disk path, the token is also read from and written to
-// that file (mode 0600, written atomically).  A token read from disk is
+// that file (mode 0600, written atomically through an O_EXCL|O_NOFOLLOW temp
+// file; used only in a directory owned by this user and writable by no one
+// else; a lock file beside it makes cold processes log in once between them).  A token read from disk is
 // "unchecked" until the client has validated it once with the server
 // (needs_check() / checked()): a server whose signing key changed would
 // otherwise answer search endpoints with demo data instead of a 401.
@@ -42,6 +44,7 @@ private:
     void adopt(const std::string& jwt);   // caller holds mutex_
     void load_disk();
     void save_disk() const;
+    bool disk_dir_ready() const;  // creates the directory; true when it is private (ours, 0700-ish)
 
     std::string disk_path_;
     int margin_;

@@ -75,11 +75,10 @@ void append_page(Page& dst, Page&& src);
 // Concatenate pages of one record, releasing each source's buffers as it goes.
 Page concat_pages(const std::vector<Page*>& pages);
 
-// The fields decode_page() makes columns of: record.record_fields(verbose),
-// and, for the legacy trim detail (record "trim_legacy", Shape::Object) with
-// verbose, the nested arrays of stored tables that the server appends to it
-// (the stored-table nested fields of record "trim_detail": bodies, engines,
-// mileages, exterior_colors, interior_colors).
+// The fields decode_page() makes columns of: record.record_fields(verbose).
+// A legacy trim in the older verbose shape (arrays bodies, engines,
+// mileages, exterior_colors, interior_colors) decodes into the documented
+// members (make_model_trim_body: the first element of bodies, and so on).
 std::vector<const schema::Field*> decoded_fields(const schema::Record& record, bool verbose, schema::Shape shape);
 
 // Decode a body.  Shape Envelope: {"collection":..., "data":[...]}; Array: a

@@ -33,7 +33,20 @@ struct TransportOptions {
     // Ask for gzip/deflate bodies: 1 always, 0 never, -1 (default) unless the
     // host is the loopback interface (where compressing only costs CPU).
     int compress = -1;
+    // Limits against hostile servers (see docs/client.md, "Limits").  A body
+    // kept in memory (every answer except a download's 2xx body, which goes
+    // to its sink) may hold at most max_body bytes on the wire and at most
+    // max_decompressed bytes after gzip/deflate; nothing is reserved from a
+    // claimed Content-Length.  A transfer slower than low_speed_limit bytes/s
+    // for low_speed_time seconds (0: the timeout) is aborted as a timeout.
+    std::int64_t max_body = 256LL << 20;
+    std::int64_t max_decompressed = 256LL << 20;
+    long low_speed_limit = 1024;
+    double low_speed_time = 0;
 };
+
+// "scheme://host[:port]" of a URL, lower-cased ("" if it has no scheme).
+std::string url_origin(const std::string& url);
 
 // True for 127.0.0.0/8, ::1 and localhost.
 bool is_loopback_url(const std::string& url);
@@ -64,6 +77,7 @@ struct Response {
     int curl_code = 0;       // 0: the transfer completed
     std::string error;       // libcurl's message when curl_code != 0
     bool timed_out = false;
+    std::string limit;       // the TransportOptions limit that aborted the transfer ("" if none)
     long http_version = 0;   // 2 for HTTP/2, 1 for HTTP/1.x
     double seconds = 0;
     bool transferred() const { return curl_code == 0; }

@@ -97,10 +97,16 @@ public:
     Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock);
     // Answers a routed call; throws HttpError for error answers.
     void handle(const Call& call, httplib::Response& res);
+    // Appends the legacy trim object of `trim_id` (as /api/trims/{id}: MakeModelTrim with make_model,
+    // make_model_trim_body/engine/mileage and the colour arrays; with `verbose`, also make_id, make,
+    // model) to `out`. With `demo`, only trims of the demo data-set. False (nothing appended) when
+    // there is no such trim. Used by /api/trims/{id} and the VIN answer's `trims`.
+    bool write_legacy_trim(std::string& out, std::int64_t trim_id, bool demo, bool verbose);
     // The data feed archive's size if already built, else 0.
     std::size_t feed_size() { return feed_.built_size(); }
 
 private:
+    void dispatch(const Call& call, httplib::Response& res);
     void search(const Call& call, httplib::Response& res);
     void years(const Call& call, httplib::Response& res);
     void attributes(const Call& call, httplib::Response& res);
@@ -115,10 +121,11 @@ private:
 
     // Writes the nested value of `item` for the row whose plan columns are in `stmt`.
     void write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stmt, const Plan& plan, bool demo);
-    // Legacy verbose=yes: append the trim detail's stored arrays (bodies, engines, mileages,
-    // colours) to the JSON object just written at the end of `out` for the trim row `stmt`.
-    void append_verbose_arrays(std::string& out, sqlite3_stmt* stmt, const Plan& plan, bool demo);
     const Plan& plan_of(const schema::Record& record, bool verbose);
+    // X-Emulator-Synthetic values per record name: the record's fields (nested ones as
+    // "key.field") whose provenance origin is 'synthetic'; read once in the constructor.
+    void load_synthetic_fields();
+    void set_synthetic_header(const Call& call, httplib::Response& res) const;
 
     Store& store_;
     Auth& auth_;
@@ -130,6 +137,7 @@ private:
     RowCache rows_;
     // The VIN decoder over the vPIC tables, loading from the constructor on its own thread.
     std::unique_ptr<VinDecoderSlot> vin_decoder_;
+    std::map<std::string, std::string> synthetic_;  // record name -> header value (absent: none)
 };
 
 }  // namespace vehicledata::emulator

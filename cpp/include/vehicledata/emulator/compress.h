@@ -1,21 +1,32 @@
 // Response compression chosen by the emulator, not by cpp-httplib.
 //
-// Debian's cpp-httplib compresses any application/json body with brotli at
-// quality 11 whenever a client accepts "br" (about 0.7 s for a 1000-record
-// page).  The emulator instead gzips at a fast level when the client accepts
-// gzip, and otherwise sends the body as is.  Thread-safe (no shared state).
+// One rule (docs/emulator.md, "Compression"): a JSON or text body longer than
+// 1 KiB is compressed with a coding the request offers, gzip preferred, then
+// deflate; never brotli (Debian's cpp-httplib would use brotli at quality 11,
+// about 0.7 s for a 1000-record page). Every response of a route that can be
+// compressed carries `Vary: Accept-Encoding`. Login answers are never
+// compressed. Thread-safe (no shared state).
 #pragma once
 
 #include <httplib.h>
 
+#include <string>
+
 namespace vehicledata::emulator {
 
-// Bodies shorter than this are sent uncompressed.
+// Bodies of at most this many bytes are sent uncompressed.
 inline constexpr std::size_t kCompressMinBytes = 1024;
 
-// For an in-memory JSON or text body: gzip it when the request accepts gzip
-// (and the body is large enough), and mark the Content-Type with a charset so
-// that cpp-httplib leaves the body alone.  Streamed bodies are untouched.
+enum class Coding { Identity, Gzip, Deflate };
+
+// The coding to use for an Accept-Encoding header value: gzip, else deflate,
+// when offered with q > 0 (or through "*"); else identity.
+Coding offered_coding(const std::string& accept_encoding);
+
+// Applies the rule to a response about to be sent (in-memory JSON or text
+// bodies; streamed bodies such as the feed ZIP keep their bytes), marks JSON
+// with a charset, and removes the request's Accept-Encoding so that
+// cpp-httplib never compresses on its own.
 void compress_response(const httplib::Request& req, httplib::Response& res);
 
 }  // namespace vehicledata::emulator
