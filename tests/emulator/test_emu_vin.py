@@ -212,10 +212,17 @@ def test_years_outside_the_demo_need_a_subscription(api: Http, vpic: sqlite3.Con
     assert api.get(f"/api/vin/{GMC}").status == 200
 
 
-def test_verbose_adds_the_per_trim_arrays(api: Http, vpic: sqlite3.Connection) -> None:
-    t = api.get(f"/api/vin/{GMC}?verbose=yes").json()["trims"][0]
-    assert {"bodies", "engines", "mileages", "exterior_colors", "interior_colors"} <= set(t)
-    assert t["engines"][0]["make_model_trim_id"] == t["id"]
+def test_trims_are_rendered_as_the_legacy_trim_detail(api: Http, vpic: sqlite3.Connection) -> None:
+    # Each VIN trim is exactly what /api/trims/{id} answers for it, plain and verbose.
+    for flag in ("", "?verbose=yes"):
+        trims = api.get(f"/api/vin/{GMC}{flag}").json()["trims"]
+        assert trims
+        for t in trims:
+            assert t == api.get(f"/api/trims/{t['id']}{flag}").json()
+            assert {"make_model_trim_body", "make_model_trim_engine", "make_model_trim_mileage",
+                    "make_model_trim_exterior_colors", "make_model_trim_interior_colors"} <= set(t)
+            assert t["make_model_trim_engine"]["make_model_trim_id"] == t["id"]
+            assert ("make" in t) == (flag != "")
 
 
 def test_bad_flags(api: Http, vpic: sqlite3.Connection) -> None:
