@@ -62,6 +62,8 @@ def test_header_lists_columns_marked_synthetic(database: Path, tmp_path: Path) -
     copy = tmp_path / "vehicledata.db"
     shutil.copyfile(database, copy)
     con = sqlite3.connect(copy)
+    # Start from no synthetic column at all, then mark a known few.
+    con.execute("UPDATE provenance SET origin = 'derived' WHERE origin = 'synthetic'")
     con.execute("UPDATE provenance SET origin = 'synthetic' WHERE table_name = 'engines' "
                 "AND column_name IN ('horsepower_hp', 'torque_ft_lbs', 'valves')")
     con.execute("UPDATE provenance SET origin = 'synthetic' WHERE table_name = 'trims' AND column_name = 'msrp'")
