@@ -66,6 +66,24 @@ def demo_api(emulator: Emulator) -> Iterator[vd.Client]:
 
 
 @pytest.fixture()
+def cli(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> Callable[..., Any]:
+    """``cli(*argv)`` runs the ``vehicledata`` CLI as the premium account against the emulator and
+    returns ``(exit code, stdout, stderr)``."""
+    from vehicledata.cli import main
+
+    monkeypatch.setenv("VEHICLEDATA_BASE_URL", emulator.url)
+    monkeypatch.setenv("VEHICLEDATA_API_TOKEN", PREMIUM["api_token"])
+    monkeypatch.setenv("VEHICLEDATA_API_SECRET", PREMIUM["api_secret"])
+
+    def run(*argv: str) -> Any:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture()
 def raw_json(emulator: Emulator) -> Callable[..., Any]:
     """GET a target with urllib (premium JWT unless anonymous) and json.loads it."""
     cache: Dict[str, str] = {}

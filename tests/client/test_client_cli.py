@@ -16,20 +16,6 @@ from vehicledata.testing import DEMO_ACCOUNTS
 PREMIUM = DEMO_ACCOUNTS["premium"]
 
 
-@pytest.fixture()
-def cli(emulator, monkeypatch, capsys):
-    monkeypatch.setenv("VEHICLEDATA_BASE_URL", emulator.url)
-    monkeypatch.setenv("VEHICLEDATA_API_TOKEN", PREMIUM["api_token"])
-    monkeypatch.setenv("VEHICLEDATA_API_SECRET", PREMIUM["api_secret"])
-
-    def run(*argv: str):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
-
-
 def test_get_trims_csv_matches_api(cli, api):
     code, out, err = cli("get", "trims", "--year", "2019", "--make", "BMW", "--format", "csv", "--all",
                          "--no-rate-limit")

@@ -20,7 +20,6 @@ import pytest
 
 import vehicledata as vd
 from vehicledata import schema
-from vehicledata.cli import main
 from vehicledata.feed import MAX_MEMBER_BYTES, feed_tables
 from vehicledata.testing import DEMO_ACCOUNTS
 
@@ -161,20 +160,6 @@ def test_nested_frames_and_json_safe_dicts(api):
 
 
 # ---- CLI ------------------------------------------------------------------------------------------
-@pytest.fixture()
-def cli(emulator, monkeypatch, capsys):
-    monkeypatch.setenv("VEHICLEDATA_BASE_URL", emulator.url)
-    monkeypatch.setenv("VEHICLEDATA_API_TOKEN", PREMIUM["api_token"])
-    monkeypatch.setenv("VEHICLEDATA_API_SECRET", PREMIUM["api_secret"])
-
-    def run(*argv: str):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
-
-
 def test_cli_vin_table_prints_the_trims(cli, api):
     expected = api.vin("1HGCM82633A004352")
     code, out, err = cli("vin", "1HGCM82633A004352", "--format", "table")
