@@ -104,21 +104,22 @@ void Api::feed_download(const Call& call, httplib::Response& res) {
         });
 }
 
-Feed::~Feed() {
-    if (file_) {
-        if (file_->fd >= 0) ::close(file_->fd);
-        ::unlink(file_->path.c_str());
-    }
+Feed::~Feed() = default;
+
+Feed::File::~File() {
+    if (fd >= 0) ::close(fd);
+    if (!path.empty()) ::unlink(path.c_str());
 }
 
 std::size_t Feed::built_size() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return file_ ? file_->size : 0;
+    return file_ && file_->generation == store_.data_generation() ? file_->size : 0;
 }
 
 std::shared_ptr<const Feed::File> Feed::get() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (file_) return file_;
+    const std::uint64_t generation = store_.data_generation();
+    if (file_ && file_->generation == generation) return file_;
     const char* tmp = std::getenv("TMPDIR");
     std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/vehicledata-feed-XXXXXX";
     std::vector<char> name(templ.begin(), templ.end());
@@ -128,18 +129,11 @@ std::shared_ptr<const Feed::File> Feed::get() {
     ::close(fd);
     auto f = std::make_shared<File>();
     f->path = name.data();
-    try {
-        write_feed_zip(store_, f->path);
-    } catch (...) {
-        ::unlink(f->path.c_str());
-        throw;
-    }
+    f->generation = generation;
+    write_feed_zip(store_, f->path);  // on failure, ~File removes it
     f->fd = ::open(f->path.c_str(), O_RDONLY | O_CLOEXEC);
     struct stat st {};
-    if (f->fd < 0 || ::fstat(f->fd, &st) != 0) {
-        ::unlink(f->path.c_str());
-        throw StoreError("cannot read the data feed archive");
-    }
+    if (f->fd < 0 || ::fstat(f->fd, &st) != 0) throw StoreError("cannot read the data feed archive");
     f->size = static_cast<std::size_t>(st.st_size);
     file_ = f;
     return file_;

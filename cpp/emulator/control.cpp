@@ -5,13 +5,20 @@
 #include <simdjson.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 
 #include "vehicledata/emulator/server.h"
+#include "vehicledata/format.h"
+#include "vehicledata/schema.h"
 
 namespace vehicledata::emulator {
 
 namespace {
+constexpr std::size_t kMaxTouchIds = 10000;  // ids per touch call
+
 void ok_json(httplib::Response& res, std::string body) {
     res.status = 200;
     res.body = std::move(body);
@@ -24,6 +31,78 @@ bool json_object(const std::string& body, simdjson::dom::parser& parser, simdjso
     if (parser.parse(padded).get(root)) return false;
     return !root.get_object().get(obj);
 }
+// The tables whose rows have an id and a `modified` timestamp, by the schema table.
+std::vector<std::string> touchable_tables() {
+    std::vector<std::string> out;
+    for (const auto& r : schema::records()) {
+        if (!r.primary) continue;
+        bool id = false, modified = false;
+        for (const auto& f : r.fields) {
+            id = id || f.name == "id";
+            modified = modified || f.name == "modified";
+        }
+        if (id && modified && std::find(out.begin(), out.end(), r.table) == out.end()) out.push_back(r.table);
+    }
+    return out;
+}
+
+// "YYYY-MM-DDTHH:MM:SS+HH:MM" to the same instant in the service's Eastern form; false if malformed.
+bool eastern_timestamp(std::string_view text, std::string& out) {
+    std::int64_t wall = 0;
+    if (text.size() != 25 || text[10] != 'T' || (text[19] != '+' && text[19] != '-') || text[22] != ':' ||
+        !format::parse_datetime(text.substr(0, 19), wall))
+        return false;
+    int hh = 0, mm = 0;
+    for (std::size_t i : {20, 21, 23, 24})
+        if (text[i] < '0' || text[i] > '9') return false;
+    hh = (text[20] - '0') * 10 + (text[21] - '0');
+    mm = (text[23] - '0') * 10 + (text[24] - '0');
+    if (hh > 14 || mm > 59) return false;
+    const std::int64_t offset = (text[19] == '-' ? -1 : 1) * (hh * 3600 + mm * 60);
+    out = format::eastern_iso8601(wall - offset);
+    return true;
+}
+
+// The body of POST /_emulator/touch: {"table": name, "ids": [int, ...], "modified": optional timestamp}.
+void parse_touch(const std::string& body, std::string& table, std::vector<std::int64_t>& ids, std::string& modified) {
+    static const std::vector<std::string> tables = touchable_tables();
+    std::string names;
+    for (const auto& t : tables) names += (names.empty() ? "" : ", ") + t;
+    const std::string shape = "touch: body must be {\"table\": one of " + names +
+                              ", \"ids\": [integer, ...], \"modified\": optional \"YYYY-MM-DDTHH:MM:SS-05:00\"}";
+    simdjson::dom::parser parser;
+    simdjson::dom::object obj;
+    if (!json_object(body, parser, obj)) throw std::invalid_argument(shape);
+    for (auto field : obj) {
+        const std::string_view k = field.key;
+        if (k != "table" && k != "ids" && k != "modified")
+            throw std::invalid_argument("touch: unknown key '" + std::string(k) + "'; " + shape);
+    }
+    std::string_view t;
+    if (obj["table"].get_string().get(t)) throw std::invalid_argument(shape);
+    table = std::string(t);
+    if (std::find(tables.begin(), tables.end(), table) == tables.end())
+        throw std::invalid_argument("touch: unknown table '" + table + "': expected one of " + names);
+    simdjson::dom::array arr;
+    if (obj["ids"].get_array().get(arr)) throw std::invalid_argument("touch: ids must be an array of integers");
+    if (arr.size() == 0) throw std::invalid_argument("touch: ids must not be empty");
+    if (arr.size() > kMaxTouchIds)
+        throw std::invalid_argument("touch: at most " + std::to_string(kMaxTouchIds) + " ids per call (got " +
+                                    std::to_string(arr.size()) + ")");
+    for (auto v : arr) {
+        std::int64_t id = 0;
+        if (v.get_int64().get(id)) throw std::invalid_argument("touch: ids must be integers (got " + simdjson::minify(v) + ")");
+        ids.push_back(id);
+    }
+    simdjson::dom::element m;
+    if (!obj["modified"].get(m) && !m.is_null()) {
+        std::string_view text;
+        if (m.get_string().get(text) || !eastern_timestamp(text, modified))
+            throw std::invalid_argument("touch: modified must be an ISO 8601 timestamp with offset, as "
+                                        "\"2026-11-23T06:30:00-05:00\" (got " + simdjson::minify(m) + ")");
+    }
+}
+
 }  // namespace
 
 void Server::control(const httplib::Request& req, httplib::Response& res) {
@@ -47,6 +126,7 @@ void Server::control(const httplib::Request& req, httplib::Response& res) {
         stats_.reset();
         maintenance_ = false;
         clock_.set_offset_seconds(0);
+        store_->untouch();
         return ok_json(res, "{\"status\":\"reset\"}");
     }
     if (path == "/_emulator/faults") {
@@ -89,6 +169,29 @@ void Server::control(const httplib::Request& req, httplib::Response& res) {
             return bad("clock: body must be {\"offset_seconds\": integer within 10 years}");
         clock_.set_offset_seconds(offset);
         return answer();
+    }
+    if (path == "/_emulator/touch") {
+        if (m != "POST") return wrong_method("POST");
+        std::string table, modified;
+        std::vector<std::int64_t> ids;
+        try {
+            parse_touch(req.body, table, ids, modified);
+        } catch (const std::invalid_argument& e) {
+            return bad(e.what());
+        }
+        if (modified.empty()) modified = format::eastern_iso8601(clock_.now_seconds());
+        std::vector<std::int64_t> missing;
+        try {
+            missing = store_->touch(table, ids, modified);
+        } catch (const StoreError& e) {
+            write_error(res, 500, "InternalErrorException", path, e.what(), false);
+            return;
+        }
+        std::string out = "{\"touched\":" + std::to_string(ids.size() - missing.size()) + ",\"modified\":";
+        format::append_json_string(out, modified);
+        out += ",\"missing\":[";
+        for (std::size_t i = 0; i < missing.size(); ++i) out += (i ? "," : "") + std::to_string(missing[i]);
+        return ok_json(res, out + "]}");
     }
     if (path == "/_emulator/stats") {
         if (m != "GET") return wrong_method("GET");

@@ -85,21 +85,24 @@ std::uint64_t row_key(int plan_id, std::int64_t rowid) {
 }
 }  // namespace
 
-bool RowCache::append(std::string& out, int plan_id, std::int64_t rowid) {
+bool RowCache::append(std::string& out, int plan_id, std::int64_t rowid, std::uint64_t generation) {
     const std::uint64_t key = row_key(plan_id, rowid);
     Shard& s = shards_[(key * 0x9E3779B97F4A7C15ULL) >> 59];
     std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.generation != generation) return false;
     auto it = s.rows.find(key);
     if (it == s.rows.end()) return false;
     out.append(it->second);
     return true;
 }
 
-void RowCache::put(int plan_id, std::int64_t rowid, std::string_view json) {
+void RowCache::put(int plan_id, std::int64_t rowid, std::string_view json, std::uint64_t generation) {
     const std::uint64_t key = row_key(plan_id, rowid);
     Shard& s = shards_[(key * 0x9E3779B97F4A7C15ULL) >> 59];
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (s.bytes + json.size() > kShardBytes) {
+    if (generation < s.generation) return;
+    if (s.bytes + json.size() > kShardBytes || generation != s.generation) {
+        s.generation = generation;
         s.rows.clear();
         s.bytes = 0;
     }

@@ -288,16 +288,17 @@ std::string count_key(const std::string& sql, const std::vector<query::Scalar>& 
     return k;
 }
 
-// The sorted rowids of a search (cached: the database is read-only).
+// The sorted rowids of a search (cached until the data change: see Store::data_generation).
 std::shared_ptr<const Store::Ids> result_ids(Store& store, const std::string& from_where_order,
                                              const std::vector<query::Scalar>& params) {
     std::string key = count_key(from_where_order, params);
     if (auto ids = store.cached_ids(key)) return ids;
+    const std::uint64_t generation = store.data_generation();
     auto ids = std::make_shared<Store::Ids>();
     Statement st = store.statement("SELECT rowid" + from_where_order);
     st.bind(params);
     while (st.step()) ids->push_back(sqlite3_column_int64(st.get(), 0));
-    store.remember_ids(key, ids);
+    store.remember_ids(key, ids, generation);
     return ids;
 }
 
@@ -451,6 +452,7 @@ void Api::search(const Call& call, httplib::Response& res) {
     out.append("},\"data\":[");
     if (count > 0) {
         const bool demo = !full_access(call);
+        const std::uint64_t generation = store_.data_generation();
         Statement st = store_.statement("SELECT " + plan.select_list + " FROM " + e.table + " WHERE rowid = ?");
         bool first = true;
         NestedWriter nested = [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); };
@@ -458,7 +460,7 @@ void Api::search(const Call& call, httplib::Response& res) {
             const std::int64_t rowid = (*ids)[static_cast<std::size_t>(i)];
             const std::size_t mark = out.size();
             if (!first) out.push_back(',');
-            if (rows_.append(out, plan.id, rowid)) {
+            if (rows_.append(out, plan.id, rowid, generation)) {
                 first = false;
                 continue;
             }
@@ -471,7 +473,7 @@ void Api::search(const Call& call, httplib::Response& res) {
             first = false;
             const std::size_t start = out.size();
             write_json_row(out, st.get(), plan, nested);
-            rows_.put(plan.id, rowid, std::string_view(out).substr(start));
+            rows_.put(plan.id, rowid, std::string_view(out).substr(start), generation);
         }
     }
     out.append("]}");

@@ -406,6 +406,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     }
 
     try {
+        store_->release_retired();  // no Statement of this thread is alive here
         api_->handle(call, res);
     } catch (const HttpError& e) {
         write_error(res, e.status, e.exception, raw_path(req), e.what(), text);

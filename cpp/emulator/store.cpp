@@ -2,6 +2,10 @@
 #include "vehicledata/emulator/store.h"
 
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+#include <vector>
 #include <memory>
 #include <sys/stat.h>
 #include <type_traits>
@@ -25,7 +29,7 @@ struct Connection {
 
 // The database never changes while the emulator runs: open it as immutable
 // (no file locks, no journal checks per read transaction).
-std::string immutable_uri(const std::string& path) {
+std::string file_uri(const std::string& path, bool immutable = true) {
     std::string uri = "file:";
     for (char c : path) {
         if (c == '%' || c == '?' || c == '#') {
@@ -37,17 +41,17 @@ std::string immutable_uri(const std::string& path) {
             uri.push_back(c);
         }
     }
-    return uri + "?immutable=1";
+    return immutable ? uri + "?immutable=1" : uri;
 }
 
-sqlite3* open_readonly(const std::string& path, const std::string& vpic_path = {}) {
+sqlite3* open_readonly(const std::string& path, const std::string& vpic_path = {}, bool immutable = true) {
     static const bool configured = [] {
         sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  // no global allocator mutex (before sqlite3_initialize)
         return true;
     }();
     (void)configured;
     sqlite3* db = nullptr;
-    int rc = sqlite3_open_v2(immutable_uri(path).c_str(), &db,
+    int rc = sqlite3_open_v2(file_uri(path, immutable).c_str(), &db,
                              SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -58,7 +62,7 @@ sqlite3* open_readonly(const std::string& path, const std::string& vpic_path = {
     if (!vpic_path.empty()) {
         sqlite3_stmt* a = nullptr;
         if (sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS vpic", -1, &a, nullptr) == SQLITE_OK) {
-            const std::string uri = immutable_uri(vpic_path);
+            const std::string uri = file_uri(vpic_path);
             sqlite3_bind_text(a, 1, uri.c_str(), -1, SQLITE_TRANSIENT);
             sqlite3_step(a);
         }
@@ -161,14 +165,117 @@ Store::Store(std::string path) : path_(std::move(path)), generation_(g_generatio
     }
 }
 
-Store::~Store() = default;
+Store::~Store() {
+    if (writer_) sqlite3_close_v2(writer_);
+    if (!copy_.empty()) ::unlink(copy_.c_str());
+}
+
+std::vector<std::int64_t> Store::touch(const std::string& table, const std::vector<std::int64_t>& ids,
+                                       const std::string& modified) {
+    std::lock_guard<std::mutex> lock(touch_mutex_);
+    auto fail = [&](const std::string& what) -> StoreError {
+        return StoreError("touch: " + what + ": " + (writer_ ? sqlite3_errmsg(writer_) : "no connection"));
+    };
+    if (copy_.empty()) {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/vehicledata-touched-XXXXXX";
+        std::vector<char> name(templ.begin(), templ.end());
+        name.push_back('\0');
+        int fd = ::mkstemp(name.data());
+        if (fd < 0) throw StoreError("touch: cannot create a private copy of the database in " + templ);
+        ::close(fd);
+        std::error_code ec;
+        std::filesystem::copy_file(path_, name.data(), std::filesystem::copy_options::overwrite_existing, ec);
+        if (ec) {
+            ::unlink(name.data());
+            throw StoreError("touch: cannot copy " + path_ + ": " + ec.message());
+        }
+        if (sqlite3_open_v2(name.data(), &writer_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK ||
+            sqlite3_exec(writer_, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+            StoreError e = fail("cannot open the private copy");
+            sqlite3_close_v2(writer_);
+            writer_ = nullptr;
+            ::unlink(name.data());
+            throw e;
+        }
+        sqlite3_busy_timeout(writer_, 5000);
+        copy_ = name.data();
+        retired_.push_back(generation_.load());
+        generation_.store(g_generation.fetch_add(1), std::memory_order_release);
+        has_retired_.store(true);
+    }
+    std::vector<std::int64_t> missing;
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_exec(writer_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) throw fail("cannot begin");
+    const std::string sql = "UPDATE " + table + " SET modified = ?1 WHERE id = ?2";
+    if (sqlite3_prepare_v2(writer_, sql.c_str(), -1, &s, nullptr) != SQLITE_OK) {
+        StoreError e = fail("cannot prepare");
+        sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw e;
+    }
+    sqlite3_bind_text(s, 1, modified.data(), static_cast<int>(modified.size()), SQLITE_TRANSIENT);
+    for (std::int64_t id : ids) {
+        sqlite3_bind_int64(s, 2, id);
+        if (sqlite3_step(s) != SQLITE_DONE) {
+            StoreError e = fail("cannot update");
+            sqlite3_finalize(s);
+            sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw e;
+        }
+        if (sqlite3_changes(writer_) == 0) missing.push_back(id);
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+    if (sqlite3_exec(writer_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+        StoreError e = fail("cannot commit");
+        sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw e;
+    }
+    data_generation_.fetch_add(1, std::memory_order_acq_rel);
+    std::lock_guard<std::mutex> ids_lock(ids_mutex_);
+    ids_.clear();
+    cached_id_count_ = 0;
+    return missing;
+}
+
+void Store::untouch() {
+    std::lock_guard<std::mutex> lock(touch_mutex_);
+    if (copy_.empty()) return;
+    sqlite3_close_v2(writer_);
+    writer_ = nullptr;
+    ::unlink(copy_.c_str());  // connections still open keep reading it until released
+    copy_.clear();
+    retired_.push_back(generation_.load());
+    generation_.store(g_generation.fetch_add(1), std::memory_order_release);
+    has_retired_.store(true);
+    data_generation_.fetch_add(1, std::memory_order_acq_rel);
+    std::lock_guard<std::mutex> ids_lock(ids_mutex_);
+    ids_.clear();
+    cached_id_count_ = 0;
+}
+
+void Store::release_retired() {
+    if (!has_retired_.load(std::memory_order_relaxed)) return;
+    std::vector<std::uint64_t> retired;
+    {
+        std::lock_guard<std::mutex> lock(touch_mutex_);
+        retired = retired_;
+    }
+    for (std::uint64_t g : retired) t_connections.erase(g);
+}
 
 Statement Store::statement(const std::string& sql) {
-    auto& conn = t_connections[generation_];
-    if (!conn) {
-        conn = std::make_unique<Connection>();
-        conn->db = open_readonly(path_, vpic_path_);
+    auto found = t_connections.find(generation_.load(std::memory_order_acquire));
+    if (found == t_connections.end()) {
+        std::lock_guard<std::mutex> lock(touch_mutex_);  // generation and file agree under the lock
+        auto& c = t_connections[generation_.load()];
+        if (!c) {
+            c = std::make_unique<Connection>();
+            c->db = copy_.empty() ? open_readonly(path_, vpic_path_) : open_readonly(copy_, vpic_path_, false);
+        }
+        found = t_connections.find(generation_.load());
     }
+    Connection* conn = found->second.get();
     auto it = conn->statements.find(sql);
     if (it != conn->statements.end()) return Statement(it->second);
     sqlite3_stmt* s = nullptr;
@@ -193,8 +300,9 @@ std::shared_ptr<const Store::Ids> Store::cached_ids(const std::string& key) cons
     return it == ids_.end() ? nullptr : it->second;
 }
 
-void Store::remember_ids(const std::string& key, std::shared_ptr<const Ids> ids) {
+void Store::remember_ids(const std::string& key, std::shared_ptr<const Ids> ids, std::uint64_t generation) {
     std::lock_guard<std::mutex> lock(ids_mutex_);
+    if (generation != data_generation()) return;  // computed before a touch
     if (cached_id_count_ + ids->size() > kMaxCachedIds || ids_.size() >= 100000) {
         ids_.clear();
         cached_id_count_ = 0;

@@ -1,10 +1,15 @@
 """The control plane: health, faults (status, drop, truncate, delay), maintenance, clock, stats."""
 from __future__ import annotations
 
+import csv
 import http.client
+import io
+import json
 import socket
 import time
+import zipfile
 from typing import Dict
+from urllib.parse import quote
 
 import pytest
 
@@ -136,3 +141,82 @@ def test_control_errors(clean: Emulator, api: Http, method: str, route: str, bod
 def test_launcher_helpers_raise_on_errors(clean: Emulator) -> None:
     with pytest.raises(EmulatorError, match="action"):
         clean.fault("/api", action="explode")
+
+
+# ---- touch: modified timestamps changed through the control plane -------------------------
+TOUCH_SHAPE = ('touch: body must be {"table": one of models, submodels, trims, bodies, engines, mileages, '
+               'exterior_colors, interior_colors, "ids": [integer, ...], "modified": optional '
+               '"YYYY-MM-DDTHH:MM:SS-05:00"}')
+
+
+@pytest.fixture(scope="module")
+def touchable(database: object):
+    """A private emulator (touches must not leak into the shared one) and its Http client."""
+    with Emulator(db=database, rate_limit=1_000_000) as emu:
+        c = Http(emu.url)
+        yield emu, c
+        c.close()
+
+
+def feed_trims(c: Http, token: str) -> Dict[int, str]:
+    """id -> modified of trims.csv in the data feed archive."""
+    r = c.get("/api/data-feeds/download", token=token)
+    assert r.status == 200, r.status
+    with zipfile.ZipFile(io.BytesIO(r.body)) as z:
+        rows = csv.DictReader(io.TextIOWrapper(z.open("trims.csv"), encoding="utf-8", newline=""))
+        return {int(row["id"]): row["modified"] for row in rows}
+
+
+@pytest.mark.parametrize("body,message", [
+    (b"[]", TOUCH_SHAPE),
+    (b'{"table": "makes", "ids": [1]}',
+     "touch: unknown table 'makes': expected one of models, submodels, trims, bodies, engines, mileages, "
+     "exterior_colors, interior_colors"),
+    (b'{"table": "trims", "ids": [1, "2"]}', 'touch: ids must be integers (got "2")'),
+    (b'{"table": "trims", "ids": [1.5]}', "touch: ids must be integers (got 1.5)"),
+    (b'{"table": "trims", "ids": 3}', "touch: ids must be an array of integers"),
+    (b'{"table": "trims", "ids": []}', "touch: ids must not be empty"),
+    (b'{"table": "trims", "ids": [' + b",".join([b"1"] * 10001) + b"]}",
+     "touch: at most 10000 ids per call (got 10001)"),
+    (b'{"table": "trims", "ids": [1], "modified": "2026-11-23 06:30:00"}',
+     'touch: modified must be an ISO 8601 timestamp with offset, as "2026-11-23T06:30:00-05:00" '
+     '(got "2026-11-23 06:30:00")'),
+    (b'{"table": "trims", "ids": [1], "modified": "2026-13-23T06:30:00-05:00"}',
+     'touch: modified must be an ISO 8601 timestamp with offset, as "2026-11-23T06:30:00-05:00" '
+     '(got "2026-13-23T06:30:00-05:00")'),
+    (b'{"table": "trims", "ids": [1], "when": 1}', "touch: unknown key 'when'; " + TOUCH_SHAPE),
+])
+def test_touch_refuses_bad_bodies(touchable, body: bytes, message: str) -> None:
+    _, c = touchable
+    r = c.request("POST", "/_emulator/touch", body=body)
+    assert_error(r, 400, "BadRequestException", "/_emulator/touch")
+    assert r.json()["message"] == message
+    assert r.json()["code"] == 400
+
+
+def test_touch_is_seen_by_searches_details_and_the_feed_and_reset_undoes_it(touchable) -> None:
+    emu, c = touchable
+    token = c.login("premium")
+    ids = [r["id"] for r in c.get("/api/trims/v2?year=2019&make=BMW&sort=id&limit=3", token=token).json()["data"]]
+    assert len(ids) == 3
+    before = c.get(f"/api/trims/v2/{ids[0]}", token=token).json()["modified"]
+    newer = "/api/trims/v2?sort=id&json=" + quote(json.dumps([{"field": "modified", "op": ">=", "val": "2030-01-01T00:00:00-05:00"}]))
+    assert c.get(newer, token=token).json()["collection"]["total"] == 0  # fills the result cache
+    before_feed = feed_trims(c, token)  # builds the feed archive
+    answer = emu.touch("trims", ids + [999999999], modified="2030-06-01T12:00:00+00:00")
+    assert answer == {"touched": 3, "modified": "2030-06-01T08:00:00-04:00", "missing": [999999999]}
+    page = c.get(newer, token=token).json()
+    assert [r["id"] for r in page["data"]] == ids
+    assert {r["modified"] for r in page["data"]} == {"2030-06-01T08:00:00-04:00"}
+    feed_rows = feed_trims(c, token)
+    assert {i: feed_rows[i] for i in ids} == {i: "2030-06-01T08:00:00-04:00" for i in ids}
+    assert c.get(f"/api/trims/v2/{ids[0]}", token=token).json()["modified"] == "2030-06-01T08:00:00-04:00"
+    assert c.get(f"/api/trims/{ids[0]}", token=token).json()["modified"] == "2030-06-01T08:00:00-04:00"
+    # default: the emulator clock's now, in the service's Eastern form
+    now = emu.touch("trims", ids[:1])["modified"]
+    assert now[:4] >= "2026" and now[10] == "T" and now[19:] in ("-04:00", "-05:00")
+    assert c.get(f"/api/trims/v2/{ids[0]}", token=token).json()["modified"] == now
+    emu.reset()
+    assert c.get(newer, token=token).json()["collection"]["total"] == 0
+    assert c.get(f"/api/trims/v2/{ids[0]}", token=token).json()["modified"] == before
+    assert feed_trims(c, token)[ids[1]] == before_feed[ids[1]]

@@ -254,7 +254,8 @@ class Emulator:
         return self._control("GET", "health")
 
     def reset(self) -> None:
-        """Clears rate-limit windows, usage counters, faults, statistics, maintenance and the clock offset."""
+        """Clears rate-limit windows, usage counters, faults, statistics, maintenance, the clock offset
+        and every :meth:`touch`."""
         self._control("POST", "reset")
 
     def fault(self, path: str, status: int = 503, count: int = 1, retry_after: Optional[int] = None,
@@ -285,3 +286,18 @@ class Emulator:
 
     def stats(self) -> Dict[str, Any]:
         return self._control("GET", "stats")
+
+    def touch(self, table: str, ids: Sequence[int], modified: Optional[str] = None) -> Dict[str, Any]:
+        """Sets ``modified`` of the records ``ids`` of ``table`` (a storage table: "trims",
+        "models", "engines", ...) as if the service had changed them, for every later answer
+        (searches, details, the data feed).
+
+        ``modified``: ISO 8601 text with an offset (stored in the service's Eastern form);
+        default the emulator clock's now. Returns ``{"touched": n, "modified": text, "missing":
+        [ids not in the table]}``. :meth:`reset` undoes every touch. The emulator writes a
+        private copy of its database on the first touch; the shared file is never changed.
+        """
+        body: Dict[str, Any] = {"table": table, "ids": [int(i) for i in ids]}
+        if modified is not None:
+            body["modified"] = modified
+        return self._control("POST", "touch", body)

@@ -65,7 +65,8 @@ struct Call {
 // Dedupes query parameters as PHP does (first position, last value).
 std::vector<format::QueryParam> dedupe_params(std::vector<format::QueryParam> params);
 
-// The ZIP of the data feed, built once on first use into a temporary file.
+// The ZIP of the data feed, built on first use into a temporary file, and again
+// after the data change (Store::data_generation).
 class Feed {
 public:
     explicit Feed(Store& store) : store_(store) {}
@@ -74,6 +75,8 @@ public:
         std::string path;
         std::size_t size = 0;
         int fd = -1;
+        std::uint64_t generation = 0;
+        ~File();  // closes fd and removes the file (when the last download of it ends)
     };
     // Builds (once) and returns the archive; throws StoreError on failure.
     std::shared_ptr<const File> get();

@@ -51,9 +51,11 @@ void write_json_value(std::string& out, sqlite3_stmt* stmt, int column, const sc
 // shard holds at most kShardBytes of text and starts over past that.
 class RowCache {
 public:
-    // Appends the cached text to out and returns true, or returns false.
-    bool append(std::string& out, int plan_id, std::int64_t rowid);
-    void put(int plan_id, std::int64_t rowid, std::string_view json);
+    // Appends the cached text to out and returns true, or returns false.  `generation` is the
+    // store's data_generation() taken before the row was read: a shard holds the rows of one
+    // generation and starts over on a newer one; a row of an older one is not kept.
+    bool append(std::string& out, int plan_id, std::int64_t rowid, std::uint64_t generation);
+    void put(int plan_id, std::int64_t rowid, std::string_view json, std::uint64_t generation);
     static constexpr std::size_t kShards = 32;
     static constexpr std::size_t kShardBytes = 4u << 20;
 
@@ -62,6 +64,7 @@ private:
         std::mutex mutex;
         std::unordered_map<std::uint64_t, std::string> rows;
         std::size_t bytes = 0;
+        std::uint64_t generation = 0;
     };
     Shard shards_[kShards];
 };

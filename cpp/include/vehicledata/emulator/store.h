@@ -4,11 +4,14 @@
 // own connection (SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX) with its own cache
 // of prepared statements, created on first use; statements returned by
 // statement() belong to the calling thread only.  The result cache is guarded by
-// a mutex (the database never changes while the emulator runs).
+// a mutex.  The shared database file is never written: the touch control
+// (touch()) writes a private copy made on its first use, which connections
+// then read (without the immutable flag) until untouch().
 #pragma once
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -65,17 +68,37 @@ public:
     bool has_vpic() const { return !vpic_path_.empty(); }
 
     // Result sets of searches as sorted rowid lists, keyed by the query text
-    // and its parameters (the database is read-only, so they never go stale).
+    // and its parameters; remember_ids() drops a list computed under an older
+    // data_generation() (taken before the query ran).
     // The cache holds at most kMaxCachedIds rowids; past that it starts over.
     using Ids = std::vector<std::int64_t>;
     std::shared_ptr<const Ids> cached_ids(const std::string& key) const;
-    void remember_ids(const std::string& key, std::shared_ptr<const Ids> ids);
+    void remember_ids(const std::string& key, std::shared_ptr<const Ids> ids, std::uint64_t generation);
     static constexpr std::size_t kMaxCachedIds = 8u << 20;
+
+    // Changes whenever the data change (touch, untouch): caches of answers compare it.
+    std::uint64_t data_generation() const { return data_generation_.load(std::memory_order_acquire); }
+    // Sets `modified` of the rows of `table` whose id is in `ids`, in a private
+    // writable copy of the database (made on the first touch, in TMPDIR); returns
+    // the ids that are not in the table. The caller validates table and text.
+    std::vector<std::int64_t> touch(const std::string& table, const std::vector<std::int64_t>& ids,
+                                    const std::string& modified);
+    // Drops the private copy: answers come from the shared file again.
+    void untouch();
+    // Closes this thread's connections to a dropped copy; call where the thread
+    // holds no Statement (before handling a request).
+    void release_retired();
 
 private:
     std::string path_;
     std::string vpic_path_;
-    std::uint64_t generation_;
+    std::atomic<std::uint64_t> generation_;  // keys the threads' connections; new on switching files
+    std::atomic<std::uint64_t> data_generation_{1};
+    mutable std::mutex touch_mutex_;  // guards copy_, writer_, retired_
+    std::string copy_;                // the private copy ("" before the first touch)
+    sqlite3* writer_ = nullptr;       // read-write connection to copy_
+    std::vector<std::uint64_t> retired_;
+    std::atomic<bool> has_retired_{false};
     std::map<std::string, std::string> meta_;
     mutable std::mutex ids_mutex_;
     std::unordered_map<std::string, std::shared_ptr<const Ids>> ids_;
