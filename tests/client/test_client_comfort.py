@@ -21,7 +21,7 @@ import pytest
 import vehicledata as vd
 from vehicledata import schema
 from vehicledata.feed import MAX_MEMBER_BYTES, feed_tables
-from vehicledata.testing import DEMO_ACCOUNTS
+from vehicledata.testing import DEMO_ACCOUNTS, Emulator
 
 PREMIUM = DEMO_ACCOUNTS["premium"]
 
@@ -479,3 +479,22 @@ def test_sync_returns_what_changed_after_the_watermark(api):
     assert 0 < len(newer) < len(reference) and newer_mark == mark
     with pytest.raises(vd.QueryError, match="no modified field"):
         api.makes.sync()
+
+
+def test_sync_sees_records_touched_through_the_emulator_control(database, client_factory):
+    # A private emulator: the touch must not reach the session emulator other tests share.
+    with Emulator(db=database) as emu, client_factory(emu.url) as api:
+        everything, mark = api.trims.sync(since=None, year=2019, make="BMW")
+        chosen = sorted(everything["id"])[1:4]
+        assert len(chosen) == 3 and len(everything) > 3
+        answer = emu.touch("trims", [int(i) for i in chosen])  # the emulator clock's now
+        assert answer["touched"] == 3 and answer["missing"] == []
+        changed, new_mark = api.trims.sync(since=mark, year=2019, make="BMW")
+        assert sorted(changed["id"]) == chosen
+        assert new_mark == pd.Timestamp(answer["modified"]) and new_mark > mark
+        assert api.trims.get(int(chosen[0])).modified == new_mark
+        again, same = api.trims.sync(since=new_mark, year=2019, make="BMW")
+        assert len(again) == 0 and same == new_mark
+        emu.reset()
+        after_reset, reset_mark = api.trims.sync(since=mark, year=2019, make="BMW")
+        assert len(after_reset) == 0 and reset_mark == mark
