@@ -398,6 +398,9 @@ class Pager:
             self._check(page, None)
             self._first = page
             self.pages_fetched += 1
+            from .client import _warn_demo_empty
+
+            _warn_demo_empty(self._client, self.path, self.params, page.total)
         return self._first
 
     @property

@@ -126,6 +126,22 @@ def test_demo_data_warning_and_obd_hint(demo_api, api):
         demo_api.obd_codes.get("P0999")
 
 
+def test_demo_data_warning_for_an_empty_result_without_a_year(demo_api, api):
+    # Pontiac ends with model year 2010: an anonymous search for it finds nothing.
+    with pytest.warns(vd.DemoDataWarning, match=r"/api/trims/v2: no rows; without a subscription .* demo model "
+                                                r"years 2015-2020, so what you asked for may exist outside them"):
+        assert demo_api.trims.search(make="Pontiac").total == 0
+    with pytest.warns(vd.DemoDataWarning, match="/api/models/v2: no rows"):
+        assert len(demo_api.models.search(make="Pontiac").to_pandas()) == 0
+    with pytest.warns(vd.DemoDataWarning, match="/api/makes/v2: no rows"):
+        assert demo_api.makes.search(make="Pontiac").total == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert demo_api.trims.search(make="BMW").total > 0  # rows: no warning
+        assert demo_api.trims.search(make="Pontiac", year=2016).total == 0  # a demo year asked for: no hint
+        assert api.trims.search(make="Pontiac").total > 0  # a subscription sees every year
+
+
 # ---- typed everywhere ---------------------------------------------------------------------------
 def test_datetime_conditions_become_eastern_text(api, raw_json):
     assert vd.query.encode(vd.F("modified") >= datetime(2023, 6, 30, 1, 1, 6, tzinfo=timezone.utc)) == \
