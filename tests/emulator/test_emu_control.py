@@ -1,4 +1,4 @@
-"""The control plane: health, faults (status, drop, truncate, delay), maintenance, clock, stats."""
+"""The control plane: health, faults (status, drop, truncate, delay), maintenance, clock, stats, touch."""
 from __future__ import annotations
 
 import csv
@@ -6,6 +6,7 @@ import http.client
 import io
 import json
 import socket
+import threading
 import time
 import zipfile
 from typing import Dict
@@ -220,3 +221,33 @@ def test_touch_is_seen_by_searches_details_and_the_feed_and_reset_undoes_it(touc
     assert c.get(newer, token=token).json()["collection"]["total"] == 0
     assert c.get(f"/api/trims/v2/{ids[0]}", token=token).json()["modified"] == before
     assert feed_trims(c, token)[ids[1]] == before_feed[ids[1]]
+
+
+def test_touch_and_reset_while_searches_run_answer_only_200(touchable) -> None:
+    emu, c = touchable
+    token = c.login("premium")
+    ids = [r["id"] for r in c.get("/api/trims/v2?year=2019&limit=30", token=token).json()["data"]]
+    assert len(ids) == 30
+    statuses: list = []
+
+    def worker() -> None:
+        h = Http(emu.url)
+        for n in range(60):
+            statuses.append(h.get(f"/api/trims/v2?year=2019&limit=50&page={n % 5 + 1}", token=token).status)
+            statuses.append(h.get(f"/api/trims/v2/{ids[n % 30]}", token=token).status)
+        h.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for i in range(8):
+        emu.touch("trims", ids, modified=f"2031-01-0{i + 1}T00:00:00-05:00")
+        if i % 4 == 3:
+            emu.reset()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert statuses == [200] * 240
+    emu.touch("trims", ids[:1], modified="2031-02-01T00:00:00-05:00")
+    assert c.get(f"/api/trims/v2/{ids[0]}", token=token).json()["modified"] == "2031-02-01T00:00:00-05:00"
+    emu.reset()
