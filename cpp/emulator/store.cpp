@@ -75,6 +75,8 @@ sqlite3* open_readonly(const std::string& path, const std::string& vpic_path = {
 
 // Connections of this thread, by store generation.
 thread_local std::unordered_map<std::uint64_t, std::unique_ptr<Connection>> t_connections;
+// How many of each store's retired generations this thread has released.
+thread_local std::unordered_map<const void*, std::size_t> t_released;
 
 }  // namespace
 
@@ -202,7 +204,7 @@ std::vector<std::int64_t> Store::touch(const std::string& table, const std::vect
         copy_ = name.data();
         retired_.push_back(generation_.load());
         generation_.store(g_generation.fetch_add(1), std::memory_order_release);
-        has_retired_.store(true);
+        retired_count_.store(retired_.size(), std::memory_order_release);
     }
     std::vector<std::int64_t> missing;
     sqlite3_stmt* s = nullptr;
@@ -247,7 +249,7 @@ void Store::untouch() {
     copy_.clear();
     retired_.push_back(generation_.load());
     generation_.store(g_generation.fetch_add(1), std::memory_order_release);
-    has_retired_.store(true);
+    retired_count_.store(retired_.size(), std::memory_order_release);
     data_generation_.fetch_add(1, std::memory_order_acq_rel);
     std::lock_guard<std::mutex> ids_lock(ids_mutex_);
     ids_.clear();
@@ -255,11 +257,15 @@ void Store::untouch() {
 }
 
 void Store::release_retired() {
-    if (!has_retired_.load(std::memory_order_relaxed)) return;
+    const std::size_t n = retired_count_.load(std::memory_order_acquire);
+    if (n == 0) return;  // never touched: the hot path stops here
+    std::size_t& seen = t_released[this];
+    if (seen >= n) return;
     std::vector<std::uint64_t> retired;
     {
         std::lock_guard<std::mutex> lock(touch_mutex_);
-        retired = retired_;
+        retired.assign(retired_.begin() + static_cast<std::ptrdiff_t>(seen), retired_.end());
+        seen = retired_.size();
     }
     for (std::uint64_t g : retired) t_connections.erase(g);
 }

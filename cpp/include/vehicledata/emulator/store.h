@@ -98,7 +98,7 @@ private:
     std::string copy_;                // the private copy ("" before the first touch)
     sqlite3* writer_ = nullptr;       // read-write connection to copy_
     std::vector<std::uint64_t> retired_;
-    std::atomic<bool> has_retired_{false};
+    std::atomic<std::size_t> retired_count_{0};
     std::map<std::string, std::string> meta_;
     mutable std::mutex ids_mutex_;
     std::unordered_map<std::string, std::shared_ptr<const Ids>> ids_;
