@@ -132,6 +132,7 @@ def test_clock_and_stats(clean: Emulator, api: Http) -> None:
     ("POST", "faults", b'{"path":"/a","count":0}', 400), ("POST", "faults", b"nope", 400),
     ("POST", "maintenance", b'{"enabled":"yes"}', 400), ("POST", "clock", b'{"offset_seconds":"x"}', 400),
     ("GET", "reset", None, 405), ("POST", "health", b"{}", 405), ("GET", "nothing", None, 404),
+    ("GET", "touch", None, 405), ("DELETE", "touch", None, 405),
 ])
 def test_control_errors(clean: Emulator, api: Http, method: str, route: str, body: bytes, status: int) -> None:
     r = api.request(method, f"/_emulator/{route}", body=body)
@@ -140,6 +141,8 @@ def test_control_errors(clean: Emulator, api: Http, method: str, route: str, bod
 
 
 def test_launcher_helpers_raise_on_errors(clean: Emulator) -> None:
+    with pytest.raises(EmulatorError, match="400 .*unknown table 'nope'"):
+        clean.touch("nope", [1])
     with pytest.raises(EmulatorError, match="action"):
         clean.fault("/api", action="explode")
 
