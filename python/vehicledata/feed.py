@@ -29,8 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .client import Client
 
-DOWNLOAD_PATH = "/api/data-feeds/download"
-LAST_UPDATED_PATH = "/api/data-feeds/last-updated"
+DOWNLOAD_PATH = schema.endpoint_for("feed_download").path
+LAST_UPDATED_PATH = schema.endpoint_for("feed_last_updated").path
 
 
 def verify_zip(path: Union[str, "os.PathLike[str]"], url: str = "") -> None:

@@ -23,9 +23,10 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
-from urllib.parse import parse_qsl, urlencode, urlsplit, quote
+from urllib.parse import parse_qsl, urlsplit
 
 from . import frames, schema
+from ._targets import build_target, check_target
 from .errors import NotFoundError, PaginationError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -192,9 +193,9 @@ def _field_types(record: str) -> Dict[str, Tuple[str, str]]:
     except KeyError:
         return {}
     out: Dict[str, Tuple[str, str]] = {}
-    if rec.table:
-        # Fields other records of the same table carry (the legacy trim detail
-        # with verbose=yes holds trim_detail's nested arrays).
+    if rec.table and schema.record_quirk(record) == "legacy_trim_verbose":
+        # The legacy trim's older verbose shape holds trim_detail's nested arrays
+        # (bodies, engines, ...): typed by the other records of its table.
         for other in schema.records().values():
             if other.table == rec.table and other.name != rec.name:
                 for f in other.fields:
@@ -330,18 +331,6 @@ def page_number(link: str) -> Optional[int]:
     return 1
 
 
-def build_target(path: str, params: Sequence[Tuple[str, Any]]) -> str:
-    if not params:
-        return path
-    return path + "?" + urlencode([(k, _param_text(v)) for k, v in params], quote_via=quote, safe="")
-
-
-def _param_text(v: Any) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return str(v)
-
-
 class Pager:
     """Lazy iteration over every page of a search.  See the module docstring."""
 
@@ -365,8 +354,6 @@ class Pager:
 
     # ---- first page ----------------------------------------------------------------
     def _target(self, page: int) -> str:
-        from .client import check_target
-
         params = list(self.params)
         if page != 1:
             params.append(("page", page))

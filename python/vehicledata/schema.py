@@ -3,8 +3,10 @@
 >>> from vehicledata import schema
 >>> schema.record("engine").field_names()[:3]
 ['id', 'make_id', 'model_id']
->>> schema.endpoint("/api/trims/v2").json_field_names()[:2]
+>>> schema.endpoint_for("search", "trims").json_field_names()[:2]
 ['year', 'make']
+>>> schema.endpoint_for("search", "trims").deprecates == schema.endpoint_for("search", "trims", deprecated=True).path
+True
 """
 from __future__ import annotations
 
@@ -102,6 +104,15 @@ class Endpoint:
     sort_columns: Dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     default_sort: str = ""      # SQL ORDER BY without `sort`
     demo_predicate: str = ""    # SQL restricting rows to the demo data-set
+    resource: str = ""          # what it serves, as the client's accessor: "trims", "exterior_colors", "account"
+    kind: str = ""              # search, detail, years, attributes, vin, plate, account_requests, account_today,
+                                # feed_last_updated, feed_download, login
+    method: str = "GET"
+    deprecates: str = ""        # the deprecated endpoint this one replaces, or ""
+    replaced_by: str = ""       # when deprecated: the endpoint that replaces it
+    quirk: str = ""             # "" or "legacy_trim_verbose" (see legacy_trim_aliases())
+    text_errors: bool = False   # errors come as text/plain (login, data feed download)
+    parameter: str = ""         # the path parameter ("id" of "/api/trims/v2/{id}"), or ""
 
     def filter_names(self) -> List[str]:
         return [n for n, _ in self.filters]
@@ -144,6 +155,9 @@ def endpoints() -> Dict[str, Endpoint]:
             sort_columns=dict(e["sort_columns"]),
             default_sort=e["default_sort"],
             demo_predicate=e["demo_predicate"],
+            resource=e["resource"], kind=e["kind"], method=e["method"], deprecates=e["deprecates"],
+            replaced_by=e["replaced_by"], quirk=e["quirk"], text_errors=e["text_errors"],
+            parameter=e["parameter"],
         )
     return out
 
@@ -160,6 +174,35 @@ def endpoint(path: str) -> Endpoint:
         return endpoints()[path]
     except KeyError:
         raise KeyError(f"no endpoint {path!r}") from None
+
+
+@lru_cache(maxsize=None)
+def endpoint_for(kind: str, resource: str = "", deprecated: bool = False) -> Endpoint:
+    """The endpoint of a kind (and resource: ``endpoint_for("detail", "trims")``); with
+    ``deprecated``, the deprecated one its current endpoint replaced.  KeyError if none."""
+    for e in endpoints().values():
+        if e.kind == kind and e.deprecated == deprecated and (not resource or e.resource == resource):
+            return e
+    raise KeyError(f"no {'deprecated ' if deprecated else ''}{kind} endpoint{' of ' + resource if resource else ''}")
+
+
+def resources(kind: str) -> List[str]:
+    """The resources with a current (not deprecated) endpoint of a kind, in schema order."""
+    return [e.resource for e in endpoints().values() if e.kind == kind and not e.deprecated]
+
+
+@lru_cache(maxsize=None)
+def record_quirk(name: str) -> str:
+    """The quirk of the endpoints serving record ``name`` ("" when none has one)."""
+    for e in endpoints().values():
+        if e.quirk and e.record == name:
+            return e.quirk
+    return ""
+
+
+def legacy_trim_aliases() -> List[Tuple[str, str, bool]]:
+    """Quirk ``legacy_trim_verbose``: (older key, documented member, first element only)."""
+    return [(str(old), str(member), bool(first)) for old, member, first in _core.schema.legacy_trim_aliases()]
 
 
 def table_record(table: str) -> Record:
@@ -233,12 +276,14 @@ def markdown() -> str:
         "",
         "## Endpoints",
         "",
-        "| path | category | record | shape | deprecated |",
-        "|---|---|---|---|---|",
+        "| path | resource | kind | category | record | shape | deprecated |",
+        "|---|---|---|---|---|---|---|",
     ]
     for e in endpoints().values():
         rec = f"`{e.record}`" if e.record else ""
-        lines.append(f"| `{e.path}` | {e.category} | {rec} | {e.shape} | {'yes' if e.deprecated else ''} |")
+        old = f"yes: use `{e.replaced_by}`" if e.deprecated else ""
+        path = f"`{e.path}`" + (f" ({e.method})" if e.method != "GET" else "")
+        lines.append(f"| {path} | {e.resource} | {e.kind} | {e.category} | {rec} | {e.shape} | {old} |")
     lines.append("")
     for e in endpoints().values():
         if not (e.filters or e.json_fields or e.sort_keys):
