@@ -689,9 +689,16 @@ class Client:
 
 # A search of the schema table without a typed property above is still an accessor:
 # adding an endpoint is one edit in cpp/core/schema.cpp.
+def _search_property(name: str) -> "property":
+    def get(self: Client) -> SearchResource:
+        return self._search(name)
+
+    return property(get, doc=f"The {name} search (from the schema table).")
+
+
 for _name in _SEARCHES:
     if not hasattr(Client, _name):
-        setattr(Client, _name, property(lambda self, _n=_name: self._search(_n)))
+        setattr(Client, _name, _search_property(_name))
 
 
 __all__ = ["Client", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]
