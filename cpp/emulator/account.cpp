@@ -3,7 +3,7 @@
 
 #include <simdjson.h>
 
-#include "routes.h"
+#include "api.h"
 
 namespace vehicledata::emulator {
 
