@@ -1,4 +1,5 @@
-"""Request targets: the path and query string the client sends, and their checks.
+"""Request targets: the path and query string the client sends, and their checks
+(length before sending; the demo data-set's empty answer after).
 
 Paths come from the schema table (``schema.endpoint_for``); this module fills
 their parameters, appends the query string and refuses what the server would
@@ -8,10 +9,12 @@ client (cpp/client/client.cpp), which holds the base URL.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence, Tuple
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
-from .errors import QueryError
+from . import schema
+from .errors import DemoDataWarning, QueryError
 from .schema import Endpoint
 
 #: Longest request target (path + query, percent-encoded) the client sends.
@@ -54,3 +57,24 @@ def strip_userinfo(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, parts.query, parts.fragment))
+
+
+def warn_demo_empty(authenticated: bool, path: str, params: Sequence[Tuple[str, Any]], total: int) -> None:
+    """DemoDataWarning when an anonymous client's search without any year filter or condition
+    finds nothing on an endpoint restricted to the demo data-set (the rows it asked for may all
+    be outside the demo years: a make sold only before 2015, say)."""
+    if total != 0 or authenticated:
+        return
+    try:
+        ep = schema.endpoint(path)
+    except (KeyError, ValueError):
+        return
+    if not ep.demo_predicate:
+        return
+    for key, value in params:
+        if key == "year" or (key == "json" and '"year"' in str(value)):
+            return  # the client's year warning has spoken, or the years asked for are the demo's
+    lo, hi = schema.DEMO_YEARS
+    warnings.warn(f"{path}: no rows; without a subscription (no api_token/api_secret) the service serves only "
+                  f"the demo model years {lo}-{hi}, so what you asked for may exist outside them",
+                  DemoDataWarning, stacklevel=4)

@@ -163,29 +163,6 @@ def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequ
                       f"demo model years {lo}-{hi}; year {outside[0]} gives no rows", DemoDataWarning, stacklevel=5)
 
 
-def _warn_demo_empty(client: "Client", path: str, params: Sequence[Tuple[str, Any]], total: int) -> None:
-    """DemoDataWarning when an anonymous client's search without any year filter or condition
-    finds nothing on an endpoint restricted to the demo data-set (the rows it asked for may all
-    be outside the demo years: a make sold only before 2015, say)."""
-    if total != 0 or client.authenticated:
-        return
-    try:
-        ep = schema.endpoint(path)
-    except (KeyError, ValueError):
-        return
-    if not ep.demo_predicate:
-        return
-    for key, value in params:
-        if key == "year" or (key == "json" and '"year"' in str(value)):
-            return  # _warn_demo_years has spoken, or the years asked for are the demo's
-    from .errors import DemoDataWarning
-
-    lo, hi = schema.DEMO_YEARS
-    warnings.warn(f"{path}: no rows; without a subscription (no api_token/api_secret) the service serves only "
-                  f"the demo model years {lo}-{hi}, so what you asked for may exist outside them",
-                  DemoDataWarning, stacklevel=4)
-
-
 class _Resource:
     """Base of the accessors: knows the client and builds requests."""
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 from urllib.parse import parse_qsl, urlsplit
 
 from . import frames, schema
-from ._targets import build_target, check_target
+from ._targets import build_target, check_target, warn_demo_empty
 from .errors import NotFoundError, PaginationError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -385,9 +385,7 @@ class Pager:
             self._check(page, None)
             self._first = page
             self.pages_fetched += 1
-            from .client import _warn_demo_empty
-
-            _warn_demo_empty(self._client, self.path, self.params, page.total)
+            warn_demo_empty(self._client.authenticated, self.path, self.params, page.total)
         return self._first
 
     @property
