@@ -3,7 +3,7 @@
 // A view holds the page (through a shared layout: the page, its field names and
 // a name -> column index) and its row; reading a field materialises that one
 // cell (int, float, bool, str, datetime with its served offset; nested values
-// through the layout's `convert(name, json_text)`, kept once read so a nested
+// through `convert(record, name, json_text)`, kept once read so a nested
 // list is the same object on every read).  Field names shadow methods, as in a
 // dict-backed record.  Reading `_data` turns the view into a dict-backed record
 // (every field materialised, the page let go); `RecordBase(data, kind)` makes a
@@ -12,6 +12,8 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <string>
+#include <unordered_map>
 
 #include "vehicledata/client/page.h"
 
@@ -28,7 +30,7 @@ struct Layout {
     PyObject* index = nullptr;    // dict: interned field name -> column number
     PyObject* names = nullptr;    // tuple of the field names, in column order
     PyObject* kind = nullptr;     // str: the record name
-    PyObject* convert = nullptr;  // callable(name, json_text) for nested columns
+    PyObject* convert = nullptr;  // callable(record, name, json_text) for nested columns
     TzCache tz;
     ~Layout() {
         Py_XDECREF(index);
@@ -74,7 +76,7 @@ PyObject* field(RecordObject* self, PyObject* name) {
     if (!c.valid[row]) Py_RETURN_NONE;
     PyObject* text = cell(c, row, L.tz);
     if (!text) return nullptr;
-    PyObject* v = PyObject_CallFunctionObjArgs(L.convert, name, text, nullptr);
+    PyObject* v = PyObject_CallFunctionObjArgs(L.convert, L.kind, name, text, nullptr);
     Py_DECREF(text);
     if (!v) return nullptr;
     if (!self->data && !(self->data = PyDict_New())) {
@@ -237,25 +239,45 @@ PyTypeObject* make_record_type() {
     return reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&spec));
 }
 
+// The field names of a page's columns (a tuple of interned str) and their index
+// (str -> column number), made once per record and set of columns and kept for
+// the life of the process (a few dozen at most: one per record and verbose flag).
+struct Names {
+    PyObject* names;
+    PyObject* index;
+};
+
+const Names& names_of(const vc::Page& page) {
+    static std::unordered_map<std::string, Names> cache;
+    std::string key = page.record;
+    for (const auto& c : page.columns) (key += '\0') += c.name;
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    const std::size_t k = page.columns.size();
+    py::dict index;
+    py::tuple names(k);
+    for (std::size_t i = 0; i < k; ++i) {
+        PyObject* name = PyUnicode_FromStringAndSize(page.columns[i].name.data(),
+                                                     static_cast<Py_ssize_t>(page.columns[i].name.size()));
+        if (!name) throw py::error_already_set();
+        PyUnicode_InternInPlace(&name);
+        index[py::handle(name)] = py::int_(i);
+        PyTuple_SET_ITEM(names.ptr(), static_cast<Py_ssize_t>(i), name);
+    }
+    return cache.emplace(std::move(key), Names{names.release().ptr(), index.release().ptr()}).first->second;
+}
+
 // Records (instances of `cls`, a RecordBase subclass) viewing every row of `page`.
 py::list page_records(std::shared_ptr<vc::Page> page, py::type cls, py::object convert) {
     if (!PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), record_type))
         throw py::type_error("cls must be a subclass of RecordBase");
     auto layout = std::make_unique<Layout>();
     layout->page = page;
-    const std::size_t k = page->columns.size();
-    py::dict index;
-    py::tuple names(k);
-    for (std::size_t i = 0; i < k; ++i) {
-        PyObject* name = PyUnicode_FromStringAndSize(page->columns[i].name.data(),
-                                                     static_cast<Py_ssize_t>(page->columns[i].name.size()));
-        if (!name) throw py::error_already_set();
-        PyUnicode_InternInPlace(&name);
-        index[py::handle(name)] = py::int_(i);
-        PyTuple_SET_ITEM(names.ptr(), static_cast<Py_ssize_t>(i), name);
-    }
-    layout->index = index.release().ptr();
-    layout->names = names.release().ptr();
+    const Names& n = names_of(*page);
+    layout->index = n.index;
+    layout->names = n.names;
+    Py_INCREF(layout->index);
+    Py_INCREF(layout->names);
     layout->kind = py::str(page->record).release().ptr();
     layout->convert = convert.release().ptr();
     Layout* L = layout.get();
@@ -287,7 +309,7 @@ void bind_records(py::module_& client) {
     client.attr("RecordBase") = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(record_type));
     client.def("records", &page_records, py::arg("page"), py::arg("cls"), py::arg("convert"),
                "Records of `cls` (a RecordBase subclass) viewing each row of `page`; nested columns read through "
-               "convert(name, json_text).");
+               "convert(record, name, json_text).");
 }
 
 }  // namespace vehicledata::bindings

@@ -57,7 +57,13 @@ def _text(v: Any) -> str:
     return repr(v)
 
 
-class Record(_core.client.RecordBase, Mapping):  # type: ignore[misc, type-arg]
+if TYPE_CHECKING:  # pragma: no cover
+    from ._core import _RecordBase
+else:
+    _RecordBase = _core.client.RecordBase
+
+
+class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
     """One record: attribute access (``r.make``), key access (``r["make"]``) and a dict view.
 
     ``repr`` is one short line (id, year, make, model, trim and the field count); in Jupyter
@@ -190,16 +196,15 @@ def _wrap(v: Any, record: str = "") -> Any:
     return v
 
 
+def _nested_value(record: str, name: str, text: str) -> Any:
+    """A nested column's JSON text -> lists/Records typed by the schema (called by record views)."""
+    return _wrap(json.loads(text), _field_types(record).get(name, ("", ""))[1])
+
+
 def records_of(core_page: Any) -> List[Record]:
     """Records of a core page: views over its columns (a field is made when read; nested values are
     parsed and typed by the schema on first read)."""
-    types = _field_types(core_page.record)
-    loads = json.loads
-
-    def nested(name: str, text: str) -> Any:
-        return _wrap(loads(text), types.get(name, ("", ""))[1])
-
-    return _core.client.records(core_page, Record, nested)  # type: ignore[no-any-return]
+    return _core.client.records(core_page, Record, _nested_value)
 
 
 class Page:
