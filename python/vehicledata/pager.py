@@ -113,7 +113,7 @@ class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
         return f"<div><b>{kind}</b> ({len(self._data)} fields)<table>{rows}</table></div>"
 
     def __dir__(self) -> List[str]:
-        return list(self._data) + ["to_dict", "frame", "keys", "items", "values", "get"]
+        return list(self) + ["to_dict", "frame", "keys", "items", "values", "get"]
 
     def __reduce__(self) -> Any:
         return (type(self), (self._data, self._kind))
