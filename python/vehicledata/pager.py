@@ -19,13 +19,14 @@ A pager has no ``__len__``: use ``.total``.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import date, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qsl, urlsplit
 
-from . import frames, schema
+from . import _core, frames, schema
 from ._targets import build_target, check_target, warn_demo_empty
 from .errors import NotFoundError, PaginationError
 
@@ -57,7 +58,13 @@ def _text(v: Any) -> str:
     return repr(v)
 
 
-class Record(Mapping):  # type: ignore[type-arg]
+if TYPE_CHECKING:  # pragma: no cover
+    from ._core import _RecordBase
+else:
+    _RecordBase = _core.client.RecordBase
+
+
+class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
     """One record: attribute access (``r.make``), key access (``r["make"]``) and a dict view.
 
     ``repr`` is one short line (id, year, make, model, trim and the field count); in Jupyter
@@ -65,44 +72,26 @@ class Record(Mapping):  # type: ignore[type-arg]
     with ``frame("engines")``; ``to_dict(json_safe=True)`` is ready for ``json.dumps``.
     """
 
-    # The data dict is also the instance __dict__: `r.make` is a plain C-level attribute lookup (no
-    # Python __getattr__ call per field read). Methods are non-data descriptors that a field of the
-    # same name would shadow; no record of the schema has a field named like one (keys, items,
-    # values, get, to_dict, frame).
-    __slots__ = ("_data", "_kind", "__dict__")
+    # The records of a page are views over its decoded columns (``_core.client.RecordBase``, in
+    # C++): reading ``r.make`` makes that one value, nothing is built for the fields not read.
+    # ``Record(data, record)`` makes a dict-backed record (nested records, unpickled ones).  Field
+    # names are looked up before methods, so a field would shadow a method of the same name; no
+    # record of the schema has a field named like one (keys, items, values, get, to_dict, frame).
+    __slots__ = ()
 
-    def __init__(self, data: Dict[str, Any], record: str = "") -> None:
-        object.__setattr__(self, "_data", data)
-        object.__setattr__(self, "__dict__", data)
-        object.__setattr__(self, "_kind", record)
+    def _no_field(self, name: str) -> Any:
+        """Called by the base type for a name that is neither a field nor a method."""
+        import difflib
 
-    def __getattr__(self, name: str) -> Any:  # only for names that are neither fields nor methods
-        try:
-            return self._data[name]
-        except KeyError:
-            import difflib
-
-            near = difflib.get_close_matches(name, list(self._data), n=1)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise AttributeError(f"record has no field {name!r}{hint} Fields: {', '.join(self._data)}") from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("records are read-only")
-
-    def __getitem__(self, key: str) -> Any:
-        return self._data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
+        near = difflib.get_close_matches(name, list(self), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise AttributeError(f"record has no field {name!r}{hint} Fields: {', '.join(self)}")
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Record):
-            return self._data == other._data
+            return bool(self._data == other._data)
         if isinstance(other, Mapping):
-            return self._data == dict(other)
+            return bool(self._data == dict(other))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -125,16 +114,10 @@ class Record(Mapping):  # type: ignore[type-arg]
         return f"<div><b>{kind}</b> ({len(self._data)} fields)<table>{rows}</table></div>"
 
     def __dir__(self) -> List[str]:
-        return list(self._data) + ["to_dict", "frame", "keys", "items", "values", "get"]
+        return list(self) + ["to_dict", "frame", "keys", "items", "values", "get"]
 
-    def __getstate__(self) -> Any:
-        return (self._data, self._kind)
-
-    def __setstate__(self, state: Any) -> None:
-        data, kind = state if isinstance(state, tuple) else (state, "")
-        object.__setattr__(self, "_data", data)
-        object.__setattr__(self, "__dict__", data)
-        object.__setattr__(self, "_kind", kind)
+    def __reduce__(self) -> Any:
+        return (type(self), (self._data, self._kind))
 
     def to_dict(self, json_safe: bool = False) -> Dict[str, Any]:
         """A plain dict (nested records become dicts too); ``json_safe``: timestamps and dates as ISO
@@ -148,10 +131,6 @@ class Record(Mapping):  # type: ignore[type-arg]
         if not isinstance(value, list) or not nested:
             nested_names = [k for k, v in self._data.items() if isinstance(v, list)]
             raise KeyError(f"{name!r} is not a nested list of this record; nested lists: {', '.join(nested_names)}")
-        import json
-
-        from . import _core
-
         body = json.dumps([_plain(v, True) for v in value]).encode()
         return frames.page_to_pandas(_core.client.decode(body, nested, "array", ""))
 
@@ -218,22 +197,15 @@ def _wrap(v: Any, record: str = "") -> Any:
     return v
 
 
+def _nested_value(record: str, name: str, text: str) -> Any:
+    """A nested column's JSON text -> lists/Records typed by the schema (called by record views)."""
+    return _wrap(json.loads(text), _field_types(record).get(name, ("", ""))[1])
+
+
 def records_of(core_page: Any) -> List[Record]:
-    """Records of a core page (lists built in C++, nested values typed by the schema)."""
-    lists = core_page.to_lists()
-    names = list(lists)
-    types = _field_types(core_page.record)
-    nested = {name: types[name][1] for name in names if types.get(name, ("", ""))[0] == "nested"}
-    if not nested:  # the common case: one dict per row, no per-field Python work
-        kind = core_page.record
-        return [Record(dict(zip(names, row)), kind) for row in zip(*lists.values())]
-    out = []
-    for row in zip(*lists.values()):
-        data = dict(zip(names, row))
-        for name, rec in nested.items():
-            data[name] = _wrap(data[name], rec)
-        out.append(Record(data, core_page.record))
-    return out
+    """Records of a core page: views over its columns (a field is made when read; nested values are
+    parsed and typed by the schema on first read)."""
+    return _core.client.records(core_page, Record, _nested_value)
 
 
 class Page:
@@ -277,6 +249,14 @@ class Page:
 
     def to_arrow(self) -> "pa.Table":
         return frames.page_to_arrow(self._core)
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule protocol: ``pa.record_batch(page)`` (the C++ columns, not copied)."""
+        return self._core.__arrow_c_array__(requested_schema)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule stream protocol: ``pa.table(page)``, ``polars.from_arrow(page)``..."""
+        return self._core.__arrow_c_stream__(requested_schema)
 
     def __repr__(self) -> str:
         return f"<Page {self.number} of {self.pages}: {self.count} records, total {self.total}>"
@@ -573,12 +553,20 @@ class Pager:
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         """The Arrow PyCapsule stream protocol: ``pa.table(pager)``, ``polars.from_arrow(pager)``,
-        DuckDB... read the result page by page (1000-record pages) without a DataFrame in between."""
-        import pyarrow as pa
+        DuckDB... read the result page by page (1000-record pages, each page's columns exported by
+        the C++ decoder as one record batch) without a DataFrame in between."""
+        bulk = self._bulk(None)
 
-        schema = self.arrow_schema()
-        batches = (b for t in self.iter_arrow() for b in t.cast(schema).to_batches())
-        return pa.RecordBatchReader.from_batches(schema, batches).__arrow_c_stream__(requested_schema)
+        def cores() -> Iterator[Any]:
+            try:
+                for page in bulk._core_pages():
+                    yield page._core
+            finally:
+                if bulk is not self:
+                    self.pages_fetched += bulk.pages_fetched
+
+        stream = frames.ArrowStream(frames.empty_page(self.record, self.verbose), cores())
+        return stream.__arrow_c_stream__(requested_schema)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
                    page_size: Optional[int] = None) -> Any:
