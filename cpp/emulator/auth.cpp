@@ -33,8 +33,10 @@ std::string uuid_of(const unsigned char* b) {
     return buf;
 }
 
-Account make_account(std::string token, std::string secret, bool subscribed, bool data_feed, std::string type) {
+Account make_account(std::string name, std::string token, std::string secret, bool subscribed, bool data_feed,
+                     std::string type) {
     Account a;
+    a.name = std::move(name);
     a.api_token = std::move(token);
     a.api_secret = std::move(secret);
     a.subscribed = subscribed;
@@ -58,9 +60,9 @@ std::string random_uuid() {
 }
 
 std::vector<Account> default_accounts() {
-    return {make_account("demo-premium-token", "demo-premium-secret", true, true, "hard"),
-            make_account("demo-basic-token", "demo-basic-secret", true, false, "soft"),
-            make_account("demo-free-token", "demo-free-secret", false, false, "hard")};
+    return {make_account("premium", "demo-premium-token", "demo-premium-secret", true, true, "hard"),
+            make_account("basic", "demo-basic-token", "demo-basic-secret", true, false, "soft"),
+            make_account("free", "demo-free-token", "demo-free-secret", false, false, "hard")};
 }
 
 std::vector<Account> parse_accounts(std::string_view json_text) {
@@ -93,7 +95,7 @@ std::vector<Account> parse_accounts(std::string_view json_text) {
         }
         for (const auto& a : out)
             if (a.api_token == token) throw std::runtime_error(where + ": duplicate api_token");
-        out.push_back(make_account(std::string(token), std::string(secret), subscribed, feed, std::string(type)));
+        out.push_back(make_account("", std::string(token), std::string(secret), subscribed, feed, std::string(type)));
     }
     return out;
 }

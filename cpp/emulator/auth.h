@@ -26,6 +26,7 @@ private:
 };
 
 struct Account {
+    std::string name;                       // the demo account's name (premium, basic, free); "" if loaded
     std::string api_token;
     std::string api_secret;
     bool subscribed = false;
@@ -34,7 +35,8 @@ struct Account {
     std::string id;                         // UUID, derived from api_token
 };
 
-// The documented demo accounts (premium, basic, free).
+// The documented demo accounts (premium, basic, free): the one table of them, printed by
+// --print-defaults (defaults.h) for vehicledata.testing.
 std::vector<Account> default_accounts();
 // Reads a JSON list of accounts; throws std::runtime_error naming the problem.
 std::vector<Account> load_accounts(const std::string& path);
@@ -59,7 +61,7 @@ public:
     Auth(std::vector<Account> accounts, std::string secret, std::int64_t ttl, const Clock& clock);
     // The account with these credentials, or nullptr.
     const Account* find(std::string_view api_token, std::string_view api_secret) const;
-    // A signed JWT for the account (claims as API-NOTES.md).
+    // A signed JWT for the account (claims as docs/emulator.md, "JWT").
     std::string issue(const Account& account) const;
     // Checks an `Authorization: Bearer <jwt>` header value.
     Identity identify(std::string_view authorization) const;

@@ -47,8 +47,9 @@ std::vector<std::string> touchable_tables() {
     return out;
 }
 
-// "YYYY-MM-DDTHH:MM:SS+HH:MM" to the same instant in the service's Eastern form; false if malformed.
-bool eastern_timestamp(std::string_view text, std::string& out) {
+// "YYYY-MM-DDTHH:MM:SS+HH:MM" to the same instant in the service's Eastern form (and as UTC
+// seconds in `utc`); false if malformed.
+bool eastern_timestamp(std::string_view text, std::string& out, std::int64_t& utc) {
     std::int64_t wall = 0;
     if (text.size() != 25 || text[10] != 'T' || (text[19] != '+' && text[19] != '-') || text[22] != ':' ||
         !format::parse_datetime(text.substr(0, 19), wall))
@@ -60,12 +61,14 @@ bool eastern_timestamp(std::string_view text, std::string& out) {
     mm = (text[23] - '0') * 10 + (text[24] - '0');
     if (hh > 14 || mm > 59) return false;
     const std::int64_t offset = (text[19] == '-' ? -1 : 1) * (hh * 3600 + mm * 60);
-    out = format::eastern_iso8601(wall - offset);
+    utc = wall - offset;
+    out = format::eastern_iso8601(utc);
     return true;
 }
 
 // The body of POST /_emulator/touch: {"table": name, "ids": [int, ...], "modified": optional timestamp}.
-void parse_touch(const std::string& body, std::string& table, std::vector<std::int64_t>& ids, std::string& modified) {
+void parse_touch(const std::string& body, std::string& table, std::vector<std::int64_t>& ids, std::string& modified,
+                 std::int64_t& modified_utc) {
     static const std::vector<std::string> tables = touchable_tables();
     std::string names;
     for (const auto& t : tables) names += (names.empty() ? "" : ", ") + t;
@@ -98,7 +101,7 @@ void parse_touch(const std::string& body, std::string& table, std::vector<std::i
     simdjson::dom::element m;
     if (!obj["modified"].get(m) && !m.is_null()) {
         std::string_view text;
-        if (m.get_string().get(text) || !eastern_timestamp(text, modified))
+        if (m.get_string().get(text) || !eastern_timestamp(text, modified, modified_utc))
             throw std::invalid_argument("touch: modified must be an ISO 8601 timestamp with offset, as "
                                         "\"2026-11-23T06:30:00-05:00\" (got " + simdjson::minify(m) + ")");
     }
@@ -174,16 +177,17 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
     if (path == "/_emulator/touch") {
         if (m != "POST") return wrong_method("POST");
         std::string table, modified;
+        std::int64_t modified_utc = state.clock.now_seconds();
         std::vector<std::int64_t> ids;
         try {
-            parse_touch(req.body, table, ids, modified);
+            parse_touch(req.body, table, ids, modified, modified_utc);
         } catch (const std::invalid_argument& e) {
             return bad(e.what());
         }
-        if (modified.empty()) modified = format::eastern_iso8601(state.clock.now_seconds());
+        if (modified.empty()) modified = format::eastern_iso8601(modified_utc);
         std::vector<std::int64_t> missing;
         try {
-            missing = state.store.touch(table, ids, modified);
+            missing = state.store.touch(table, ids, modified, modified_utc);
         } catch (const StoreError& e) {
             write_error(res, 500, "InternalErrorException", path, e.what(), false);
             return;

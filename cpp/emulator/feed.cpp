@@ -30,7 +30,7 @@ void write_feed_zip(Store& store, const std::string& zip_path) {
     // Entry timestamps: the database build time (Eastern wall time), so the archive is reproducible.
     zip_fileinfo info{};
     std::int64_t wall = 0;
-    if (format::parse_datetime(store.meta("built_at"), wall)) {
+    if (format::parse_datetime(store.last_updated(), wall)) {
         std::int64_t days = wall / 86400, secs = wall % 86400;
         int y;
         unsigned m, d;
@@ -75,7 +75,7 @@ void write_feed_zip(Store& store, const std::string& zip_path) {
 }
 
 void feed_last_updated(Api& api, const Call&, httplib::Response& res) {
-    std::string built = api.store_.meta("built_at");
+    std::string built = api.store_.last_updated();
     std::string out = "{\"last_updated\":";
     if (built.empty()) out.append("null");
     else format::append_json_string(out, built);

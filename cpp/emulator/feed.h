@@ -1,5 +1,5 @@
 // The data feed: its ZIP archive (one CSV per storage table, columns as the v2 records) and its
-// endpoints, /api/data-feed/last-updated and /api/data-feed/download.
+// endpoints, /api/data-feeds/last-updated and /api/data-feeds/download.
 #pragma once
 
 #include <httplib.h>

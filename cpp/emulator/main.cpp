@@ -13,6 +13,7 @@
 #include <exception>
 #include <thread>
 
+#include "defaults.h"
 #include "server.h"
 
 namespace {
@@ -40,6 +41,10 @@ int main(int argc, char** argv) {
         options = emu::parse_options(args, help);
         if (help) {
             std::fputs(emu::usage_text().c_str(), stdout);
+            return 0;
+        }
+        if (options.print_defaults) {
+            std::puts(emu::defaults_json().c_str());
             return 0;
         }
     } catch (const emu::OptionsError& e) {

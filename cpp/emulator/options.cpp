@@ -21,13 +21,20 @@ T parse_number(const std::string& flag, const std::string& text, T min, T max) {
 }  // namespace
 
 std::string usage_text() {
-    return "usage: vehicledata-emulator [--host 127.0.0.1] [--port 0] [--db PATH] [--accounts FILE]\n"
-           "                            [--rate-limit 600] [--login-rate-limit 20] [--window-seconds 60]\n"
-           "                            [--token-ttl 604800] [--threads 16] [--jwt-secret S] [--maintenance]\n"
-           "                            [--deprecated-403] [--log] [--max-connections 512] [--max-headers 100]\n"
-           "                            [--max-header-bytes 16384] [--request-timeout 10] [--idle-timeout 5]\n"
-           "                            [--control-token T] [--parent-pid PID]\n"
-           "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n";
+    const Options d;  // the defaults shown are the struct's (one place: options.h)
+    auto n = [](auto v) { return std::to_string(v); };
+    return "usage: vehicledata-emulator [--host " + d.host + "] [--port " + n(d.port) + "] [--db PATH] [--accounts FILE]\n"
+           "                            [--rate-limit " + n(d.rate_limit) + "] [--login-rate-limit " +
+           n(d.login_rate_limit) + "] [--window-seconds " + n(d.window_seconds) + "]\n"
+           "                            [--token-ttl " + n(d.token_ttl) + "] [--threads " + n(d.threads) +
+           "] [--jwt-secret S] [--maintenance]\n"
+           "                            [--deprecated-403] [--log] [--max-connections " + n(d.max_connections) +
+           "] [--max-headers " + n(d.max_headers) + "]\n"
+           "                            [--max-header-bytes " + n(d.max_header_bytes) + "] [--request-timeout " +
+           n(d.request_timeout) + "] [--idle-timeout " + n(d.idle_timeout) + "]\n"
+           "                            [--control-token T] [--parent-pid PID] [--print-defaults]\n"
+           "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n"
+           "--print-defaults prints the option defaults and demo accounts as JSON and exits.\n";
 }
 
 Options parse_options(const std::vector<std::string>& args, bool& help) {
@@ -91,6 +98,9 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
         } else if (flag == "--deprecated-403") {
             if (inline_value) throw OptionsError("--deprecated-403 takes no value");
             o.deprecated_403 = true;
+        } else if (flag == "--print-defaults") {
+            if (inline_value) throw OptionsError("--print-defaults takes no value");
+            o.print_defaults = true;
         } else if (flag == "--log") {
             o.quiet = false;
         } else if (flag == "--parent-pid") {

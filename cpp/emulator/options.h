@@ -30,6 +30,7 @@ struct Options {
     bool deprecated_403 = false;     // deprecated paths answer 403 DeprecatedException (as seen in 2026)
     bool quiet = true;               // no per-request log on stderr
     long parent_pid = 0;             // > 0: exit (as on SIGTERM) when this process, our parent, ends
+    bool print_defaults = false;     // print defaults_json() (defaults.h) and exit
 };
 
 class OptionsError : public std::invalid_argument {

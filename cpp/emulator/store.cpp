@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <type_traits>
 
+#include "vehicledata/format.h"
 #include "vehicledata/schema.h"
 
 namespace vehicledata::emulator {
@@ -148,6 +149,7 @@ Store::Store(std::string path) : path_(std::move(path)), generation_(g_generatio
         }
         sqlite3_finalize(s);
     }
+    last_updated_ = meta("built_at");
     // The vPIC tables for VIN decoding, when the dataset has them.
     if (std::string rel = meta("vpic_path"); !rel.empty()) {
         std::string candidate = rel;
@@ -173,7 +175,7 @@ Store::~Store() {
 }
 
 std::vector<std::int64_t> Store::touch(const std::string& table, const std::vector<std::int64_t>& ids,
-                                       const std::string& modified) {
+                                       const std::string& modified, std::int64_t modified_utc) {
     std::lock_guard<std::mutex> lock(touch_mutex_);
     auto fail = [&](const std::string& what) -> StoreError {
         return StoreError("touch: " + what + ": " + (writer_ ? sqlite3_errmsg(writer_) : "no connection"));
@@ -233,6 +235,8 @@ std::vector<std::int64_t> Store::touch(const std::string& table, const std::vect
         sqlite3_exec(writer_, "ROLLBACK", nullptr, nullptr, nullptr);
         throw e;
     }
+    // Same-form Eastern wall times compare as text.
+    if (std::string when = format::eastern_datetime(modified_utc); when > last_updated_) last_updated_ = std::move(when);
     data_generation_.fetch_add(1, std::memory_order_acq_rel);
     std::lock_guard<std::mutex> ids_lock(ids_mutex_);
     ids_.clear();
@@ -247,6 +251,7 @@ void Store::untouch() {
     writer_ = nullptr;
     ::unlink(copy_.c_str());  // connections still open keep reading it until released
     copy_.clear();
+    last_updated_ = meta("built_at");
     retired_.push_back(generation_.load());
     generation_.store(g_generation.fetch_add(1), std::memory_order_release);
     retired_count_.store(retired_.size(), std::memory_order_release);
@@ -298,6 +303,11 @@ Statement Store::statement(const std::string& sql) {
 std::string Store::meta(const std::string& key) const {
     auto it = meta_.find(key);
     return it == meta_.end() ? std::string() : it->second;
+}
+
+std::string Store::last_updated() const {
+    std::lock_guard<std::mutex> lock(touch_mutex_);
+    return last_updated_;
 }
 
 std::shared_ptr<const Store::Ids> Store::cached_ids(const std::string& key) const {

@@ -81,10 +81,16 @@ public:
     // Sets `modified` of the rows of `table` whose id is in `ids`, in a private
     // writable copy of the database (made on the first touch, in TMPDIR); returns
     // the ids that are not in the table. The caller validates table and text.
+    // `modified_utc` is the same instant as `modified`: last_updated() moves to it when later.
     std::vector<std::int64_t> touch(const std::string& table, const std::vector<std::int64_t>& ids,
-                                    const std::string& modified);
-    // Drops the private copy: answers come from the shared file again.
+                                    const std::string& modified, std::int64_t modified_utc);
+    // Drops the private copy: answers come from the shared file again (and last_updated()
+    // is the database's built_at again).
     void untouch();
+    // When the data last changed, US Eastern "YYYY-MM-DD HH:MM:SS" (as /api/data-feeds/last-updated
+    // serves it): the database's built_at, or the latest touch's `modified` when later ("" when
+    // the database has no built_at and nothing was touched).
+    std::string last_updated() const;
     // Closes this thread's connections to a dropped copy; call where the thread
     // holds no Statement (before handling a request).
     void release_retired();
@@ -100,6 +106,7 @@ private:
     std::vector<std::uint64_t> retired_;
     std::atomic<std::size_t> retired_count_{0};
     std::map<std::string, std::string> meta_;
+    std::string last_updated_;        // guarded by touch_mutex_; built_at until a later touch
     mutable std::mutex ids_mutex_;
     std::unordered_map<std::string, std::shared_ptr<const Ids>> ids_;
     std::size_t cached_id_count_ = 0;

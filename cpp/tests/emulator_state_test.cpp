@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
-#include "routes.h"
-#include "options.h"
 #include "auth.h"
+#include "defaults.h"
 #include "faults.h"
+#include "options.h"
 #include "rate_limiter.h"
+#include "routes.h"
 #include "usage.h"
 #include "vehicledata/jwt.h"
 
@@ -46,6 +48,9 @@ TEST(EmulatorAccounts, DefaultsAndParsing) {
     EXPECT_EQ(d[0].id, emu::uuid_from("demo-premium-token"));
     EXPECT_EQ(d[0].id.size(), 36u);
     EXPECT_EQ(d[0].id[14], '4');
+    EXPECT_EQ(d[0].name, "premium");
+    EXPECT_EQ(d[1].name, "basic");
+    EXPECT_EQ(d[2].name, "free");
 
     auto a = emu::parse_accounts(R"([{"api_token":"t","api_secret":"s","subscribed":true,"rate_limit_type":"soft"}])");
     ASSERT_EQ(a.size(), 1u);
@@ -56,6 +61,55 @@ TEST(EmulatorAccounts, DefaultsAndParsing) {
     EXPECT_THROW(emu::parse_accounts(R"([{"api_token":"t","api_secret":"s","rate_limit_type":"x"}])"), std::runtime_error);
     EXPECT_THROW(emu::parse_accounts(R"([{"api_token":"t","api_secret":"s"},{"api_token":"t","api_secret":"u"}])"),
                  std::runtime_error);
+}
+
+TEST(EmulatorDefaults, PrintsTheOptionDefaultsAndTheDemoAccounts) {
+    const std::string text = emu::defaults_json();
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc = parser.parse(simdjson::padded_string(text));
+    const emu::Options o;
+    simdjson::dom::object opts = doc["options"];
+    EXPECT_EQ(std::string_view(opts["host"]), o.host);
+    const std::pair<const char*, std::int64_t> numbers[] = {
+        {"port", o.port}, {"rate_limit", o.rate_limit}, {"login_rate_limit", o.login_rate_limit},
+        {"window_seconds", o.window_seconds}, {"token_ttl", o.token_ttl}, {"threads", o.threads},
+        {"max_connections", o.max_connections}, {"max_headers", o.max_headers},
+        {"max_header_bytes", o.max_header_bytes}, {"request_timeout", o.request_timeout},
+        {"idle_timeout", o.idle_timeout}};
+    EXPECT_EQ(opts.size(), std::size(numbers) + 1);
+    for (const auto& [name, value] : numbers) EXPECT_EQ(std::int64_t(opts[name]), value) << name;
+    // The accounts, in the table's order; their values are a valid --accounts file.
+    const auto demo = emu::default_accounts();
+    simdjson::dom::object accounts = doc["accounts"];
+    ASSERT_EQ(accounts.size(), demo.size());
+    std::size_t i = 0;
+    std::string list = "[";
+    for (auto field : accounts) {
+        EXPECT_EQ(field.key, demo[i].name);
+        EXPECT_EQ(std::string_view(field.value["api_token"]), demo[i].api_token);
+        EXPECT_EQ(std::string_view(field.value["api_secret"]), demo[i].api_secret);
+        EXPECT_EQ(bool(field.value["subscribed"]), demo[i].subscribed);
+        EXPECT_EQ(bool(field.value["data_feed"]), demo[i].data_feed);
+        EXPECT_EQ(std::string_view(field.value["rate_limit_type"]), demo[i].rate_limit_type);
+        list += (i++ ? "," : "") + simdjson::minify(field.value);
+    }
+    const auto parsed = emu::parse_accounts(list + "]");
+    ASSERT_EQ(parsed.size(), demo.size());
+    for (std::size_t k = 0; k < demo.size(); ++k) {
+        EXPECT_EQ(parsed[k].id, demo[k].id);
+        EXPECT_EQ(parsed[k].rate_limit_type, demo[k].rate_limit_type);
+        EXPECT_EQ(parsed[k].name, "");  // loaded accounts have no demo name
+    }
+}
+
+TEST(EmulatorOptions, PrintDefaultsIsAFlagWithoutValue) {
+    bool help = false;
+    EXPECT_FALSE(emu::parse_options({}, help).print_defaults);
+    EXPECT_TRUE(emu::parse_options({"--print-defaults"}, help).print_defaults);
+    EXPECT_THROW(emu::parse_options({"--print-defaults=1"}, help), emu::OptionsError);
+    // The usage text shows the struct's defaults.
+    EXPECT_NE(emu::usage_text().find("[--rate-limit " + std::to_string(emu::Options().rate_limit) + "]"),
+              std::string::npos);
 }
 
 TEST(EmulatorAuth, IssuesTokensItAcceptsAndRejectsOthers) {

@@ -4,6 +4,6 @@
 >>> with Emulator() as emu:                       # doctest: +SKIP
 ...     url = emu.url
 """
-from .emulator import DEMO_ACCOUNTS, Emulator, EmulatorError, find_executable
+from .emulator import DEMO_ACCOUNTS, Emulator, EmulatorError, emulator_defaults, find_executable
 
-__all__ = ["DEMO_ACCOUNTS", "Emulator", "EmulatorError", "find_executable"]
+__all__ = ["DEMO_ACCOUNTS", "Emulator", "EmulatorError", "emulator_defaults", "find_executable"]

@@ -8,9 +8,14 @@
 The executable is ``vehicledata-emulator``: found through ``$VEHICLEDATA_EMULATOR_BIN``, next to
 ``vehicledata._core`` in ``bin/``, or in the ``bin/`` folder of any ``vehicledata.__path__`` entry.
 The control plane it drives is documented in docs/emulator.md.
+
+The emulator is the one home of its defaults and demo accounts: :func:`emulator_defaults` and
+:data:`DEMO_ACCOUNTS` read what ``vehicledata-emulator --print-defaults`` prints, and settings
+left as None here are not passed, so the executable's own defaults apply.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -21,21 +26,13 @@ import urllib.error
 import urllib.request
 import weakref
 from pathlib import Path
-from typing import Any, Dict, IO, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, IO, Iterator, List, Mapping, Optional, Sequence, Union
 
-__all__ = ["DEMO_ACCOUNTS", "Emulator", "EmulatorError", "find_executable"]
-
-#: The accounts the emulator knows when it is started without ``accounts``.
-DEMO_ACCOUNTS: Dict[str, Dict[str, Any]] = {
-    "premium": {"api_token": "demo-premium-token", "api_secret": "demo-premium-secret",
-                "subscribed": True, "data_feed": True, "rate_limit_type": "hard"},
-    "basic": {"api_token": "demo-basic-token", "api_secret": "demo-basic-secret",
-              "subscribed": True, "data_feed": False, "rate_limit_type": "soft"},
-    "free": {"api_token": "demo-free-token", "api_secret": "demo-free-secret",
-             "subscribed": False, "data_feed": False, "rate_limit_type": "hard"},
-}
+__all__ = ["DEMO_ACCOUNTS", "Emulator", "EmulatorError", "emulator_defaults", "find_executable"]
 
 _EXE = "vehicledata-emulator"
+#: The header carrying the ``--control-token`` on control-plane requests (docs/emulator.md).
+CONTROL_TOKEN_HEADER = "X-Emulator-Token"
 
 
 class EmulatorError(RuntimeError):
@@ -67,25 +64,89 @@ def find_executable() -> str:
     raise EmulatorError(f"cannot find {_EXE}; tried {tried}; set VEHICLEDATA_EMULATOR_BIN")
 
 
-def build_args(*, host: str = "127.0.0.1", port: int = 0, db: Optional[Union[str, os.PathLike]] = None,
-               accounts: Optional[str] = None, rate_limit: int = 600, login_rate_limit: int = 20,
-               token_ttl: int = 604800, threads: Optional[int] = None, jwt_secret: Optional[str] = None,
+@functools.lru_cache(maxsize=None)
+def _printed_defaults(exe: str) -> str:
+    try:
+        done = subprocess.run([exe, "--print-defaults"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise EmulatorError(f"{exe} --print-defaults: {exc}") from None
+    if done.returncode != 0:
+        raise EmulatorError(f"{exe} --print-defaults exited with {done.returncode}: "
+                            f"{done.stderr.decode('utf-8', 'replace').strip() or '(no stderr)'}")
+    return done.stdout.decode("utf-8")
+
+
+def emulator_defaults() -> Dict[str, Any]:
+    """The emulator's defaults as ``vehicledata-emulator --print-defaults`` prints them (read once
+    per executable; a fresh copy each call)::
+
+        {"options": {"host": "127.0.0.1", "port": 0, "rate_limit": 600, ...},
+         "accounts": {"premium": {"api_token": ..., "api_secret": ..., "subscribed": ...,
+                                  "data_feed": ..., "rate_limit_type": ...}, "basic": ..., "free": ...}}
+    """
+    return dict(json.loads(_printed_defaults(find_executable())))
+
+
+class _DemoAccounts(Mapping[str, Dict[str, Any]]):
+    """The demo accounts by name, read from the emulator on first use (each item a fresh dict)."""
+
+    def _accounts(self) -> Dict[str, Dict[str, Any]]:
+        return dict(emulator_defaults()["accounts"])
+
+    def __getitem__(self, name: str) -> Dict[str, Any]:
+        return dict(self._accounts()[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._accounts())
+
+    def __len__(self) -> int:
+        return len(self._accounts())
+
+    def __repr__(self) -> str:
+        return repr(self._accounts())
+
+
+#: The accounts the emulator knows when it is started without ``accounts`` ("premium", "basic",
+#: "free"), as the emulator prints them (:func:`emulator_defaults`), e.g.
+#: ``DEMO_ACCOUNTS["premium"]["api_token"]``.
+DEMO_ACCOUNTS: Mapping[str, Dict[str, Any]] = _DemoAccounts()
+
+
+def _flag_value(args: Sequence[str], flag: str) -> Optional[str]:
+    """The value of the last ``flag VALUE`` or ``flag=VALUE`` in ``args``, else None."""
+    value: Optional[str] = None
+    for i, a in enumerate(args):
+        if a == flag and i + 1 < len(args):
+            value = args[i + 1]
+        elif a.startswith(flag + "="):
+            value = a[len(flag) + 1:]
+    return value
+
+
+def build_args(*, host: Optional[str] = None, port: Optional[int] = None,
+               db: Optional[Union[str, os.PathLike]] = None, accounts: Optional[str] = None,
+               rate_limit: Optional[int] = None, login_rate_limit: Optional[int] = None,
+               token_ttl: Optional[int] = None, threads: Optional[int] = None, jwt_secret: Optional[str] = None,
                maintenance: bool = False, window_seconds: Optional[int] = None,
                log: bool = False, deprecated_403: bool = False, parent_pid: Optional[int] = None,
-               extra_args: Sequence[str] = ()) -> List[str]:
-    """Command-line flags of the executable for these settings."""
-    args = ["--host", host, "--port", str(int(port)), "--rate-limit", str(int(rate_limit)),
-            "--login-rate-limit", str(int(login_rate_limit)), "--token-ttl", str(int(token_ttl))]
+               control_token: Optional[str] = None, extra_args: Sequence[str] = ()) -> List[str]:
+    """Command-line flags of the executable for these settings; None leaves the emulator's default
+    (:func:`emulator_defaults`)."""
+    args: List[str] = []
+    if host is not None:
+        args += ["--host", host]
+    for flag, number in (("--port", port), ("--rate-limit", rate_limit), ("--login-rate-limit", login_rate_limit),
+                         ("--token-ttl", token_ttl), ("--threads", threads), ("--window-seconds", window_seconds)):
+        if number is not None:
+            args += [flag, str(int(number))]
     if db is not None:
         args += ["--db", os.fspath(db)]
     if accounts is not None:
         args += ["--accounts", accounts]
-    if threads is not None:
-        args += ["--threads", str(int(threads))]
     if jwt_secret is not None:
         args += ["--jwt-secret", jwt_secret]
-    if window_seconds is not None:
-        args += ["--window-seconds", str(int(window_seconds))]
+    if control_token is not None:
+        args += ["--control-token", control_token]
     if maintenance:
         args.append("--maintenance")
     if deprecated_403:
@@ -111,27 +172,36 @@ class Emulator:
 
     ``db`` defaults to :func:`vehicledata.dataset.ensure_database` (built on first use).
     ``accounts`` is a list of account dicts (written to a temporary file) or a path to such a
-    JSON file; without it the emulator uses :data:`DEMO_ACCOUNTS`.
+    JSON file; without it the emulator uses :data:`DEMO_ACCOUNTS`. Settings left as None take
+    the emulator's defaults (:func:`emulator_defaults`); ``host`` and ``port`` are set from the
+    address the emulator prints once it has started.
+    ``control_token`` starts it with ``--control-token`` (also when given in ``extra_args``); the
+    control-plane methods then send it as ``X-Emulator-Token``.
     ``die_with_parent`` (default True) passes ``--parent-pid``: the server ends with this Python
     process however it ends (``kill -9`` included), never left behind as an orphan.
     """
 
-    def __init__(self, port: int = 0, host: str = "127.0.0.1", db: Optional[Union[str, os.PathLike]] = None,
+    def __init__(self, port: Optional[int] = None, host: Optional[str] = None,
+                 db: Optional[Union[str, os.PathLike]] = None,
                  accounts: Optional[Union[str, os.PathLike, Sequence[Mapping[str, Any]]]] = None,
-                 rate_limit: int = 600, login_rate_limit: int = 20, token_ttl: int = 604800,
-                 threads: Optional[int] = None, extra_args: Sequence[str] = (), *,
+                 rate_limit: Optional[int] = None, login_rate_limit: Optional[int] = None,
+                 token_ttl: Optional[int] = None, threads: Optional[int] = None, extra_args: Sequence[str] = (), *,
                  startup_timeout: float = 30.0, jwt_secret: Optional[str] = None,
                  window_seconds: Optional[int] = None, maintenance: bool = False,
-                 deprecated_403: bool = False, die_with_parent: bool = True) -> None:
+                 deprecated_403: bool = False, die_with_parent: bool = True,
+                 control_token: Optional[str] = None) -> None:
         self.host = host
         self.port = port
         self._db = db
         self._accounts = accounts
         self._settings = dict(rate_limit=rate_limit, login_rate_limit=login_rate_limit, token_ttl=token_ttl,
                               threads=threads, jwt_secret=jwt_secret, window_seconds=window_seconds,
-                              maintenance=maintenance, deprecated_403=deprecated_403)
+                              maintenance=maintenance, deprecated_403=deprecated_403, control_token=control_token)
         self._die_with_parent = die_with_parent
-        self._extra_args = list(extra_args)
+        self._extra_args = [str(a) for a in extra_args]
+        #: The control plane's token: a ``--control-token`` in ``extra_args`` (passed last, so the
+        #: emulator keeps it), else ``control_token``.
+        self.control_token: Optional[str] = _flag_value(self._extra_args, "--control-token") or control_token
         self._startup_timeout = startup_timeout
         self._proc: Optional[subprocess.Popen] = None
         self._tmpdir: Optional[tempfile.TemporaryDirectory] = None
@@ -172,7 +242,10 @@ class Emulator:
             raise EmulatorError(f"emulator did not start ({' '.join(args)}): "
                                 f"{line.strip() or 'no output'}; stderr: {err.strip() or '(empty)'}")
         self.url = line[len(prefix):].strip()
-        self.port = int(self.url.rsplit(":", 1)[1])
+        address = self.url.split("://", 1)[1]
+        host, port = address.rsplit(":", 1)
+        self.host = host[1:-1] if host.startswith("[") else host
+        self.port = int(port)
         return self
 
     def _first_line(self, proc: subprocess.Popen, timeout: float) -> str:
@@ -242,8 +315,10 @@ class Emulator:
         if not self.url:
             raise EmulatorError("the emulator is not running")
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + "/_emulator/" + route, data=data, method=method,
-                                     headers={"Content-Type": "application/json"} if data else {})
+        headers = {"Content-Type": "application/json"} if data else {}
+        if self.control_token is not None:
+            headers[CONTROL_TOKEN_HEADER] = self.control_token
+        req = urllib.request.Request(self.url + "/_emulator/" + route, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=10) as resp:
                 return json.loads(resp.read() or b"null")
