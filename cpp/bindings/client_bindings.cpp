@@ -16,6 +16,7 @@
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
+#include "vehicledata/client/paging.h"
 #include "vehicledata/client/redact.h"
 #include "vehicledata/schema.h"
 
@@ -26,6 +27,9 @@ namespace vc = vehicledata::client;
 namespace sc = vehicledata::schema;
 
 namespace vehicledata::bindings {
+
+void bind_client_options(py::module_& c);  // options_bindings.cpp
+
 namespace {
 
 const char* kind_name(vc::ColumnKind k) {
@@ -188,23 +192,18 @@ py::list page_columns(py::object self) {
     return out;
 }
 
-std::string getstr(py::dict& kw, const char* key, const std::string& def) {
-    if (!kw.contains(key)) return def;
-    py::object v = kw[key];
-    kw.attr("pop")(key);
-    return v.is_none() ? def : v.cast<std::string>();
-}
-double getnum(py::dict& kw, const char* key, double def) {
-    if (!kw.contains(key)) return def;
-    py::object v = kw[key];
-    kw.attr("pop")(key);
-    return v.is_none() ? def : v.cast<double>();
-}
-bool getbool(py::dict& kw, const char* key, bool def) {
-    if (!kw.contains(key)) return def;
-    py::object v = kw[key];
-    kw.attr("pop")(key);
-    return v.is_none() ? def : v.cast<bool>();
+// The crawl a batch belongs to: page `first_number` and the numbers of the
+// targets (default: the pages after it).
+vc::Crawl crawl_of(const vc::Page& first, std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers,
+                   std::size_t targets) {
+    vc::Crawl crawl{vc::paging_of(first, first_number), {}};
+    if (numbers) {
+        if (numbers->size() != targets) throw py::value_error("numbers must give one page number per target");
+        crawl.numbers = std::move(*numbers);
+    } else {
+        for (std::size_t i = 0; i < targets; ++i) crawl.numbers.push_back(first_number + 1 + static_cast<std::int64_t>(i));
+    }
+    return crawl;
 }
 
 // The Python-facing client: the C++ client plus the Python logger.
@@ -213,59 +212,8 @@ struct PyClient {
     std::shared_ptr<py::object> logger;  // callable(level, message) or None
 };
 
-std::unique_ptr<PyClient> make_client(py::kwargs kwargs) {
-    py::dict kw(kwargs);
-    vc::ClientOptions o;
-    o.base_url = getstr(kw, "base_url", vc::kDefaultBaseUrl);
-    o.api_token = getstr(kw, "api_token", "");
-    o.api_secret = getstr(kw, "api_secret", "");
-    o.transport.connect_timeout = getnum(kw, "connect_timeout", o.transport.connect_timeout);
-    o.transport.timeout = getnum(kw, "timeout", o.transport.timeout);
-    o.transport.user_agent = getstr(kw, "user_agent", "");
-    o.transport.verify_tls = getbool(kw, "verify_tls", true);
-    o.transport.ca_bundle = getstr(kw, "ca_bundle", "");
-    o.transport.proxy = getstr(kw, "proxy", "");
-    o.transport.http2 = getbool(kw, "http2", true);
-    if (kw.contains("compress")) {
-        py::object v = kw["compress"];
-        kw.attr("pop")("compress");
-        o.transport.compress = v.is_none() ? -1 : (v.cast<bool>() ? 1 : 0);
-    }
-    o.retry.total = static_cast<int>(getnum(kw, "retry_total", o.retry.total));
-    o.retry.backoff_factor = getnum(kw, "backoff_factor", o.retry.backoff_factor);
-    o.retry.backoff_max = getnum(kw, "backoff_max", o.retry.backoff_max);
-    o.retry.backoff_jitter = getnum(kw, "backoff_jitter", o.retry.backoff_jitter);
-    o.retry.respect_retry_after = getbool(kw, "respect_retry_after", true);
-    o.retry.max_wait = getnum(kw, "max_wait", o.retry.max_wait);
-    o.retry.retry_transport_errors = getbool(kw, "retry_transport_errors", true);
-    if (kw.contains("status_forcelist")) {
-        py::object v = kw["status_forcelist"];
-        kw.attr("pop")("status_forcelist");
-        o.retry.status_forcelist.clear();
-        for (auto item : v) o.retry.status_forcelist.insert(item.cast<int>());
-    }
-    o.rate_limit = getnum(kw, "rate_limit", o.rate_limit);
-    o.login_rate_limit = getnum(kw, "login_rate_limit", o.login_rate_limit);
-    o.rate_limit_burst = getnum(kw, "rate_limit_burst", o.rate_limit_burst);
-    o.jwt_cache_path = getstr(kw, "jwt_cache_path", "");
-    o.jwt_margin = static_cast<int>(getnum(kw, "jwt_margin", o.jwt_margin));
-    o.max_parallel = static_cast<int>(getnum(kw, "max_parallel", o.max_parallel));
-    o.max_pages = static_cast<std::int64_t>(getnum(kw, "max_pages", static_cast<double>(o.max_pages)));
-    o.transport.max_body = static_cast<std::int64_t>(getnum(kw, "max_body", static_cast<double>(o.transport.max_body)));
-    o.transport.max_decompressed =
-        static_cast<std::int64_t>(getnum(kw, "max_decompressed", static_cast<double>(o.transport.max_decompressed)));
-    o.transport.low_speed_limit = static_cast<long>(getnum(kw, "low_speed_limit", static_cast<double>(o.transport.low_speed_limit)));
-    o.transport.low_speed_time = getnum(kw, "low_speed_time", o.transport.low_speed_time);
-    py::object logger = py::none();
-    if (kw.contains("logger")) {
-        logger = kw["logger"];
-        kw.attr("pop")("logger");
-    }
-    if (py::len(kw) != 0) {
-        std::string names;
-        for (auto item : kw) names += (names.empty() ? "" : ", ") + item.first.cast<std::string>();
-        throw py::type_error("unknown client options: " + names);
-    }
+std::unique_ptr<PyClient> make_client(vc::ClientOptions o, py::object logger) {
+    vc::validate(o.retry);
     auto pc = std::make_unique<PyClient>();
     pc->client = std::make_unique<vc::Client>(std::move(o));
     pc->logger = std::shared_ptr<py::object>(new py::object(logger), [](py::object* p) {
@@ -304,6 +252,7 @@ void bind_client(py::module_& m) {
     py::module_ c = m.def_submodule("client", "libcurl transport, retries, JWT cache, simdjson page decoder");
     c.attr("DEFAULT_BASE_URL") = vc::kDefaultBaseUrl;
     c.attr("USER_AGENT") = std::string("vehicledata/") + VEHICLEDATA_VERSION;
+    bind_client_options(c);
 
     py::class_<vc::Page, std::shared_ptr<vc::Page>>(c, "Page", "One decoded page: typed columns of one record type.")
         .def_property_readonly("rows", [](const vc::Page& p) { return p.rows; })
@@ -369,17 +318,24 @@ void bind_client(py::module_& m) {
         return py::make_tuple(us, off);
     }, py::arg("text"), "ISO 8601 -> (epoch microseconds, UTC offset minutes), or None.");
 
+    c.def("check_paging", [](const vc::Page& page, std::int64_t number, const vc::Page* first, std::int64_t first_number) {
+        if (!first) return vc::check_paging(page, number, nullptr);
+        const vc::Paging base = vc::paging_of(*first, first_number);
+        vc::check_paging(page, number, &base);
+    }, py::arg("page"), py::arg("number"), py::arg("first") = nullptr, py::arg("first_number") = 1,
+       "Raise PaginationError when page `number` contradicts itself or `first` (page `first_number` of its crawl).");
+
+    c.def("link_page", &vc::link_page, py::arg("link"),
+          "The `page` parameter of a link (1 when absent), None for an empty link; PaginationError if not a number.");
+
     c.def("parse_retry_after", [](const std::string& value, std::int64_t now) -> py::object {
         auto v = vc::parse_retry_after(value, now);
         return v ? py::cast(*v) : py::none();
     }, py::arg("value"), py::arg("now"), "Retry-After (seconds or HTTP date) -> seconds, or None.");
 
     py::class_<PyClient>(c, "Client", "The C++ client core (use vehicledata.Client).")
-        .def(py::init(&make_client),
-             "Options: base_url, api_token, api_secret, connect_timeout, timeout, user_agent, verify_tls, ca_bundle, "
-             "proxy, http2, retry_total, backoff_factor, backoff_max, backoff_jitter, status_forcelist, "
-             "respect_retry_after, max_wait, retry_transport_errors, rate_limit, login_rate_limit, rate_limit_burst, jwt_cache_path, "
-             "jwt_margin, max_parallel, logger.")
+        .def(py::init(&make_client), py::arg("options"), py::arg("logger") = py::none(),
+             "A client with these ClientOptions; `logger`: callable(level, message) or None.")
         .def_property_readonly("base_url", [](const PyClient& p) { return p.client->options().base_url; })
         .def_property_readonly("has_credentials", [](const PyClient& p) { return p.client->has_credentials(); })
         .def_property_readonly("has_token", [](const PyClient& p) { return p.client->has_token(); })
@@ -410,41 +366,37 @@ void bind_client(py::module_& m) {
             return std::make_shared<vc::Page>(p.client->get_page(target, r, s, verbose));
         }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false)
         .def("get_pages", [](PyClient& p, const std::vector<std::string>& targets, const std::string& record,
-                             const std::string& shape, bool verbose) {
+                             const std::string& shape, bool verbose, const vc::Page* first, std::int64_t first_number,
+                             std::optional<std::vector<std::int64_t>> numbers) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
+            std::optional<vc::Crawl> crawl;
+            if (first) crawl = crawl_of(*first, first_number, std::move(numbers), targets.size());
             std::vector<vc::Page> pages;
             {
                 py::gil_scoped_release nogil;
-                pages = p.client->get_pages(targets, r, s, verbose);
+                pages = p.client->get_pages(targets, r, s, verbose, crawl ? &*crawl : nullptr);
             }
             std::vector<std::shared_ptr<vc::Page>> out;
             for (auto& pg : pages) out.push_back(std::make_shared<vc::Page>(std::move(pg)));
             return out;
         }, py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false,
-           "Fetch pages concurrently (curl multi, inside the token bucket); results in input order.")
+           py::arg("first") = nullptr, py::arg("first_number") = 1, py::arg("numbers") = py::none(),
+           "Fetch pages concurrently (curl multi, inside the token bucket); results in input order.  With `first` "
+           "(page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it as it arrives "
+           "(PaginationError).")
         .def("collect_pages", [](PyClient& p, const vc::Page& first, const std::vector<std::string>& targets,
-                                 const std::string& record, const std::string& shape, bool verbose) {
+                                 const std::string& record, const std::string& shape, bool verbose,
+                                 std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
-            std::vector<vc::Client::PageInfo> infos;
-            std::shared_ptr<vc::Page> merged;
-            {
-                py::gil_scoped_release nogil;
-                merged = std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, &infos, verbose));
-            }
-            py::list out;
-            for (const auto& info : infos) {
-                py::dict d;
-                d["collection"] = collection_dict(info.collection);
-                d["rows"] = info.rows;
-                d["url"] = text(info.url);
-                out.append(d);
-            }
-            return py::make_tuple(merged, out);
+            vc::Crawl crawl = crawl_of(first, first_number, std::move(numbers), targets.size());
+            py::gil_scoped_release nogil;
+            return std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, verbose, &crawl));
         }, py::arg("first"), py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope",
-           py::arg("verbose") = false,
-           "Fetch targets concurrently and append them in order to a copy of `first`: (page, [info per target]).")
+           py::arg("verbose") = false, py::arg("first_number") = 1, py::arg("numbers") = py::none(),
+           "Fetch targets concurrently and append them in order to a copy of `first` (page `first_number`), checking "
+           "each (numbered by `numbers`, default the pages after `first`) as it arrives (PaginationError).")
         .def("download", [](PyClient& p, const std::string& target, const std::string& path, bool resume,
                             py::object progress) {
             vc::ProgressFn fn;

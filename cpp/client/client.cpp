@@ -9,11 +9,11 @@
 #include <deque>
 #include <map>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <sys/stat.h>
 
 #include "vehicledata/client/errors.h"
+#include "vehicledata/client/paging.h"
 #include "vehicledata/format.h"
 #include "vehicledata/jwt.h"
 #include "vehicledata/client/redact.h"
@@ -26,12 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 std::int64_t now_epoch() {
     return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-double jitter(double max) {
-    if (max <= 0) return 0;
-    thread_local std::mt19937 rng{std::random_device{}()};
-    return std::uniform_real_distribution<double>(0.0, max)(rng);
 }
 
 std::string seconds_text(double s) {
@@ -191,8 +185,7 @@ void Client::raise_for(const Response& r) {
 }
 
 std::string Client::do_login() {
-    const RetryPolicy& p = options_.retry;
-    int retries = 0;
+    RetryState state(options_.retry);
     while (true) {
         Request req;
         req.method = "POST";
@@ -210,12 +203,13 @@ std::string Client::do_login() {
         bytes_ += static_cast<std::int64_t>(r.body.size());
         log(kDebug, request_log_line("POST " + r.url, r));
         refuse_limited(r);
-        double delay = -1;
+        RetryDecision d;
         if (!r.transferred()) {
-            if (!p.retry_transport_errors || retries >= p.total)
-                throw TransportError("login failed: " + r.error, r.url, r.timed_out, r.curl_code);
-            ++retries;
-            delay = backoff_seconds(p, retries) + jitter(p.backoff_jitter);
+            d = state.transfer_failed(r.error);
+            if (!d.retry)
+                throw TransportError("login failed: " + r.error + (d.past_max_wait ? " (next retry in " + seconds_text(d.delay) +
+                                                                       " s exceeds max_wait)" : std::string()),
+                                     r.url, r.timed_out, r.curl_code);
         } else if (r.status >= 200 && r.status < 300) {
             std::string jwt = r.body;
             while (!jwt.empty() && (jwt.back() == '\n' || jwt.back() == '\r' || jwt.back() == ' ')) jwt.pop_back();
@@ -225,23 +219,11 @@ std::string Client::do_login() {
             remember_secret(jwt);
             log(kDebug, "logged in at " + options_.base_url);
             return jwt;
-        } else if (p.status_forcelist.count(static_cast<int>(r.status)) && retries < p.total) {
-            ++retries;
-            std::optional<double> ra;
-            if (p.respect_retry_after && !r.retry_after.empty()) ra = parse_retry_after(r.retry_after, now_epoch());
-            delay = ra ? *ra : backoff_seconds(p, retries) + jitter(p.backoff_jitter);
-            if (delay > p.max_wait) raise_for(r);
         } else {
-            raise_for(r);
+            d = state.status(r.status, r.retry_after);
+            if (!d.retry) raise_for(r);
         }
-        if (delay > p.max_wait)
-            throw TransportError("login failed: " + r.error + " (next retry in " + seconds_text(delay) +
-                                 " s exceeds max_wait)", r.url, r.timed_out, r.curl_code);
-        ++retries_;
-        log(kInfo, "retrying login in " + seconds_text(delay) + " s (retry " + std::to_string(retries) + " of " +
-                       std::to_string(p.total) + ") after " +
-                       (r.transferred() ? "HTTP " + std::to_string(r.status) : r.error));
-        transport_.sleep(delay);
+        transport_.sleep(retrying(d, "login"));
     }
 }
 
@@ -288,53 +270,46 @@ Request Client::make_request(const std::string& target, std::string* jwt_used) {
     return req;
 }
 
-double Client::assess(const Response& r, int& retries, bool& renewed, const std::string& jwt_used,
-                      const std::string& what) {
+double Client::retrying(const RetryDecision& d, const std::string& what) {
+    ++retries_;
+    log(kInfo, "retrying " + what + " in " + seconds_text(d.delay) + " s (retry " + std::to_string(d.number) + " of " +
+                   std::to_string(options_.retry.total) + ") after " + d.reason);
+    return d.delay;
+}
+
+double Client::assess(const Response& r, RetryState& state, const std::string& jwt_used, const std::string& what) {
     log(kDebug, request_log_line(what, r));
-    const RetryPolicy& p = options_.retry;
-    double delay;
-    std::string reason;
     refuse_limited(r);
     if (!r.transferred()) {
-        if (!p.retry_transport_errors || retries >= p.total) {
-            std::string msg = (r.timed_out ? "timed out: " : "transfer failed: ") + r.error;
-            throw TransportError(msg, r.url, r.timed_out, r.curl_code);
-        }
-        ++retries;
-        delay = backoff_seconds(p, retries) + jitter(p.backoff_jitter);
-        reason = r.error;
-        if (delay > p.max_wait)
-            throw TransportError("transfer failed: " + r.error + " (next retry in " + seconds_text(delay) +
-                                 " s exceeds max_wait)", r.url, r.timed_out, r.curl_code);
-    } else if (r.status >= 200 && r.status < 300) {
-        return -1;
-    } else {
-        bool unauthenticated = r.status == 401;
-        if (!unauthenticated && r.status == 500 && !jwt_used.empty())
-            unauthenticated = parse_error_body(r.body, r.content_type).exception == "UnauthenticatedException";
-        if (unauthenticated && !jwt_used.empty() && !renewed) {
-            renewed = true;
+        RetryDecision d = state.transfer_failed(r.error);
+        if (!d.retry)
+            throw TransportError(d.past_max_wait ? "transfer failed: " + r.error + " (next retry in " + seconds_text(d.delay) +
+                                                       " s exceeds max_wait)"
+                                                 : (r.timed_out ? "timed out: " : "transfer failed: ") + r.error,
+                                 r.url, r.timed_out, r.curl_code);
+        return retrying(d, what);
+    }
+    if (r.status >= 200 && r.status < 300) return -1;
+    if (!jwt_used.empty()) {
+        bool unauthenticated = r.status == 401 || (r.status == 500 && parse_error_body(r.body, r.content_type).exception ==
+                                                                          "UnauthenticatedException");
+        if (unauthenticated && state.renew_token()) {
             jwt_.invalidate(jwt_used);
             log(kInfo, "token rejected (HTTP " + std::to_string(r.status) + ") on " + r.url + "; logging in again");
             return 0;
         }
-        if (!p.status_forcelist.count(static_cast<int>(r.status)) || retries >= p.total) raise_for(r);
-        ++retries;
-        std::optional<double> ra;
-        if (p.respect_retry_after && !r.retry_after.empty()) ra = parse_retry_after(r.retry_after, now_epoch());
-        delay = ra ? *ra : backoff_seconds(p, retries) + jitter(p.backoff_jitter);
-        if (delay > p.max_wait) raise_for(r);
-        reason = "HTTP " + std::to_string(r.status) + (ra ? " (Retry-After " + r.retry_after + ")" : "");
     }
-    ++retries_;
-    log(kInfo, "retrying " + what + " in " + seconds_text(delay) + " s (retry " + std::to_string(retries) + " of " +
-                   std::to_string(p.total) + ") after " + reason);
-    return delay;
+    RetryDecision d = state.status(r.status, r.retry_after);
+    if (!d.retry) raise_for(r);
+    return retrying(d, what);
 }
 
 Response Client::get(const std::string& target) {
-    int retries = 0;
-    bool renewed = false;
+    RetryState state(options_.retry);
+    return get(target, state);
+}
+
+Response Client::get(const std::string& target, RetryState& state) {
     while (true) {
         std::string jwt_used;
         Request req = make_request(target, &jwt_used);
@@ -342,39 +317,37 @@ Response Client::get(const std::string& target) {
         ++requests_;
         Response r = transport_.perform(req);
         bytes_ += static_cast<std::int64_t>(r.body.size());
-        double delay = assess(r, retries, renewed, jwt_used, "GET " + req.url);
+        double delay = assess(r, state, jwt_used, "GET " + req.url);
         if (delay < 0) return r;
         if (delay > 0) transport_.sleep(delay);
     }
 }
 
 Page Client::get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose) {
-    int decode_retries = 0;
+    RetryState state(options_.retry);
     while (true) {
-        Response r = get(target);
+        Response r = get(target, state);
         try {
             Page page = decode_page(r.body, record, shape, r.url, verbose);
             check_pages(page);
             return page;
         } catch (const DecodeError& e) {
-            const RetryPolicy& p = options_.retry;
-            if (!p.retry_transport_errors || decode_retries >= p.total) throw;
-            ++decode_retries;
-            double delay = backoff_seconds(p, decode_retries) + jitter(p.backoff_jitter);
-            if (delay > p.max_wait) throw;
-            ++retries_;
-            log(kInfo, "retrying GET " + r.url + " in " + seconds_text(delay) + " s (retry " +
-                           std::to_string(decode_retries) + " of " + std::to_string(p.total) + ") after a body that did not decode: " +
-                           e.what());
-            transport_.sleep(delay);
+            RetryDecision d = state.decode_failed(e.what());
+            if (!d.retry) throw;
+            transport_.sleep(retrying(d, "GET " + r.url));
         }
     }
 }
 
 std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, const schema::Record& record,
-                                    schema::Shape shape, bool verbose) {
+                                    schema::Shape shape, bool verbose, const Crawl* crawl) {
     std::vector<std::optional<Page>> out(targets.size());
-    fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) { out[i] = std::move(p); }, verbose);
+    std::size_t next = 0;  // pages before it are checked
+    fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) {
+        out[i] = std::move(p);
+        for (; next < out.size() && out[next]; ++next)
+            if (crawl) check_paging(*out[next], crawl->numbers.at(next), &crawl->first);
+    }, verbose);
     std::vector<Page> pages;
     pages.reserve(out.size());
     for (auto& p : out) pages.push_back(std::move(*p));
@@ -382,7 +355,7 @@ std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, con
 }
 
 Page Client::collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
-                           schema::Shape shape, std::vector<PageInfo>* infos, bool verbose) {
+                           schema::Shape shape, bool verbose, const Crawl* crawl) {
     // Reserve for the announced total, but never more than full pages could hold.
     std::size_t expected = first.rows;
     if (first.collection.total > 0)
@@ -393,13 +366,12 @@ Page Client::collect_pages(const Page& first, const std::vector<std::string>& ta
         Page copy = first;
         append_page(acc, std::move(copy));
     }
-    if (infos) infos->assign(targets.size(), PageInfo{});
     std::map<std::size_t, Page> waiting;
     std::size_t next = 0;
     fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) {
-        if (infos) (*infos)[i] = PageInfo{p.collection, p.rows, p.url};
         waiting.emplace(i, std::move(p));
         for (auto it = waiting.find(next); it != waiting.end(); it = waiting.find(next)) {
+            if (crawl) check_paging(it->second, crawl->numbers.at(next), &crawl->first);
             append_page(acc, std::move(it->second));
             waiting.erase(it);
             ++next;
@@ -417,13 +389,13 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
         return;
     }
     struct State {
-        int retries = 0;
-        int decode_retries = 0;
-        bool renewed = false;
+        RetryState retry;
         std::string jwt_used;
         Clock::time_point not_before{};
     };
-    std::vector<State> st(n);
+    std::vector<State> st;
+    st.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) st.push_back(State{RetryState(options_.retry), {}, {}});
     std::deque<std::size_t> pending;
     for (std::size_t i = 0; i < n; ++i) pending.push_back(i);
     std::size_t done = 0;
@@ -465,7 +437,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
         if (batch.running() == 0 && pending.empty()) break;
         for (auto& [i, r] : batch.poll(batch.running() ? wait_ms : std::max(1, wait_ms))) {
             bytes_ += static_cast<std::int64_t>(r.body.size());
-            double delay = assess(r, st[i].retries, st[i].renewed, st[i].jwt_used, "GET " + r.url);
+            double delay = assess(r, st[i].retry, st[i].jwt_used, "GET " + r.url);
             if (delay < 0) {
                 try {
                     Page page = decode_page(r.body, record, shape, r.url, verbose);
@@ -475,14 +447,9 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
                     ++done;
                     continue;
                 } catch (const DecodeError& e) {
-                    const RetryPolicy& p = options_.retry;
-                    if (!p.retry_transport_errors || st[i].decode_retries >= p.total) throw;
-                    ++st[i].decode_retries;
-                    delay = backoff_seconds(p, st[i].decode_retries) + jitter(p.backoff_jitter);
-                    if (delay > p.max_wait) throw;
-                    ++retries_;
-                    log(kInfo, "retrying GET " + r.url + " in " + seconds_text(delay) +
-                                   " s after a body that did not decode: " + e.what());
+                    RetryDecision d = st[i].retry.decode_failed(e.what());
+                    if (!d.retry) throw;
+                    delay = retrying(d, "GET " + r.url);
                 }
             }
             st[i].not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
@@ -494,8 +461,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
 DownloadResult Client::download(const std::string& target, const std::string& path, bool resume,
                                 const ProgressFn& progress) {
     DownloadResult result;
-    int retries = 0;
-    bool renewed = false;
+    RetryState state(options_.retry);
     std::int64_t offset = 0;
     if (resume) {
         struct stat sb;
@@ -552,7 +518,7 @@ DownloadResult Client::download(const std::string& target, const std::string& pa
             result.content_type = r.content_type;
             return result;
         }
-        double delay = assess(r, retries, renewed, jwt_used, "download " + r.url);
+        double delay = assess(r, state, jwt_used, "download " + r.url);
         if (delay < 0) {
             result.bytes = written;
             result.content_type = r.content_type;

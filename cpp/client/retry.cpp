@@ -4,12 +4,31 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace vehicledata::client {
+
+void validate(const RetryPolicy& p) {
+    if (p.total < 0) throw std::invalid_argument("Retry.total must be >= 0, not " + std::to_string(p.total));
+    const std::pair<const char*, double> numbers[] = {{"backoff_factor", p.backoff_factor},
+                                                      {"backoff_max", p.backoff_max},
+                                                      {"backoff_jitter", p.backoff_jitter},
+                                                      {"max_wait", p.max_wait}};
+    for (const auto& [name, value] : numbers) {
+        if (!(value >= 0)) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%g", value);
+            throw std::invalid_argument(std::string("Retry.") + name + " must be >= 0, not " + buf);
+        }
+    }
+}
 
 double backoff_seconds(const RetryPolicy& policy, int retry) {
     if (retry < 1 || policy.backoff_factor <= 0) return 0.0;
@@ -18,6 +37,16 @@ double backoff_seconds(const RetryPolicy& policy, int retry) {
 }
 
 namespace {
+
+double random_jitter(double max) {
+    if (max <= 0) return 0;
+    thread_local std::mt19937 rng{std::random_device{}()};
+    return std::uniform_real_distribution<double>(0.0, max)(rng);
+}
+
+std::int64_t system_epoch() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 int month_index(std::string_view m) {
     static const char* names[] = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"};
@@ -50,6 +79,54 @@ bool all_digits(std::string_view s) {
 }
 
 }  // namespace
+
+RetryState::RetryState(const RetryPolicy& policy, double (*jitter_source)(double))
+    : policy_(policy), jitter_(jitter_source ? jitter_source : &random_jitter) {}
+
+RetryDecision RetryState::backoff(std::string reason) {
+    RetryDecision d;
+    d.reason = std::move(reason);
+    if (retries_ >= policy_.total) return d;
+    d.number = ++retries_;
+    d.delay = backoff_seconds(policy_, d.number) + (policy_.backoff_jitter > 0 ? jitter_(policy_.backoff_jitter) : 0.0);
+    d.past_max_wait = d.delay > policy_.max_wait;
+    d.retry = !d.past_max_wait;
+    return d;
+}
+
+RetryDecision RetryState::transfer_failed(const std::string& error) {
+    if (!policy_.retry_transport_errors) return RetryDecision{false, false, 0, retries_, error};
+    return backoff(error);
+}
+
+RetryDecision RetryState::decode_failed(const std::string& error) {
+    if (!policy_.retry_transport_errors)
+        return RetryDecision{false, false, 0, retries_, "a body that did not decode: " + error};
+    return backoff("a body that did not decode: " + error);
+}
+
+RetryDecision RetryState::status(long status, std::string_view retry_after, std::int64_t now_epoch) {
+    const std::string what = "HTTP " + std::to_string(status);
+    if (!policy_.status_forcelist.count(static_cast<int>(status))) return RetryDecision{false, false, 0, retries_, what};
+    std::optional<double> ra;
+    if (policy_.respect_retry_after && !retry_after.empty())
+        ra = parse_retry_after(retry_after, now_epoch < 0 ? system_epoch() : now_epoch);
+    if (!ra) return backoff(what);
+    RetryDecision d;
+    d.reason = what + " (Retry-After " + std::string(retry_after) + ")";
+    if (retries_ >= policy_.total) return d;
+    d.number = ++retries_;
+    d.delay = *ra;
+    d.past_max_wait = d.delay > policy_.max_wait;
+    d.retry = !d.past_max_wait;
+    return d;
+}
+
+bool RetryState::renew_token() {
+    if (renewed_) return false;
+    renewed_ = true;
+    return true;
+}
 
 std::optional<std::int64_t> parse_http_date(std::string_view value) {
     // Accepts "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",

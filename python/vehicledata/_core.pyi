@@ -1,7 +1,7 @@
 # Type stubs of the compiled module vehicledata._core (cpp/bindings/*.cpp).
 # Submodules are typed as classes of static functions (a stub cannot declare a
 # nested module): `_core.schema.records()` etc. type-check as written.
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -103,41 +103,68 @@ class _RecordBase:
     @property
     def _is_view(self) -> bool: ...
 
-class _CoreClient:
+class _Retry:
+    """vehicledata.Retry: the C++ RetryPolicy (immutable)."""
     def __init__(
         self,
-        *,
-        base_url: str = ...,
-        api_token: str = ...,
-        api_secret: str = ...,
-        connect_timeout: float = ...,
-        timeout: float = ...,
-        user_agent: str = ...,
-        verify_tls: bool = ...,
-        ca_bundle: str = ...,
-        proxy: str = ...,
-        http2: bool = ...,
-        retry_total: int = ...,
+        total: int = ...,
         backoff_factor: float = ...,
         backoff_max: float = ...,
         backoff_jitter: float = ...,
-        status_forcelist: Sequence[int] = ...,
+        status_forcelist: Iterable[int] = ...,
         respect_retry_after: bool = ...,
         max_wait: float = ...,
         retry_transport_errors: bool = ...,
-        rate_limit: float = ...,
-        login_rate_limit: float = ...,
-        rate_limit_burst: float = ...,
-        jwt_cache_path: str = ...,
-        jwt_margin: int = ...,
-        max_parallel: int = ...,
-        max_pages: int = ...,
-        max_body: int = ...,
-        max_decompressed: int = ...,
-        low_speed_limit: int = ...,
-        low_speed_time: float = ...,
-        logger: Optional[Callable[[int, str], Any]] = ...,
     ) -> None: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def backoff_factor(self) -> float: ...
+    @property
+    def backoff_max(self) -> float: ...
+    @property
+    def backoff_jitter(self) -> float: ...
+    @property
+    def status_forcelist(self) -> FrozenSet[int]: ...
+    @property
+    def respect_retry_after(self) -> bool: ...
+    @property
+    def max_wait(self) -> float: ...
+    @property
+    def retry_transport_errors(self) -> bool: ...
+    def backoff(self, retry: int) -> float: ...
+    @staticmethod
+    def coerce(value: Union["_Retry", int, bool, None]) -> "_Retry": ...
+
+class _ClientOptions:
+    """The C++ ClientOptions (transport fields flattened)."""
+    base_url: str
+    api_token: str
+    api_secret: str  # write-only: reads as "***" once set
+    retry: _Retry
+    rate_limit: float
+    login_rate_limit: float
+    rate_limit_burst: float
+    jwt_cache_path: str
+    jwt_margin: int
+    max_parallel: int
+    max_pages: int
+    compress: Optional[bool]
+    connect_timeout: float
+    timeout: float
+    user_agent: str
+    verify_tls: bool
+    ca_bundle: str
+    proxy: str
+    http2: bool
+    max_body: int
+    max_decompressed: int
+    low_speed_limit: int
+    low_speed_time: float
+    def __init__(self) -> None: ...
+
+class _CoreClient:
+    def __init__(self, options: _ClientOptions, logger: Optional[Callable[[int, str], Any]] = ...) -> None: ...
     @property
     def base_url(self) -> str: ...
     @property
@@ -149,9 +176,12 @@ class _CoreClient:
     def login(self) -> None: ...
     def get(self, target: str) -> Dict[str, Any]: ...
     def get_page(self, target: str, record: str, shape: str = ..., verbose: bool = ...) -> _Page: ...
-    def get_pages(self, targets: Sequence[str], record: str, shape: str = ..., verbose: bool = ...) -> List[_Page]: ...
+    def get_pages(self, targets: Sequence[str], record: str, shape: str = ..., verbose: bool = ...,
+                  first: Optional[_Page] = ..., first_number: int = ...,
+                  numbers: Optional[Sequence[int]] = ...) -> List[_Page]: ...
     def collect_pages(self, first: _Page, targets: Sequence[str], record: str, shape: str = ...,
-                      verbose: bool = ...) -> Tuple[_Page, List[Dict[str, Any]]]: ...
+                      verbose: bool = ..., first_number: int = ...,
+                      numbers: Optional[Sequence[int]] = ...) -> _Page: ...
     def download(self, target: str, path: str, resume: bool = ...,
                  progress: Optional[Callable[[int, int], Any]] = ...) -> Dict[str, Any]: ...
     def stats(self) -> Dict[str, Any]: ...
@@ -167,12 +197,18 @@ class _Client:
     def records(page: _Page, cls: type, convert: Callable[[str, str, str], Any]) -> List[Any]: ...
     @staticmethod
     def arrow_stream(schema_page: _Page, pages: Iterable[_Page]) -> Any: ...
+    ClientOptions = _ClientOptions
+    Retry = _Retry
     @staticmethod
     def decode(body: bytes, record: str, shape: str = ..., url: str = ..., verbose: bool = ...) -> _Page: ...
     @staticmethod
     def concat(pages: Sequence[_Page]) -> _Page: ...
     @staticmethod
     def parse_timestamp(text: str) -> Optional[Tuple[int, int]]: ...
+    @staticmethod
+    def check_paging(page: _Page, number: int, first: Optional[_Page] = ..., first_number: int = ...) -> None: ...
+    @staticmethod
+    def link_page(link: str) -> Optional[int]: ...
     @staticmethod
     def parse_retry_after(value: str, now: int) -> Optional[float]: ...
 

@@ -62,14 +62,18 @@ class Fetcher:
         """One page (a core Page) of ``target`` decoded as ``record``; ``shape`` envelope, array or object."""
         return self._core().get_page(target, record, shape, verbose)
 
-    def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False) -> List[Any]:
-        """Several pages fetched in parallel (up to ``max_parallel`` at a time), in the order asked."""
-        return self._core().get_pages(targets, record, shape, verbose)
+    def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
+                  first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> List[Any]:
+        """Several pages fetched in parallel (up to ``max_parallel`` at a time), in the order asked.
+        With ``first`` (page ``first_number`` of the crawl) each page, numbered by ``numbers``, is
+        checked against it in C++ as it arrives (PaginationError)."""
+        return self._core().get_pages(targets, record, shape, verbose, first, first_number, numbers)
 
-    def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str,
-                      verbose: bool = False) -> Tuple[Any, Any]:
-        """``first`` with the pages of ``targets`` appended in C++: (merged page, the pages' envelopes)."""
-        return self._core().collect_pages(first, targets, record, shape, verbose)
+    def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
+                      first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> Any:
+        """``first`` (page ``first_number``) with the pages of ``targets`` (numbered by ``numbers``)
+        appended in C++, each checked against it as it arrives (PaginationError): the merged page."""
+        return self._core().collect_pages(first, targets, record, shape, verbose, first_number, numbers)
 
     def one(self, target: str, record: str, verbose: bool = False) -> Any:
         """The single record an object-shaped endpoint answers."""

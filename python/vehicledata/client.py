@@ -404,18 +404,20 @@ class Client:
         self.max_parallel = int(max_parallel)
         self.progress = progress
         self._api_token = token
-        options: Dict[str, Any] = dict(
-            base_url=url, api_token=token, api_secret=secret, timeout=float(timeout),
-            connect_timeout=float(connect_timeout), rate_limit=float(rate_limit or 0),
-            login_rate_limit=float(login_rate_limit or 0),
-            rate_limit_burst=-1.0 if rate_limit_burst is None else float(rate_limit_burst),
-            jwt_cache_path=jwt_cache_path(jwt_cache, token, url, secret),
-            max_parallel=int(max_parallel), verify_tls=bool(verify), ca_bundle=verify if isinstance(verify, str) else (_tls.ca_bundle() if verify else ""),
-            proxy=proxy or "", http2=http2, user_agent=user_agent or "", logger=logger.log, compress=compress,
-            max_body=int(max_body), max_decompressed=int(max_decompressed), max_pages=int(max_pages),
-            low_speed_limit=int(low_speed_limit), **self.retry.core_options(),
-        )
-        self._core_client: Optional[Any] = _core.client.Client(**options)
+        o = _core.client.ClientOptions()
+        o.base_url, o.api_token, o.api_secret = url, token, secret
+        o.timeout, o.connect_timeout = float(timeout), float(connect_timeout)
+        o.retry = self.retry
+        o.rate_limit, o.login_rate_limit = float(rate_limit or 0), float(login_rate_limit or 0)
+        o.rate_limit_burst = -1.0 if rate_limit_burst is None else float(rate_limit_burst)
+        o.jwt_cache_path = jwt_cache_path(jwt_cache, token, url, secret)
+        o.max_parallel = int(max_parallel)
+        o.verify_tls = bool(verify)
+        o.ca_bundle = verify if isinstance(verify, str) else (_tls.ca_bundle() if verify else "")
+        o.proxy, o.http2, o.user_agent, o.compress = proxy or "", http2, user_agent or "", compress
+        o.max_body, o.max_decompressed, o.max_pages = int(max_body), int(max_decompressed), int(max_pages)
+        o.low_speed_limit = int(low_speed_limit)
+        self._core_client: Optional[Any] = _core.client.Client(o, logger.log)
         self._fetcher = Fetcher(lambda: self._core, base_url=url, max_parallel=self.max_parallel, progress=progress)
         self._accessors: Dict[str, Any] = {}
 

@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
-from urllib.parse import parse_qsl, urlsplit
 
 from . import _core, frames, schema
 from ._targets import build_target, check_target, warn_demo_empty
@@ -298,17 +297,10 @@ def token_page(token: str, path: str, params: Sequence[Tuple[str, Any]]) -> int:
 
 
 def page_number(link: str) -> Optional[int]:
-    """The ``page`` parameter of a link (1 when absent), None for an empty link."""
-    if not link:
-        return None
-    query = urlsplit(link).query
-    for k, v in parse_qsl(query, keep_blank_values=True):
-        if k == "page":
-            try:
-                return int(v)
-            except ValueError:
-                raise PaginationError(f"next link has a non-numeric page {v!r}", url=link) from None
-    return 1
+    """The ``page`` parameter of a link (1 when absent), None for an empty link
+    (PaginationError when it is not a number; C++: ``link_page``)."""
+    number: Optional[int] = _core.client.link_page(link)
+    return number
 
 
 class Pager:
@@ -379,28 +371,12 @@ class Pager:
 
     # ---- consistency ---------------------------------------------------------------------
     def _check(self, page: Page, first: Optional[Page]) -> None:
-        self._check_info(page.number, page.count, page.collection, page.url, first)
-
-    def _check_info(self, number: int, rows: int, c: Dict[str, Any], url: str, first: Optional[Page]) -> None:
-        """Raise PaginationError when a page's block contradicts itself or the first page."""
-        pages, total, nxt_link = int(c.get("pages", 1)), int(c.get("total", rows)), c.get("next", "")
-        if rows != int(c.get("count", rows)):
-            raise PaginationError(f"page {number} says count={c.get('count')} but holds {rows} records", url=url)
-        if first is not None and (pages != first.pages or total != first.total):
-            raise PaginationError(f"page {number} reports pages={pages}, total={total} but page "
-                                  f"{first.number} reported pages={first.pages}, total={first.total}", url=url)
-        nxt = page_number(nxt_link)
-        if number < pages:
-            if nxt is None:
-                raise PaginationError(f"page {number} of {pages} has no next link", url=url)
-            if nxt <= number:
-                raise PaginationError(f"page {number}'s next link repeats page {nxt}: {nxt_link}", url=url)
-            if nxt != number + 1:
-                raise PaginationError(f"page {number}'s next link skips to page {nxt}: {nxt_link}", url=url)
-        elif nxt is not None and pages > 0:
-            if nxt <= number:
-                raise PaginationError(f"last page {number}'s next link repeats page {nxt}: {nxt_link}", url=url)
-            raise PaginationError(f"last page {number} of {pages} has a next link: {nxt_link}", url=url)
+        """PaginationError when a page's block contradicts itself or the first page (checked in
+        C++, cpp/client/paging.cpp; batches are checked there as they arrive)."""
+        if first is None:
+            _core.client.check_paging(page._core, page.number)
+        else:
+            _core.client.check_paging(page._core, page.number, first._core, first.number)
 
     # ---- iteration -------------------------------------------------------------------------
     def _core_pages(self, max_pages: Optional[int] = None, ramp: bool = True) -> Iterator[Page]:
@@ -432,12 +408,11 @@ class Pager:
                 i += len(batch)
                 chunk = min(full, chunk * 2)
                 cores = self._fetcher.get_pages([self._target(n) for n in batch], self.record, "envelope",
-                                                self.verbose)
+                                                self.verbose, first._core, first.number, batch)
                 self.pages_fetched += len(batch)
                 for n, core in zip(batch, cores):
                     page = Page(core, n)
                     page._query = (self.path, self.params)
-                    self._check(page, first)
                     if bar is not None:
                         bar.update(1)
                     yield page
@@ -510,11 +485,9 @@ class Pager:
             cores = [p._core.copy() if p is first else p._core for p in self._core_pages(ramp=False)]
             return frames.concat_or_empty(cores, self.record, self.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
-        merged, infos = self._fetcher.collect_pages(first._core, [self._target(n) for n in numbers],
-                                                    self.record, "envelope", self.verbose)
+        merged = self._fetcher.collect_pages(first._core, [self._target(n) for n in numbers], self.record,
+                                             "envelope", self.verbose, first.number, numbers)
         self.pages_fetched += len(numbers)
-        for n, info in zip(numbers, infos):
-            self._check_info(n, info["rows"], info["collection"], info["url"], first)
         return merged
 
     def _bulk(self, page_size: Optional[int]) -> "Pager":

@@ -91,6 +91,18 @@ def test_faults_during_parallel_pages(api, emulator, info_log):
     assert len(retry_lines(info_log)) >= 6
 
 
+def test_one_retry_budget_per_request(api, emulator, info_log):
+    """Statuses and bodies that did not decode draw on one budget of ``total`` retries (RetryState)."""
+    emulator.fault("/api/trims/v2", status=503, count=2)
+    emulator.fault("/api/trims/v2", status=200, body="not json", count=2)
+    with pytest.raises(vd.DecodeError):
+        api.trims.search(year=2019).total
+    assert emulator.stats()["by_path"]["/api/trims/v2"] == 4  # the first attempt + total=3 retries
+    lines = retry_lines(info_log)
+    assert [l.split("(retry ")[1].split(")")[0] for l in lines] == ["1 of 3", "2 of 3", "3 of 3"]
+    assert "after HTTP 503" in lines[0] and "after a body that did not decode: " in lines[2]
+
+
 def test_no_retry_when_total_is_zero(emulator, client_factory):
     emulator.fault("/api/trims/v2", status=503, count=1)
     with client_factory(emulator.url, retry=0) as api:

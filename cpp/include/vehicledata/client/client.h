@@ -17,6 +17,7 @@
 
 #include "vehicledata/client/jwt_cache.h"
 #include "vehicledata/client/page.h"
+#include "vehicledata/client/paging.h"
 #include "vehicledata/client/retry.h"
 #include "vehicledata/client/token_bucket.h"
 #include "vehicledata/client/transport.h"
@@ -46,6 +47,14 @@ enum LogLevel { kDebug = 10, kInfo = 20, kWarning = 30 };
 using LogFn = std::function<void(int level, const std::string& message)>;
 using ProgressFn = std::function<void(std::int64_t done, std::int64_t total)>;
 
+// The crawl a batch of pages belongs to: get_pages() and collect_pages() check
+// each page against the crawl's first page (check_paging) as the pages arrive,
+// in order, and throw PaginationError on the first that contradicts it.
+struct Crawl {
+    Paging first;                       // the crawl's first page
+    std::vector<std::int64_t> numbers;  // the page number of each target
+};
+
 struct ClientStats {
     std::int64_t requests = 0;     // HTTP requests sent (logins included)
     std::int64_t retries = 0;
@@ -72,27 +81,22 @@ public:
     Response get(const std::string& target);
     // get() then decode_page() (`verbose`: the target asks for verbose=yes,
     // see decoded_fields()); a body that fails to decode is retried like a
-    // transport failure, then raises DecodeError.
+    // transport failure (one retry budget for the request), then raises DecodeError.
     Page get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose = false);
     // Several pages at once (multi interface, token bucket, retries per
-    // page); results in the order of `targets`.
+    // page); results in the order of `targets`, checked against `crawl` if given.
     std::vector<Page> get_pages(const std::vector<std::string>& targets, const schema::Record& record,
-                                schema::Shape shape, bool verbose = false);
+                                schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
     // Like get_pages(), but each page is handed to `on_page(index, page)` as
     // soon as it is decoded (completion order, on the calling thread).
     void fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
                      const std::function<void(std::size_t, Page&&)>& on_page, bool verbose = false);
     // Fetch `targets` concurrently and append them in order to a copy of
     // `first` (columns reserved for first.collection.total rows), releasing
-    // each page once appended: peak memory stays near the final size.
-    // `infos` receives each fetched page's collection block, rows and URL.
-    struct PageInfo {
-        Collection collection;
-        std::size_t rows = 0;
-        std::string url;
-    };
+    // each page once appended: peak memory stays near the final size.  Each
+    // page is checked against `crawl` (if given) before it is appended.
     Page collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
-                       schema::Shape shape, std::vector<PageInfo>* infos, bool verbose = false);
+                       schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
     // Stream a GET to `path`; with resume, continue an existing partial file
     // (Range request).  Retries resume from what was written.
     DownloadResult download(const std::string& target, const std::string& path, bool resume,
@@ -119,10 +123,14 @@ private:
     std::string bearer();
     std::string do_login();
     void throttle(TokenBucket& bucket);
-    // Decide what to do with a finished attempt.  Returns the delay before
-    // the next attempt (>= 0) or -1 when the response is final (success).
-    // Throws when it is a final error.
-    double assess(const Response& r, int& retries, bool& renewed, const std::string& jwt_used, const std::string& what);
+    // get() drawing on the retry budget of a longer request (get_page()).
+    Response get(const std::string& target, RetryState& state);
+    // Hand a finished attempt to the request's RetryState.  Returns the delay
+    // before the next attempt (>= 0; 0 after a token renewal) or -1 when the
+    // response is final (success).  Throws when it is a final error.
+    double assess(const Response& r, RetryState& state, const std::string& jwt_used, const std::string& what);
+    // Count and log ("retrying <what> in ...") a retry the state decided; its delay.
+    double retrying(const RetryDecision& d, const std::string& what);
     [[noreturn]] void raise_for(const Response& r);
     void refuse_limited(const Response& r) const;  // LimitError for a transfer a limit aborted
     void check_pages(const Page& page) const;      // LimitError past max_pages
