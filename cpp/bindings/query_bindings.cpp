@@ -1,8 +1,11 @@
 // vehicledata._core.query and vehicledata._core.jwt.
 //
-// Conditions cross the boundary as plain dicts {"field", "op", "val"}; the
-// Python layer (vehicledata.query) builds them from F(...) expressions.  A C++
-// QueryError is raised in Python as vehicledata.errors.QueryError with
+// Conditions cross the boundary as plain dicts {"field", "op", "val"} or JSON text;
+// the Python layer (vehicledata.query) builds the dicts from F(...) expressions.
+// This file only converts Python values to the core's (datetimes to the service's
+// Eastern text by the core's rules); every shape rule and message is the core's
+// ConditionReader (docs/conditions.md).  A search calls encode(conditions, endpoint)
+// once.  A C++ QueryError is raised in Python as vehicledata.errors.QueryError with
 // .field, .op and .position set (None when unknown).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
