@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Un
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 from . import _core, _tls, schema
+from ._fetcher import Fetcher
 from .auth import credentials, jwt_cache_path, mask
 from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Page, Pager, Record, build_target, records_of
@@ -56,33 +57,6 @@ _DETAILS: Dict[str, Tuple[str, Optional[str]]] = {
 _DIRECTIONS = ("asc", "desc")
 
 Conditions = Any  # Condition, list of Conditions, dicts or JSON text (see vehicledata.query)
-
-
-def _in_jupyter() -> bool:
-    ipython = sys.modules.get("IPython")
-    if ipython is None:
-        return False
-    try:
-        shell = ipython.get_ipython()  # type: ignore[attr-defined]
-    except Exception:  # pragma: no cover
-        return False
-    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
-
-
-_HINTED: Dict[str, bool] = {}
-
-
-def _has_ipywidgets() -> bool:
-    """True when ipywidgets is importable; else one clear hint (once per process) and text bars."""
-    try:
-        import ipywidgets  # noqa: F401
-    except ImportError:
-        if not _HINTED.get("ipywidgets"):
-            _HINTED["ipywidgets"] = True
-            print("vehicledata: progress bars are shown as text; `pip install ipywidgets` for notebook widgets",
-                  file=sys.stderr)
-        return False
-    return True
 
 
 def _deprecated(path: str, replacement: str) -> None:
@@ -167,11 +141,11 @@ def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequ
                       f"demo model years {lo}-{hi}; year {outside[0]} gives no rows", DemoDataWarning, stacklevel=5)
 
 
-def _warn_demo_empty(client: "Client", path: str, params: Sequence[Tuple[str, Any]], total: int) -> None:
+def _warn_demo_empty(authenticated: bool, path: str, params: Sequence[Tuple[str, Any]], total: int) -> None:
     """DemoDataWarning when an anonymous client's search without any year filter or condition
     finds nothing on an endpoint restricted to the demo data-set (the rows it asked for may all
     be outside the demo years: a make sold only before 2015, say)."""
-    if total != 0 or client.authenticated:
+    if total != 0 or authenticated:
         return
     try:
         ep = schema.endpoint(path)
@@ -261,7 +235,7 @@ class SearchResource(_Resource):
             from .pager import token_page
 
             start_page = token_page(start_token, ep.path, params)
-        return Pager(self._client, ep.path, ep.record, params, start_page=start_page, parallel=parallel,
+        return Pager(self._client._fetcher, ep.path, ep.record, params, start_page=start_page, parallel=parallel,
                      progress=progress)
 
     __call__ = search
@@ -491,6 +465,7 @@ class Client:
             low_speed_limit=int(low_speed_limit), **self.retry.core_options(),
         )
         self._core_client: Optional[Any] = _core.client.Client(**options)
+        self._fetcher = Fetcher(lambda: self._core, base_url=url, max_parallel=self.max_parallel, progress=progress)
         self._accessors: Dict[str, Any] = {}
 
     # ---- lifecycle ------------------------------------------------------------------
@@ -582,7 +557,7 @@ class Client:
     def data_feed(self) -> "DataFeed":
         from .feed import DataFeed
 
-        return DataFeed(self)
+        return DataFeed(self._fetcher)
 
     def vin(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> "VinResult":
         """Decode a VIN: year, make, model, trim, specs (a mapping of vPIC elements) and the catalogue's
@@ -646,8 +621,7 @@ class Client:
             raise DecodeError("malformed JSON: nested too deeply", url=r["url"]) from None
 
     def _one(self, target: str, record: str, verbose: bool = False) -> Record:
-        page = self._core.get_page(check_target(target), record, "object", verbose)
-        return records_of(page)[0]
+        return self._fetcher.one(target, record, verbose)
 
     def _params(self, ep: schema.Endpoint, filters: Dict[str, Any], conditions: Sequence[Any], where: Any,
                 sort: Optional[str], direction: Optional[str], limit: Optional[int],
@@ -688,29 +662,6 @@ class Client:
                 raise QueryError(f"limit must be an integer from 1 to {schema.MAX_LIMIT}, not {limit!r}")
             params.append(("limit", limit))
         return params
-
-    def _progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
-                      probe: bool = False) -> Any:
-        """A tqdm bar when asked (or in Jupyter), else None; ``probe`` only answers whether one would be shown."""
-        enabled = progress if progress is not None else self.progress
-        if enabled is None:
-            enabled = _in_jupyter()
-        if not enabled:
-            return None
-        if probe:
-            return True
-        jupyter = _in_jupyter()
-        try:
-            if jupyter and _has_ipywidgets():
-                from tqdm.notebook import tqdm
-            else:
-                from tqdm import tqdm
-        except ImportError:
-            if progress:
-                warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
-            return None
-        # In a notebook the bar stays visible after completion (the cell's record of the work).
-        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=jupyter)
 
 
 __all__ = ["Client", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]

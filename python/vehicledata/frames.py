@@ -28,6 +28,19 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
+#: Schema type -> pandas dtype of its column in every DataFrame of the package: pages of the API
+#: (``page_to_pandas``) and the data feed (``arrow_to_pandas``).  The one map of the table above
+#: (docs/client.md, "DataFrames"), with :func:`arrow_type`; ``string`` is ``object`` (``str``) without pyarrow.
+PANDAS_DTYPES: Dict[str, str] = {
+    "int": "Int64", "int64": "Int64", "decimal": "float64", "float": "float64", "bool": "boolean",
+    "string": "string[pyarrow]", "date": "datetime64[s]", "timestamp": "datetime64[us, UTC]", "nested": "object",
+}
+
+
+def pandas_dtype(schema_type: str) -> str:
+    """The pandas dtype of a schema type's column (:data:`PANDAS_DTYPES`; unknown types are strings)."""
+    return PANDAS_DTYPES.get(schema_type, PANDAS_DTYPES["string"])
+
 
 def _pyarrow() -> Any:
     try:
@@ -90,7 +103,7 @@ def _pandas_column(pd: Any, pa: Any, col: Dict[str, Any], n: int) -> Any:
         return _json_objects(col, n)
     # strings (and dates)
     if col["type"] == "date":
-        return pd.to_datetime(pd.Series(_python_strings(col, n)), format="%Y-%m-%d").astype("datetime64[s]").array
+        return pd.to_datetime(pd.Series(_python_strings(col, n)), format="%Y-%m-%d").astype(PANDAS_DTYPES["date"]).array
     if pa is not None:
         return pd.arrays.ArrowStringArray(_arrow_strings(pa, col, n))
     return _python_strings(col, n)
@@ -105,23 +118,27 @@ def arrow_type(pa: Any, schema_type: str) -> Any:
 
 
 def arrow_to_pandas(table: "pa.Table") -> "pd.DataFrame":
-    """An Arrow table typed by :func:`arrow_type` -> a DataFrame with the dtypes of ``page_to_pandas``."""
+    """An Arrow table typed by :func:`arrow_type` -> a DataFrame with the dtypes of ``page_to_pandas``
+    (:data:`PANDAS_DTYPES`)."""
     import pandas as pd
 
     pa = _pyarrow()
+    # Arrow type -> schema type, the inverse of arrow_type (string as well as large_string is text).
+    schema_types = {arrow_type(pa, t): t for t in PANDAS_DTYPES if t != "nested"}
+    schema_types[pa.string()] = "string"
+    dtypes = {t: pd.api.types.pandas_dtype(d) for t, d in PANDAS_DTYPES.items()}
+    # Arrow converts straight to the extension dtypes (Int64, boolean, string); the rest are cast below.
+    direct = {t: d for t, d in dtypes.items()
+              if isinstance(d, pd.api.extensions.ExtensionDtype) and not isinstance(d, pd.DatetimeTZDtype)}
+
     def mapper(t: Any) -> Any:
-        if pa.types.is_int64(t):
-            return pd.Int64Dtype()
-        if pa.types.is_boolean(t):
-            return pd.BooleanDtype()
-        if pa.types.is_large_string(t) or pa.types.is_string(t):
-            return pd.StringDtype("pyarrow")
-        return None
+        return direct.get(schema_types.get(t, ""))
 
     df = table.to_pandas(types_mapper=mapper, date_as_object=False)
     for name, field in zip(table.column_names, table.schema):
-        if pa.types.is_date32(field.type):
-            df[name] = df[name].astype("datetime64[s]")
+        wanted = dtypes[schema_types.get(field.type, "string")]
+        if df[name].dtype != wanted:  # dates (datetime64[ms] from Arrow), another timestamp unit
+            df[name] = df[name].astype(wanted)
     return df
 
 
@@ -202,4 +219,4 @@ def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope")
 
 
 __all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "frame_from_bytes",
-           "arrow_type", "arrow_to_pandas"]
+           "arrow_type", "arrow_to_pandas", "pandas_dtype", "PANDAS_DTYPES"]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-    from .client import Client
+    from ._fetcher import Fetcher
 
 
 #: The checkpoint file of ``Pager.to_parquet`` (in the dataset directory).
@@ -345,13 +345,13 @@ def _param_text(v: Any) -> str:
 class Pager:
     """Lazy iteration over every page of a search.  See the module docstring."""
 
-    def __init__(self, client: "Client", path: str, record: str, params: Sequence[Tuple[str, Any]],
+    def __init__(self, fetcher: "Fetcher", path: str, record: str, params: Sequence[Tuple[str, Any]],
                  *, start_page: int = 1, parallel: bool = True, progress: Optional[bool] = None) -> None:
         if isinstance(start_page, bool) or not isinstance(start_page, int) or start_page < 1:
             from .errors import QueryError
 
             raise QueryError(f"start_page must be an integer >= 1, not {start_page!r}")
-        self._client = client
+        self._fetcher = fetcher
         self.path = path
         self.record = record
         self.params: List[Tuple[str, Any]] = [(k, v) for k, v in params if k != "page"]
@@ -377,7 +377,7 @@ class Pager:
         NotFoundException, as CakePHP's paginator): page 1's totals, no records, no next link."""
         import json
 
-        first = self._client._core.get_page(self._target(1), self.record, "envelope", self.verbose)
+        first = self._fetcher.get_page(self._target(1), self.record, "envelope", self.verbose)
         c = dict(first.collection)
         target = self._target(self.start_page)
         c.update(url=target, count=0, next="", prev=c.get("last") or c.get("first", ""))
@@ -387,8 +387,7 @@ class Pager:
     def _first_page(self) -> Page:
         if self._first is None:
             try:
-                core = self._client._core.get_page(self._target(self.start_page), self.record, "envelope",
-                                                   self.verbose)
+                core = self._fetcher.get_page(self._target(self.start_page), self.record, "envelope", self.verbose)
             except NotFoundError as e:
                 if self.start_page == 1 or e.exception != "NotFoundException":
                     raise
@@ -400,7 +399,7 @@ class Pager:
             self.pages_fetched += 1
             from .client import _warn_demo_empty
 
-            _warn_demo_empty(self._client, self.path, self.params, page.total)
+            _warn_demo_empty(self._fetcher.authenticated, self.path, self.params, page.total)
         return self._first
 
     @property
@@ -455,10 +454,10 @@ class Pager:
                 if page.number >= last:
                     return
             return
-        full = max(1, int(self._client.max_parallel)) * 2
+        full = max(1, int(self._fetcher.max_parallel)) * 2
         chunk = 1 if ramp else full
         numbers = list(range(first.number + 1, last + 1))
-        bar = self._client._progress_bar(self.progress, total=len(numbers) + 1, desc=self.path, unit="page")
+        bar = self._fetcher.progress_bar(self.progress, total=len(numbers) + 1, desc=self.path, unit="page")
         if bar is not None:
             bar.update(1)
         try:
@@ -467,8 +466,8 @@ class Pager:
                 batch = numbers[i:i + chunk]
                 i += len(batch)
                 chunk = min(full, chunk * 2)
-                cores = self._client._core.get_pages([self._target(n) for n in batch], self.record, "envelope",
-                                                     self.verbose)
+                cores = self._fetcher.get_pages([self._target(n) for n in batch], self.record, "envelope",
+                                                self.verbose)
                 self.pages_fetched += len(batch)
                 for n, core in zip(batch, cores):
                     page = Page(core, n)
@@ -485,13 +484,13 @@ class Pager:
         seen = {first.url}
         page = first
         while page.next:
-            url = self._client._core.url_for(page.next)
+            url = self._fetcher.url_for(page.next)
             if url in seen or page.next in seen:
                 raise PaginationError(f"next link repeats an already fetched page: {page.next}", url=page.url)
             seen.add(url)
             seen.add(page.next)
             number = page_number(page.next) or page.number + 1
-            core = self._client._core.get_page(page.next, self.record, "envelope", self.verbose)
+            core = self._fetcher.get_page(page.next, self.record, "envelope", self.verbose)
             self.pages_fetched += 1
             page = Page(core, number)
             page._query = (self.path, self.params)
@@ -546,8 +545,8 @@ class Pager:
             cores = [p._core.copy() if p is first else p._core for p in self._core_pages(ramp=False)]
             return frames.concat_or_empty(cores, self.record, self.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
-        merged, infos = self._client._core.collect_pages(first._core, [self._target(n) for n in numbers],
-                                                         self.record, "envelope", self.verbose)
+        merged, infos = self._fetcher.collect_pages(first._core, [self._target(n) for n in numbers],
+                                                    self.record, "envelope", self.verbose)
         self.pages_fetched += len(numbers)
         for n, info in zip(numbers, infos):
             self._check_info(n, info["rows"], info["collection"], info["url"], first)
@@ -568,10 +567,10 @@ class Pager:
 
             raise QueryError(f"page_size must be an integer from 1 to {schema.MAX_LIMIT}, not {page_size!r}")
         params = [(k, v) for k, v in self.params if k != "limit"] + [("limit", page_size)]
-        return Pager(self._client, self.path, self.record, params, parallel=self.parallel, progress=self.progress)
+        return Pager(self._fetcher, self.path, self.record, params, parallel=self.parallel, progress=self.progress)
 
     def _wants_progress(self) -> bool:
-        return self._client._progress_bar(self.progress, total=None, desc="", unit="page", probe=True) is not None
+        return self._fetcher.progress_bar(self.progress, total=None, desc="", unit="page", probe=True) is not None
 
     def iter_arrow(self, page_size: Optional[int] = None) -> Iterator["pa.Table"]:
         """One Arrow table per page (pages of ``page_size``, as iter_pandas)."""
@@ -634,7 +633,7 @@ class Pager:
                 f.unlink()  # written after the last checkpoint: fetched again below
         if ckpt.exists() and json.loads(ckpt.read_text()).get("complete"):
             return root
-        resumed = Pager(self._client, bulk.path, bulk.record, bulk.params, start_page=done + 1,
+        resumed = Pager(self._fetcher, bulk.path, bulk.record, bulk.params, start_page=done + 1,
                         parallel=self.parallel, progress=self.progress)
         pages = 0
         for page in resumed._core_pages():

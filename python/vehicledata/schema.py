@@ -20,7 +20,7 @@ DEMO_YEARS: Tuple[int, int] = (_core.schema.DEMO_FIRST_YEAR, _core.schema.DEMO_L
 
 
 @dataclass(frozen=True)
-class Field:
+class FieldSpec:
     """One field of a record."""
 
     name: str
@@ -39,21 +39,21 @@ class Field:
 
 
 @dataclass(frozen=True)
-class Record:
+class RecordSpec:
     """A record type: its storage table and ordered fields."""
 
     name: str
     table: str
     primary: bool
-    fields: Tuple[Field, ...]
+    fields: Tuple[FieldSpec, ...]
 
-    def field(self, name: str) -> Field:
+    def field(self, name: str) -> FieldSpec:
         for f in self.fields:
             if f.name == name:
                 return f
         raise KeyError(f"record {self.name!r} has no field {name!r}")
 
-    def record_fields(self, verbose: bool = False) -> Tuple[Field, ...]:
+    def record_fields(self, verbose: bool = False) -> Tuple[FieldSpec, ...]:
         """Fields that appear in the JSON record, in order (with verbose=yes: the verbose ones too)."""
         return tuple(f for f in self.fields if f.in_record or (verbose and f.verbose_only))
 
@@ -111,11 +111,11 @@ class Endpoint:
 
 
 @lru_cache(maxsize=None)
-def records() -> Dict[str, Record]:
-    out: Dict[str, Record] = {}
+def records() -> Dict[str, RecordSpec]:
+    out: Dict[str, RecordSpec] = {}
     for r in _core.schema.records():
         fields = tuple(
-            Field(
+            FieldSpec(
                 name=f["name"], type=f["type"], nullable=f["nullable"], max_length=f["max_length"],
                 enum=tuple(f["enum"]), column=f["column"], scale=f["scale"], in_record=f["in_record"],
                 nested=f["nested"], nested_array=f["nested_array"], sqlite_type=f["sqlite_type"],
@@ -123,7 +123,7 @@ def records() -> Dict[str, Record]:
             )
             for f in r["fields"]
         )
-        out[r["name"]] = Record(name=r["name"], table=r["table"], primary=r["primary"], fields=fields)
+        out[r["name"]] = RecordSpec(name=r["name"], table=r["table"], primary=r["primary"], fields=fields)
     return out
 
 
@@ -148,7 +148,7 @@ def endpoints() -> Dict[str, Endpoint]:
     return out
 
 
-def record(name: str) -> Record:
+def record(name: str) -> RecordSpec:
     try:
         return records()[name]
     except KeyError:
@@ -162,7 +162,7 @@ def endpoint(path: str) -> Endpoint:
         raise KeyError(f"no endpoint {path!r}") from None
 
 
-def table_record(table: str) -> Record:
+def table_record(table: str) -> RecordSpec:
     """The primary record of a storage table: its fields are the table's columns."""
     for r in records().values():
         if r.primary and r.table == table:
@@ -197,7 +197,7 @@ def find_endpoint_for_record(name: str) -> Optional[Endpoint]:
 
 # ---- documentation -------------------------------------------------------------
 
-def _field_row(f: Field) -> str:
+def _field_row(f: FieldSpec) -> str:
     notes = []
     if f.type == "decimal":
         notes.append(f"decimal rendered as a string, {f.scale} digit{'s' if f.scale != 1 else ''} after the point")
