@@ -498,6 +498,17 @@ def test_timestamps() -> None:
     utc = dt.timezone.utc
     assert eastern_stamp(dt.datetime(2023, 1, 1, 17, 0, 0, tzinfo=utc)) == "2023-01-01 12:00:00"
     assert eastern_stamp(dt.datetime(2023, 6, 29, 21, 1, 6, tzinfo=utc)) == "2023-06-29 17:01:06"
+    # The core's US Eastern rules (vehicledata._core.format) at the transitions, against the tz database.
+    from zoneinfo import ZoneInfo
+
+    for moment in [dt.datetime(2023, 3, 12, 6, 59, 59), dt.datetime(2023, 3, 12, 7), dt.datetime(2023, 11, 5, 5, 59, 59),
+                   dt.datetime(2023, 11, 5, 6), dt.datetime(2006, 4, 2, 6, 59, 59), dt.datetime(2006, 4, 2, 7),
+                   dt.datetime(2006, 10, 29, 5, 59, 59), dt.datetime(2006, 10, 29, 6), dt.datetime(2038, 3, 14, 7)]:
+        aware = moment.replace(tzinfo=utc)
+        expected = aware.astimezone(ZoneInfo("America/New_York")).strftime("%Y-%m-%d %H:%M:%S")
+        assert eastern_stamp(aware) == eastern_stamp(moment) == expected, moment
+    assert eastern_stamp(dt.datetime(2023, 11, 5, 5, 59, 59, tzinfo=utc)) == "2023-11-05 01:59:59"
+    assert eastern_stamp(dt.datetime(2023, 11, 5, 6, 0, 0, tzinfo=utc)) == "2023-11-05 01:00:00"
 
 
 def test_sample_is_package_data_in_epa_layout() -> None:

@@ -1,5 +1,6 @@
 """Conditions of the `json` parameter: Python sugar over the C++ core (no emulator needed)."""
 import doctest
+import json
 import pickle
 
 import pytest
@@ -164,21 +165,21 @@ def test_encode_with_endpoint_converts_numeric_strings():
          'condition 1 (field "created", op ">="): val must be a string for timestamp field created', "created", ">="),
         ({"field": "series", "op": "=", "val": None},
          'condition 1 (field "series", op "="): val must not be null; use op "is null" or "not null"', "series", "="),
-        (F("year").isin([]), 'condition 1 (field "year", op "in"): val must not be an empty list', "year", "in"),
+        (F("year").isin([]), 'condition 1 (field "year", op "in"): val must not be an empty array', "year", "in"),
         (F("year") == float("nan"), 'condition 1 (field "year", op "="): val must be a finite number', "year", "="),
         (F("year") == 2**64, 'condition 1 (field "year", op "="): val is out of the 64-bit integer range', "year", "="),
-        (F("year") == object(), 'condition 1 (field "year", op "="): val must be a string, number, bool or None, got object',
+        (F("year") == object(), 'condition 1 (field "year", op "="): val must be a scalar or an array of scalars, got object',
          "year", "="),
         ({"field": "year", "op": "=="},
          'condition 1 (field "year", op "=="): unknown op; expected one of =, !=, >, <, >=, <=, in, not in, like, '
          "not like, not null, is null", "year", "=="),
         ({"field": "year", "op": "="}, 'condition 1 (field "year", op "="): missing "val"', "year", "="),
         ({"field": "year", "op": "is null", "val": 1},
-         'condition 1 (field "year", op "is null"): val must be absent or None, got int', "year", "is null"),
+         'condition 1 (field "year", op "is null"): val must be absent or null, got a number', "year", "is null"),
         ({"field": "year", "op": "=", "val": 1, "value": 2},
-         "condition 1 (field \"year\", op \"=\"): unknown key 'value'; expected field, op, val", "year", "="),
+         'condition 1 (field "year", op "="): unknown member "value"; expected field, op, val', "year", "="),
         ({"op": "="}, 'condition 1 (op "="): missing "field"', None, "="),
-        ([F("a") == 1, 5], 'condition 2 must be a dict {"field", "op", "val"} or a Condition, got int', None, None),
+        ([F("a") == 1, 5], 'condition 2 must be an object {"field", "op", "val"}, got a number', None, None),
     ],
 )
 def test_errors_name_field_op_and_reason(conds, message, field, op):
@@ -188,6 +189,124 @@ def test_errors_name_field_op_and_reason(conds, message, field, op):
     assert (e.value.field, e.value.op, e.value.position) == (field, op, None)
     assert isinstance(e.value, ValueError)
     assert isinstance(e.value, vehicledata.VehicleDataError)
+
+
+def test_json_text_in_a_list_joins_its_conditions_in_one_call():
+    # What a search sends for api.trims.search(F("year") >= "2018", where='...'): one core call.
+    text = '[{"field":"make","op":"IN","val":["BMW"]},{"field":"series","op":"is null"}]'
+    assert query.encode([F("year") >= "2018", text], endpoint=TRIMS) == (
+        '[{"field":"year","op":">=","val":2018},{"field":"make","op":"in","val":["BMW"]},'
+        '{"field":"series","op":"is null"}]'
+    )
+    assert query.encode(["[]"], endpoint=TRIMS) == "[]"
+    # Conditions are counted across the list and the text, as they are sent.
+    with pytest.raises(QueryError) as e:
+        query.encode([F("year") >= 2018, '[{"field":"make","op":"=","val":"BMW"},{"field":"foo","op":"=","val":1}]'],
+                     endpoint=TRIMS)
+    assert str(e.value) == 'condition 3 (field "foo", op "="): unknown json field "foo" for /api/trims/v2'
+    # A parse error keeps its position in the text.
+    with pytest.raises(QueryError) as e:
+        query.encode([F("year") >= 2018, '[{"field":"year","op":">=","val":01}]'], endpoint=TRIMS)
+    assert (str(e.value), e.value.position) == ("json is not valid JSON: invalid number (at byte 33)", 33)
+    with pytest.raises(QueryError, match="^json has more than 32 conditions$"):
+        query.encode([F("year").not_null()] * 30 + ['[{"field":"a","op":"not null"},{"field":"a","op":"not null"},'
+                                                     '{"field":"a","op":"not null"}]'])
+
+
+def test_dict_values_convert_like_the_parser_reads_json():
+    # Sets are arrays; a value of no JSON kind is named by its type, inside an array too.
+    assert query.encode({"field": "make", "op": "in", "val": {"BMW"}}) == '[{"field":"make","op":"in","val":["BMW"]}]'
+    only_python = [
+        ({"field": "make", "op": "in", "val": ["BMW", b"x"]},
+         'condition 1 (field "make", op "in"): val[1] must be a scalar (string, number, true, false or null), got bytes'),
+        ({"field": "year", "op": "in", "val": [1, 2**70]},
+         'condition 1 (field "year", op "in"): val[1] is out of the 64-bit integer range'),
+    ]
+    # These read the same as dicts and as JSON text (the text's messages add "(at byte N)").
+    both = [
+        ({"field": "make", "op": "in", "val": [1, [2]]},
+         'condition 1 (field "make", op "in"): val[1] must be a scalar (string, number, true, false or null), '
+         "got an array"),
+        ({"field": "make", "op": "=", "val": {"a": 1}},
+         'condition 1 (field "make", op "="): val must be a scalar or an array of scalars, got an object'),
+        ({"field": 5, "op": "="}, 'condition 1: "field" must be a string, got a number'),
+        ({"field": "a", "op": None}, 'condition 1 (field "a"): "op" must be a string, got null'),
+        ({"field": "a", "op": "in", "val": "BMW"},
+         'condition 1 (field "a", op "in"): val must be an array of values, got a string'),
+        ({"field": "a", "op": "=", "val": [1]},
+         'condition 1 (field "a", op "="): val must be a single value, got an array (use op "in" for a list)'),
+        ({"field": "a", "op": "in", "val": list(range(501))},
+         'condition 1 (field "a", op "in"): val has more than 500 values'),
+        ({"field": "a", "op": "not null", "val": "x"},
+         'condition 1 (field "a", op "not null"): val must be absent or null, got a string'),
+    ]
+    for cond, message in only_python + both:
+        with pytest.raises(QueryError) as e:
+            query.encode([cond])
+        assert str(e.value) == message
+        assert e.value.position is None
+    for cond, message in both:
+        with pytest.raises(QueryError) as e:
+            query.parse(json.dumps([cond]))
+        assert str(e.value).rsplit(" (at byte ", 1)[0] == message
+        assert e.value.position is not None
+
+
+# ---- datetimes: the core's US Eastern rules ------------------------------------------------------
+
+def _zoneinfo_text(moment):
+    from zoneinfo import ZoneInfo
+
+    return moment.astimezone(ZoneInfo("America/New_York")).replace(microsecond=0).isoformat()
+
+
+def test_datetimes_convert_with_the_core_rules_at_every_dst_boundary():
+    from datetime import datetime, timedelta, timezone
+
+    checked = 0
+    for year in range(1990, 2040):
+        for month in (3, 4, 10, 11):
+            first = datetime(year, month, 1, tzinfo=timezone.utc)
+            for hours in range(0, 31 * 24, 1):
+                moment = first + timedelta(hours=hours, seconds=-1 if hours % 2 else 0)
+                if moment.weekday() != 6 and (moment - timedelta(hours=12)).weekday() != 6:
+                    continue  # only the Sundays (and the night after), where a transition can fall
+                assert query.service_time(moment) == _zoneinfo_text(moment), moment
+                checked += 1
+    assert checked > 10000
+    # The exact seconds around the 2023 and 2024 transitions.
+    for utc, text in [
+        (datetime(2023, 3, 12, 6, 59, 59), "2023-03-12T01:59:59-05:00"),
+        (datetime(2023, 3, 12, 7, 0, 0), "2023-03-12T03:00:00-04:00"),
+        (datetime(2023, 11, 5, 5, 59, 59), "2023-11-05T01:59:59-04:00"),
+        (datetime(2023, 11, 5, 6, 0, 0), "2023-11-05T01:00:00-05:00"),
+        (datetime(2024, 3, 10, 7, 0, 0), "2024-03-10T03:00:00-04:00"),
+        (datetime(2024, 11, 3, 6, 0, 0), "2024-11-03T01:00:00-05:00"),
+        (datetime(2006, 4, 2, 7, 0, 0), "2006-04-02T03:00:00-04:00"),  # the rules before 2007
+        (datetime(2006, 10, 29, 6, 0, 0), "2006-10-29T01:00:00-05:00"),
+    ]:
+        assert query.service_time(utc) == text  # naive is UTC
+        assert query.service_time(utc.replace(tzinfo=timezone.utc, microsecond=999999)) == text
+        assert query.encode(F("modified") >= utc, endpoint=TRIMS) == f'[{{"field":"modified","op":">=","val":"{text}"}}]'
+
+
+def test_datetime_kinds_in_conditions():
+    from datetime import date, datetime, timedelta, timezone
+
+    pd = pytest.importorskip("pandas")
+    plus2 = timezone(timedelta(hours=2))
+    assert query.service_time(datetime(2023, 6, 30, 3, 1, 6, tzinfo=plus2)) == "2023-06-29T21:01:06-04:00"
+    assert query.service_time(pd.Timestamp("2020-01-15 12:00:00.123456789", tz="UTC")) == "2020-01-15T07:00:00-05:00"
+    assert query.service_time(pd.Timestamp("2020-07-15 12:00")) == "2020-07-15T08:00:00-04:00"
+    assert query.service_time(pd.Timestamp("2020-07-15 12:00", tz="America/Los_Angeles")) == "2020-07-15T15:00:00-04:00"
+    assert query.service_time(date(2020, 1, 1)) == "2020-01-01"
+    assert query.service_time(5) == 5 and query.service_time("x") == "x"
+    assert query.encode(F("modified").isin({date(2020, 1, 1)})) == '[{"field":"modified","op":"in","val":["2020-01-01"]}]'
+    assert query.encode({"field": "created", "op": "in", "val": (datetime(2020, 1, 1), date(2021, 2, 3))}) == (
+        '[{"field":"created","op":"in","val":["2019-12-31T19:00:00-05:00","2021-02-03"]}]'
+    )
+    with pytest.raises(ValueError):
+        query.encode(F("modified") >= pd.NaT)
 
 
 def test_parse_errors_carry_position():

@@ -1,16 +1,22 @@
 // vehicledata._core.query and vehicledata._core.jwt.
 //
-// Conditions cross the boundary as plain dicts {"field", "op", "val"}; the
-// Python layer (vehicledata.query) builds them from F(...) expressions.  A C++
-// QueryError is raised in Python as vehicledata.errors.QueryError with
+// Conditions cross the boundary as plain dicts {"field", "op", "val"} or JSON text;
+// the Python layer (vehicledata.query) builds the dicts from F(...) expressions.
+// This file only converts Python values to the core's (datetimes to the service's
+// Eastern text by the core's rules); every shape rule and message is the core's
+// ConditionReader (docs/conditions.md).  A search calls encode(conditions, endpoint)
+// once.  A C++ QueryError is raised in Python as vehicledata.errors.QueryError with
 // .field, .op and .position set (None when unknown).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <datetime.h>
 
 #include <climits>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "vehicledata/format.h"
 #include "vehicledata/jwt.h"
 #include "vehicledata/query.h"
 #include "vehicledata/schema.h"
@@ -40,17 +46,41 @@ void set_query_error(const q::QueryError& e) {
     }
 }
 
-[[noreturn]] void fail(std::size_t index, const std::string* field, const std::string* op, const std::string& reason) {
-    throw q::QueryError(q::condition_label(index, field, op) + ": " + reason, q::QueryError::npos,
-                        field ? *field : std::string(), op ? *op : std::string());
-}
-
 std::string type_name_of(const py::handle& h) { return py::str(py::type::of(h).attr("__name__")); }
 
-q::Scalar to_scalar(const py::handle& v, const std::string& what, std::size_t index, const std::string* field,
-                    const std::string* op) {
+// The service's text for a datetime (incl. pandas.Timestamp: US Eastern ISO 8601 with its
+// offset; naive values are UTC) or a date ("YYYY-MM-DD"); nullopt for other values.
+// The Eastern rules are the core's (format::eastern_iso8601).
+std::optional<std::string> service_time_text(const py::handle& v) {
+    if (!PyDateTimeAPI) PyDateTime_IMPORT;
+    if (PyDateTime_Check(v.ptr())) {
+        py::object offset = v.attr("utcoffset")();  // None when naive; raises for pandas.NaT
+        std::int64_t off = 0;
+        if (!offset.is_none())
+            off = static_cast<std::int64_t>(PyDateTime_DELTA_GET_DAYS(offset.ptr())) * 86400 +
+                  PyDateTime_DELTA_GET_SECONDS(offset.ptr());
+        const std::int64_t days = format::days_from_civil(PyDateTime_GET_YEAR(v.ptr()),
+                                                          static_cast<unsigned>(PyDateTime_GET_MONTH(v.ptr())),
+                                                          static_cast<unsigned>(PyDateTime_GET_DAY(v.ptr())));
+        const std::int64_t wall = days * 86400 + PyDateTime_DATE_GET_HOUR(v.ptr()) * 3600 +
+                                  PyDateTime_DATE_GET_MINUTE(v.ptr()) * 60 + PyDateTime_DATE_GET_SECOND(v.ptr());
+        return format::eastern_iso8601(wall - off);
+    }
+    if (PyDate_Check(v.ptr()))
+        return format::date_string(format::days_from_civil(PyDateTime_GET_YEAR(v.ptr()),
+                                                           static_cast<unsigned>(PyDateTime_GET_MONTH(v.ptr())),
+                                                           static_cast<unsigned>(PyDateTime_GET_DAY(v.ptr()))));
+    return std::nullopt;
+}
+
+// A Python value as the core's Scalar; nullopt when it is none (the reader names the problem).
+// `overflow` is set for an integer outside the 64-bit range.
+std::optional<q::Scalar> to_scalar(const py::handle& v, bool& overflow) {
+    overflow = false;
     if (v.is_none()) return q::Scalar{};
     if (py::isinstance<py::bool_>(v)) return q::Scalar(v.cast<bool>());
+    if (py::isinstance<py::str>(v)) return q::Scalar(v.cast<std::string>());
+    if (py::isinstance<py::float_>(v)) return q::Scalar(v.cast<double>());
     {
         // numpy.bool_ is no Python bool and has __float__: keep it a bool, not 1.0.
         const std::string tn = type_name_of(v);
@@ -60,92 +90,92 @@ q::Scalar to_scalar(const py::handle& v, const std::string& what, std::size_t in
             return q::Scalar(truth == 1);
         }
     }
-    if (py::isinstance<py::str>(v)) return q::Scalar(v.cast<std::string>());
-    if (py::isinstance<py::float_>(v)) return q::Scalar(v.cast<double>());
     if (PyIndex_Check(v.ptr())) {  // int, numpy integers
         py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(v.ptr()));
         if (!i) throw py::error_already_set();
-        int overflow = 0;
-        long long n = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-        if (overflow) fail(index, field, op, what + " is out of the 64-bit integer range");
+        int over = 0;
+        long long n = PyLong_AsLongLongAndOverflow(i.ptr(), &over);
+        if (over) {
+            overflow = true;
+            return std::nullopt;
+        }
         if (n == -1 && PyErr_Occurred()) throw py::error_already_set();
         return q::Scalar(static_cast<std::int64_t>(n));
     }
+    if (auto text = service_time_text(v)) return q::Scalar(std::move(*text));
     if (py::hasattr(v, "__float__") && !py::isinstance<py::bytes>(v)) {  // numpy floats, Decimal
         return q::Scalar(py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>());
     }
-    fail(index, field, op, what + " must be a string, number, bool or None, got " + type_name_of(v));
+    return std::nullopt;
 }
 
-std::string dict_string(const py::dict& d, const char* key, std::size_t index, const std::string* field,
-                        const std::string* op) {
-    py::handle v = d[key];
-    if (!py::isinstance<py::str>(v))
-        fail(index, field, op, std::string("\"") + key + "\" must be a string, got " + type_name_of(v));
-    return v.cast<std::string>();
+// list, tuple, set and frozenset hold several values (an `in` list).
+bool is_sequence(const py::handle& v) {
+    return py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v) || PyAnySet_Check(v.ptr());
 }
 
+q::Kind kind_of(const py::handle& v) {
+    if (is_sequence(v)) return q::Kind::Array;
+    if (py::isinstance<py::dict>(v)) return q::Kind::Object;
+    if (v.is_none()) return q::Kind::Null;
+    if (py::isinstance<py::bool_>(v)) return q::Kind::Boolean;
+    if (py::isinstance<py::str>(v)) return q::Kind::String;
+    if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)) return q::Kind::Number;
+    return q::Kind::Other;
+}
+
+// A dict {"field", "op", "val"} fed member by member to the core's ConditionReader,
+// which holds every shape rule and message; this only converts the Python values.
 q::Condition to_condition(const py::handle& item, std::size_t index) {
-    if (!py::isinstance<py::dict>(item))
-        throw q::QueryError(q::condition_label(index, nullptr, nullptr) +
-                            " must be a dict {\"field\", \"op\", \"val\"} or a Condition, got " + type_name_of(item));
-    py::dict d = py::reinterpret_borrow<py::dict>(item);
-    std::string field, op;
-    bool has_field = d.contains("field"), has_op = d.contains("op");
-    if (has_field) field = dict_string(d, "field", index, nullptr, nullptr);
-    const std::string* fp = has_field ? &field : nullptr;
-    if (has_op) op = dict_string(d, "op", index, fp, nullptr);
-    const std::string* opp = has_op ? &op : nullptr;
-    for (auto kv : d) {
-        std::string key = py::isinstance<py::str>(kv.first) ? kv.first.cast<std::string>() : std::string(py::repr(kv.first));
-        if (key != "field" && key != "op" && key != "val")
-            fail(index, fp, opp, "unknown key " + std::string(py::repr(kv.first)) + "; expected field, op, val");
-    }
-    if (!has_field) fail(index, fp, opp, "missing \"field\"");
-    if (field.empty()) fail(index, fp, opp, "\"field\" must not be empty");
-    if (!has_op) fail(index, fp, opp, "missing \"op\"");
-    q::Condition c;
-    c.field = field;
-    if (!q::parse_op(op, c.op))
-        fail(index, fp, opp, "unknown op; expected one of =, !=, >, <, >=, <=, in, not in, like, not like, not null, is null");
-    const bool has_val = d.contains("val");
-    py::object val = has_val ? py::reinterpret_borrow<py::object>(d["val"]) : py::object(py::none());
-    const bool is_list = py::isinstance<py::list>(val) || py::isinstance<py::tuple>(val);
-    if (q::op_takes_no_value(c.op)) {
-        if (!val.is_none()) fail(index, fp, opp, "val must be absent or None, got " + type_name_of(val));
-        return c;
-    }
-    if (!has_val) fail(index, fp, opp, "missing \"val\"");
-    if (q::op_takes_array(c.op)) {
-        if (!is_list) fail(index, fp, opp, "val must be a list of values, got " + type_name_of(val));
-        py::sequence seq = py::reinterpret_borrow<py::sequence>(val);
-        if (seq.size() == 0) fail(index, fp, opp, "val must not be an empty list");
-        if (seq.size() > q::kMaxArrayValues)
-            fail(index, fp, opp, "val has more than " + std::to_string(q::kMaxArrayValues) + " values");
-        std::size_t k = 0;
-        for (auto el : seq) {
-            std::string what = "val[" + std::to_string(k++) + "]";
-            if (py::isinstance<py::list>(el) || py::isinstance<py::tuple>(el) || py::isinstance<py::dict>(el))
-                fail(index, fp, opp, what + " must be a scalar, got " + type_name_of(el));
-            c.values.push_back(to_scalar(el, what, index, fp, opp));
+    if (!py::isinstance<py::dict>(item)) q::ConditionReader::not_an_object(index, kind_of(item), q::QueryError::npos,
+                                                                             type_name_of(item));
+    q::ConditionReader reader(index);
+    for (auto kv : py::reinterpret_borrow<py::dict>(item)) {
+        const std::string key = py::isinstance<py::str>(kv.first) ? kv.first.cast<std::string>()
+                                                                  : std::string(py::str(kv.first));
+        const q::ConditionReader::Member m = reader.key(key);
+        py::handle v = kv.second;
+        if (m != q::ConditionReader::Member::Val) {
+            const bool text = py::isinstance<py::str>(v);
+            reader.text(m, kind_of(v), text ? v.cast<std::string>() : std::string(), q::QueryError::npos,
+                        type_name_of(v));
+            continue;
         }
-        return c;
+        bool overflow = false;
+        if (!is_sequence(v)) {
+            if (auto s = to_scalar(v, overflow)) reader.scalar(std::move(*s));
+            else if (overflow) reader.out_of_range();
+            else reader.bad_val(kind_of(v), q::QueryError::npos, type_name_of(v));
+            continue;
+        }
+        reader.begin_array();
+        for (auto el : v) {
+            if (is_sequence(el) || py::isinstance<py::dict>(el)) reader.bad_element(kind_of(el));
+            else if (auto s = to_scalar(el, overflow)) reader.element(std::move(*s));
+            else if (overflow) reader.out_of_range();
+            else reader.bad_element(q::Kind::Other, q::QueryError::npos, type_name_of(el));
+        }
     }
-    if (is_list) fail(index, fp, opp, "val must be a single value, got " + type_name_of(val) + " (use op \"in\" for a list)");
-    c.values.push_back(to_scalar(val, "val", index, fp, opp));
-    return c;
+    return reader.finish();
 }
 
+// Conditions from Python: JSON text, or a list/tuple of dicts; JSON text inside the list
+// adds its conditions in place (a search's `where=` text joins its other conditions).
 std::vector<q::Condition> to_conditions(const py::handle& items) {
     if (py::isinstance<py::str>(items)) return q::parse(items.cast<std::string>());
     if (!py::isinstance<py::list>(items) && !py::isinstance<py::tuple>(items))
         throw q::QueryError("conditions must be a list of dicts or JSON text, got " + type_name_of(items));
     py::sequence seq = py::reinterpret_borrow<py::sequence>(items);
-    if (seq.size() > q::kMaxConditions)
-        throw q::QueryError("json has more than " + std::to_string(q::kMaxConditions) + " conditions");
     std::vector<q::Condition> out;
-    std::size_t i = 0;
-    for (auto item : seq) out.push_back(to_condition(item, i++));
+    out.reserve(seq.size());
+    for (auto item : seq) {
+        if (py::isinstance<py::str>(item)) {
+            for (auto& c : q::parse(item.cast<std::string>())) out.push_back(std::move(c));
+        } else {
+            out.push_back(to_condition(item, out.size()));
+        }
+        q::check_count(out.size());
+    }
     return out;
 }
 
@@ -216,8 +246,20 @@ void bind_query(py::module_& m) {
     }
     qm.def("parse", [](const std::string& text) { return from_conditions(q::parse(text)); }, py::arg("text"),
            "Parse `json` parameter text into a list of dicts {field, op, val} (val None for is null/not null).");
-    qm.def("encode", [](const py::object& conditions) { return q::encode(to_conditions(conditions)); },
-           py::arg("conditions"), "Encode conditions (list of dicts, or JSON text) to the exact `json` parameter text.");
+    qm.def("encode",
+           [](const py::object& conditions, const std::optional<std::string>& endpoint) {
+               const std::vector<q::Condition> cs = to_conditions(conditions);
+               return endpoint ? q::encode(cs, endpoint_of(*endpoint)) : q::encode(cs);
+           },
+           py::arg("conditions"), py::arg("endpoint") = py::none(),
+           "Encode conditions (JSON text, or a list of dicts and JSON texts) to the exact `json` parameter text; "
+           "with an endpoint path, checked against its json fields and values converted to their types first.");
+    qm.def("service_time",
+           [](const py::object& value) -> py::object {
+               if (auto text = service_time_text(value)) return py::str(*text);
+               return value;
+           },
+           py::arg("value"), "datetime/date -> the service's timestamp/date text (US Eastern); other values unchanged.");
     qm.def("validate",
            [](const py::object& conditions, const std::string& endpoint) {
                q::validate(to_conditions(conditions), endpoint_of(endpoint));

@@ -114,17 +114,40 @@ std::optional<ScanError> prescan(std::string_view t) {
     return std::nullopt;
 }
 
-const char* kind_name(od::json_type t) {
-    switch (t) {
-        case od::json_type::array: return "an array";
-        case od::json_type::object: return "an object";
-        case od::json_type::number: return "a number";
-        case od::json_type::string: return "a string";
-        case od::json_type::boolean: return "a boolean";
-        case od::json_type::null: return "null";
+// How messages name a kind: "a string", "an array"; an Other kind by its type name.
+std::string kind_word(Kind kind, std::string_view type_name = {}) {
+    switch (kind) {
+        case Kind::Array: return "an array";
+        case Kind::Object: return "an object";
+        case Kind::Number: return "a number";
+        case Kind::String: return "a string";
+        case Kind::Boolean: return "a boolean";
+        case Kind::Null: return "null";
+        case Kind::Other: break;
     }
-    return "a value";
+    return type_name.empty() ? "a value" : std::string(type_name);
 }
+
+Kind kind_of(const Scalar& v) {
+    if (std::holds_alternative<std::monostate>(v)) return Kind::Null;
+    if (std::holds_alternative<bool>(v)) return Kind::Boolean;
+    if (std::holds_alternative<std::string>(v)) return Kind::String;
+    return Kind::Number;
+}
+
+Kind kind_of(od::json_type t) {
+    switch (t) {
+        case od::json_type::array: return Kind::Array;
+        case od::json_type::object: return Kind::Object;
+        case od::json_type::number: return Kind::Number;
+        case od::json_type::string: return Kind::String;
+        case od::json_type::boolean: return Kind::Boolean;
+        case od::json_type::null: return Kind::Null;
+    }
+    return Kind::Other;
+}
+
+std::string kind_name(od::json_type t) { return kind_word(kind_of(t)); }
 
 // True when `s` (a whole token) follows the JSON number grammar.
 bool json_number_syntax(std::string_view s) {
@@ -185,7 +208,7 @@ public:
             if ((top == od::json_type::null && rest != "null") ||
                 (top == od::json_type::boolean && rest != "true" && rest != "false"))
                 syntax_at(simdjson::N_ATOM_ERROR, first_token());
-            fail(std::string("json must be an array of conditions, got ") + kind_name(top), first_token());
+            fail("json must be an array of conditions, got " + kind_name(top), first_token());
         }
         od::array arr;
         if (auto err = doc.get_array().get(arr)) syntax(err, first_token());
@@ -195,24 +218,13 @@ public:
             if (auto err = item.get(el)) syntax(err, here(first_token()));
             std::size_t index = out.size();
             std::size_t pos = where(el);
-            if (index >= kMaxConditions)
-                fail("json has more than " + std::to_string(kMaxConditions) + " conditions", pos);
+            check_count(index + 1, pos);
             out.push_back(condition(el, index, pos));
         }
         return out;
     }
 
 private:
-    struct PendingVal {
-        bool present = false;
-        bool is_array = false;
-        const char* kind = "";      // kind_name of val
-        std::size_t position = 0;
-        std::vector<Scalar> values;
-        std::string error;          // a problem found in val, reported once field and op are known
-        std::size_t error_position = 0;
-    };
-
     std::size_t where(od::value& v) { return static_cast<std::size_t>(v.raw_json_token().data() - base_); }
     std::size_t first_token() const {
         std::size_t i = 0;
@@ -292,116 +304,49 @@ private:
         return t;
     }
 
-    void read_val(od::value& v, PendingVal& pv) {
-        pv.present = true;
-        pv.position = where(v);
-        od::json_type t = type_of(v, pv.position);
-        pv.kind = kind_name(t);
-        if (t == od::json_type::object) {
-            pv.error = "val must be a scalar or an array of scalars, got an object";
-            pv.error_position = pv.position;
-            return;  // skipped by the iterator
-        }
-        if (t != od::json_type::array) {
-            pv.values.push_back(scalar(v, t, pv.position));
-            return;
-        }
-        pv.is_array = true;
+    void read_val(od::value& v, ConditionReader& reader) {
+        const std::size_t pos = where(v);
+        od::json_type t = type_of(v, pos);
+        if (t == od::json_type::object) return reader.bad_val(Kind::Object, pos);  // skipped by the iterator
+        if (t != od::json_type::array) return reader.scalar(scalar(v, t, pos), pos);
+        reader.begin_array(pos);
         od::array arr;
-        if (auto err = v.get_array().get(arr)) syntax(err, pv.position);
-        std::size_t k = 0;
+        if (auto err = v.get_array().get(arr)) syntax(err, pos);
         for (auto item : arr) {
             od::value el;
-            if (auto err = item.get(el)) syntax(err, here(pv.position));
-            std::size_t pos = where(el);
-            if (k >= kMaxArrayValues && pv.error.empty()) {
-                pv.error = "val has more than " + std::to_string(kMaxArrayValues) + " values";
-                pv.error_position = pos;
-            }
-            od::json_type et = type_of(el, pos);
-            if (et == od::json_type::array || et == od::json_type::object) {
-                if (pv.error.empty()) {
-                    pv.error = val_name(true, k) + " must be a scalar (string, number, true, false or null), got " +
-                               kind_name(et);
-                    pv.error_position = pos;
-                }
-            } else {
-                Scalar s = scalar(el, et, pos);
-                if (k < kMaxArrayValues) pv.values.push_back(std::move(s));
-            }
-            ++k;
+            if (auto err = item.get(el)) syntax(err, here(pos));
+            const std::size_t at = where(el);
+            od::json_type et = type_of(el, at);
+            if (et == od::json_type::array || et == od::json_type::object) reader.bad_element(kind_of(et), at);
+            else reader.element(scalar(el, et, at), at);
         }
     }
 
-    std::string read_string_member(od::value& v, std::string_view key, std::size_t index, const std::string* field,
-                                   const std::string* op) {
-        std::size_t pos = where(v);
-        od::json_type t = type_of(v, pos);
-        if (t != od::json_type::string)
-            fail(context(index, field, op) + ": \"" + std::string(key) + "\" must be a string, got " + kind_name(t),
-                 pos, field ? *field : std::string(), op ? *op : std::string());
-        Scalar s = scalar(v, t, pos);
-        return std::get<std::string>(s);
-    }
-
+    // The members go to a ConditionReader, which holds every shape rule.
     Condition condition(od::value& el, std::size_t index, std::size_t pos) {
         od::json_type t = type_of(el, pos);
-        if (t != od::json_type::object)
-            fail(context(index, nullptr, nullptr) + " must be an object {\"field\", \"op\", \"val\"}, got " +
-                     kind_name(t),
-                 pos);
+        if (t != od::json_type::object) ConditionReader::not_an_object(index, kind_of(t), pos);
         od::object obj;
         if (auto err = el.get_object().get(obj)) syntax(err, pos);
-        std::optional<std::string> field, op_text;
-        PendingVal pv;
+        ConditionReader reader(index, pos);
         for (auto member : obj) {
             od::field f;
             if (auto err = std::move(member).get(f)) syntax(err, here(pos));
             std::string_view key_view;
             if (auto err = f.unescaped_key().get(key_view)) syntax(err, here(pos));
-            std::string key(key_view);
             od::value v = f.value();
-            const std::string* fp = field ? &*field : nullptr;
-            const std::string* op = op_text ? &*op_text : nullptr;
-            bool duplicate = (key == "field" && field) || (key == "op" && op_text) || (key == "val" && pv.present);
-            if (duplicate)
-                fail(context(index, fp, op) + ": duplicate member " + quote(key), where(v), fp ? *fp : "",
-                     op ? *op : "");
-            if (key == "field") field = read_string_member(v, key, index, fp, op);
-            else if (key == "op") op_text = read_string_member(v, key, index, fp, op);
-            else if (key == "val") read_val(v, pv);
-            else
-                fail(context(index, fp, op) + ": unknown member " + quote(key) + "; expected field, op, val",
-                     where(v), fp ? *fp : "", op ? *op : "");
+            const std::size_t at = where(v);
+            const ConditionReader::Member m = reader.key(key_view, at);
+            if (m == ConditionReader::Member::Val) {
+                read_val(v, reader);
+                continue;
+            }
+            od::json_type vt = type_of(v, at);
+            if (vt != od::json_type::string) reader.text(m, kind_of(vt), {}, at);
+            Scalar s = scalar(v, vt, at);
+            reader.text(m, Kind::String, std::get<std::string>(s), at);
         }
-        const std::string* fp = field ? &*field : nullptr;
-        const std::string* op = op_text ? &*op_text : nullptr;
-        auto bad = [&](const std::string& reason, std::size_t at) {
-            fail(context(index, fp, op) + ": " + reason, at, fp ? *fp : "", op ? *op : "");
-        };
-        if (!field) bad("missing \"field\"", pos);
-        if (field->empty()) bad("\"field\" must not be empty", pos);
-        if (!op_text) bad("missing \"op\"", pos);
-        Condition c;
-        c.field = *field;
-        if (!parse_op(*op_text, c.op)) bad("unknown op; expected one of " + std::string(kOpList), pos);
-        if (!pv.error.empty()) bad(pv.error, pv.error_position);
-        if (op_takes_no_value(c.op)) {
-            bool null_val = pv.present && !pv.is_array && std::holds_alternative<std::monostate>(pv.values.at(0));
-            if (pv.present && !null_val)
-                bad(std::string("val must be absent or null, got ") + pv.kind,
-                    pv.position);
-            return c;
-        }
-        if (!pv.present) bad("missing \"val\"", pos);
-        if (op_takes_array(c.op)) {
-            if (!pv.is_array) bad(std::string("val must be an array of values, got ") + pv.kind, pv.position);
-            if (pv.values.empty()) bad("val must not be an empty array", pv.position);
-        } else if (pv.is_array) {
-            bad("val must be a single value, got an array (use op \"in\" for a list)", pv.position);
-        }
-        c.values = std::move(pv.values);
-        return c;
+        return reader.finish();
     }
 
     std::string_view text_;
@@ -410,34 +355,48 @@ private:
     od::document* doc_ = nullptr;
 };
 
-// ---- shape checks shared by encode and validate ---------------------------------------
+// ---- shape rules shared by the reader, encode and normalize ------------------------------
+using Bad = std::function<void(const std::string&)>;
+
 std::string op_string(Op op) { return std::string(op_name(op)); }
 
-void check_shape(const Condition& c, std::size_t index) {
-    const std::string op = op_string(c.op);
-    auto bad = [&](const std::string& reason) {
-        throw QueryError(context(index, &c.field, &op) + ": " + reason, QueryError::npos, c.field, op);
-    };
-    if (c.field.empty()) bad("\"field\" must not be empty");
-    if (format::invalid_utf8_at(c.field) != std::string_view::npos) bad("\"field\" is not valid UTF-8");
-    if (op_takes_no_value(c.op)) {
-        if (!c.values.empty()) bad("takes no val");
-        return;
+std::string too_many_values() { return "val has more than " + std::to_string(kMaxArrayValues) + " values"; }
+
+void check_field(const std::string& field, const Bad& bad) {
+    if (field.empty()) bad("\"field\" must not be empty");
+    if (format::invalid_utf8_at(field) != std::string_view::npos) bad("\"field\" is not valid UTF-8");
+}
+
+// The values of an operator that takes some: how many, and each one finite and valid UTF-8.
+void check_values(Op op, const std::vector<Scalar>& values, const Bad& bad) {
+    const bool array = op_takes_array(op);
+    if (array) {
+        if (values.empty()) bad("val must not be an empty array");
+        if (values.size() > kMaxArrayValues) bad(too_many_values());
+    } else if (values.size() != 1) {
+        bad("val must be a single value, got " + std::to_string(values.size()));
     }
-    if (op_takes_array(c.op)) {
-        if (c.values.empty()) bad("val must not be an empty array");
-        if (c.values.size() > kMaxArrayValues) bad("val has more than " + std::to_string(kMaxArrayValues) + " values");
-    } else if (c.values.size() != 1) {
-        bad("val must be a single value, got " + std::to_string(c.values.size()));
-    }
-    const bool array = op_takes_array(c.op);
-    for (std::size_t k = 0; k < c.values.size(); ++k) {
-        const Scalar& v = c.values[k];
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        const Scalar& v = values[k];
         if (auto d = std::get_if<double>(&v); d && !std::isfinite(*d))
             bad(val_name(array, k) + " must be a finite number");
         if (auto s = std::get_if<std::string>(&v); s && format::invalid_utf8_at(*s) != std::string_view::npos)
             bad(val_name(array, k) + " is not valid UTF-8");
     }
+}
+
+// A Condition built in C++ (no reader): the same rules.
+void check_shape(const Condition& c, std::size_t index) {
+    const std::string op = op_string(c.op);
+    const Bad bad = [&](const std::string& reason) {
+        throw QueryError(context(index, &c.field, &op) + ": " + reason, QueryError::npos, c.field, op);
+    };
+    check_field(c.field, bad);
+    if (op_takes_no_value(c.op)) {
+        if (!c.values.empty()) bad("takes no val");
+        return;
+    }
+    check_values(c.op, c.values, bad);
 }
 
 void append_double(std::string& out, double d) {
@@ -557,6 +516,118 @@ bool parse_op(std::string_view text, Op& out) {
 bool op_takes_array(Op op) { return op == Op::In || op == Op::NotIn; }
 bool op_takes_no_value(Op op) { return op == Op::IsNull || op == Op::NotNull; }
 
+void check_count(std::size_t count, std::size_t position) {
+    if (count > kMaxConditions) fail("json has more than " + std::to_string(kMaxConditions) + " conditions", position);
+}
+
+// ---- ConditionReader: the shape rules of one condition -----------------------------------
+ConditionReader::ConditionReader(std::size_t index, std::size_t position) : index_(index), position_(position) {}
+
+void ConditionReader::reject(const std::string& reason, std::size_t position) const {
+    fail(context(index_, has_field_ ? &field_ : nullptr, has_op_ ? &op_ : nullptr) + ": " + reason, position,
+         field_, op_);
+}
+
+void ConditionReader::not_an_object(std::size_t index, Kind kind, std::size_t position, std::string_view type_name) {
+    fail(context(index, nullptr, nullptr) + " must be an object {\"field\", \"op\", \"val\"}, got " +
+             kind_word(kind, type_name),
+         position);
+}
+
+void ConditionReader::defer(std::string reason, std::size_t position) {
+    if (!val_error_.empty()) return;
+    val_error_ = std::move(reason);
+    val_error_position_ = position;
+}
+
+ConditionReader::Member ConditionReader::key(std::string_view key, std::size_t position) {
+    Member m;
+    bool seen;
+    if (key == "field") m = Member::Field, seen = has_field_;
+    else if (key == "op") m = Member::Op, seen = has_op_;
+    else if (key == "val") m = Member::Val, seen = has_val_;
+    else reject("unknown member " + quote(key) + "; expected field, op, val", position);
+    if (seen) reject("duplicate member " + quote(key), position);
+    return m;
+}
+
+void ConditionReader::text(Member member, Kind kind, std::string_view text, std::size_t position,
+                           std::string_view type_name) {
+    const bool is_field = member == Member::Field;
+    if (kind != Kind::String)
+        reject(std::string(is_field ? "\"field\"" : "\"op\"") + " must be a string, got " + kind_word(kind, type_name),
+               position);
+    (is_field ? field_ : op_) = std::string(text);
+    (is_field ? has_field_ : has_op_) = true;
+}
+
+void ConditionReader::scalar(Scalar value, std::size_t position) {
+    has_val_ = true;
+    val_kind_ = kind_word(kind_of(value));
+    val_position_ = position;
+    values_.push_back(std::move(value));
+}
+
+void ConditionReader::begin_array(std::size_t position) {
+    has_val_ = val_array_ = true;
+    val_kind_ = kind_word(Kind::Array);
+    val_position_ = position;
+}
+
+void ConditionReader::element(Scalar value, std::size_t position) {
+    if (elements_++ >= kMaxArrayValues) return defer(too_many_values(), position);
+    values_.push_back(std::move(value));
+}
+
+void ConditionReader::bad_element(Kind kind, std::size_t position, std::string_view type_name) {
+    if (elements_ >= kMaxArrayValues) defer(too_many_values(), position);
+    defer(val_name(true, elements_++) + " must be a scalar (string, number, true, false or null), got " +
+              kind_word(kind, type_name),
+          position);
+}
+
+void ConditionReader::bad_val(Kind kind, std::size_t position, std::string_view type_name) {
+    has_val_ = true;
+    val_kind_ = kind_word(kind, type_name);
+    val_position_ = position;
+    defer("val must be a scalar or an array of scalars, got " + val_kind_, position);
+}
+
+void ConditionReader::out_of_range(std::size_t position) {
+    if (val_array_) {
+        defer(val_name(true, elements_++) + " is out of the 64-bit integer range", position);
+        return;
+    }
+    has_val_ = true;
+    val_kind_ = kind_word(Kind::Number);
+    val_position_ = position;
+    defer("val is out of the 64-bit integer range", position);
+}
+
+Condition ConditionReader::finish() {
+    if (!has_field_) reject("missing \"field\"", position_);
+    check_field(field_, [&](const std::string& reason) { reject(reason, position_); });
+    if (!has_op_) reject("missing \"op\"", position_);
+    Condition c;
+    c.field = field_;
+    if (!parse_op(op_, c.op)) reject("unknown op; expected one of " + std::string(kOpList), position_);
+    if (!val_error_.empty()) reject(val_error_, val_error_position_);
+    if (op_takes_no_value(c.op)) {
+        const bool null_val = has_val_ && !val_array_ && kind_of(values_.at(0)) == Kind::Null;
+        if (has_val_ && !null_val) reject("val must be absent or null, got " + val_kind_, val_position_);
+        return c;
+    }
+    if (!has_val_) reject("missing \"val\"", position_);
+    if (op_takes_array(c.op)) {
+        if (!val_array_) reject("val must be an array of values, got " + val_kind_, val_position_);
+    } else if (val_array_) {
+        reject("val must be a single value, got an array (use op \"in\" for a list)", val_position_);
+    }
+    c.values = std::move(values_);
+    check_values(c.op, c.values, [&](const std::string& reason) { reject(reason, val_position_); });
+    return c;
+}
+
 std::vector<Condition> parse(std::string_view json_text) {
     if (json_text.size() > kMaxJsonLength)
         fail("json is " + std::to_string(json_text.size()) + " bytes, longer than the maximum of " +
@@ -573,8 +644,7 @@ std::vector<Condition> parse(std::string_view json_text) {
 
 std::vector<Condition> normalize(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint) {
     if (!endpoint.accepts_json()) throw QueryError(endpoint.path + " does not accept the json parameter");
-    if (conditions.size() > kMaxConditions)
-        throw QueryError("json has more than " + std::to_string(kMaxConditions) + " conditions");
+    check_count(conditions.size());
     std::vector<Condition> out;
     out.reserve(conditions.size());
     for (std::size_t i = 0; i < conditions.size(); ++i) {
@@ -602,8 +672,7 @@ void validate(const std::vector<Condition>& conditions, const schema::Endpoint& 
 }
 
 std::string encode(const std::vector<Condition>& conditions) {
-    if (conditions.size() > kMaxConditions)
-        throw QueryError("json has more than " + std::to_string(kMaxConditions) + " conditions");
+    check_count(conditions.size());
     std::string out = "[";
     for (std::size_t i = 0; i < conditions.size(); ++i) {
         const Condition& c = conditions[i];
@@ -634,6 +703,10 @@ std::string encode(const std::vector<Condition>& conditions) {
         throw QueryError("json is " + std::to_string(out.size()) + " bytes, longer than the maximum of " +
                          std::to_string(kMaxJsonLength));
     return out;
+}
+
+std::string encode(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint) {
+    return encode(normalize(conditions, endpoint));
 }
 
 SqlFragment to_sql(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint, bool demo) {

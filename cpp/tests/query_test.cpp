@@ -297,6 +297,112 @@ TEST(QueryParse, Limits) {
                              std::to_string(head.size() + values.size() + 1) + ")");
 }
 
+// ---- ConditionReader: the rules a front end without text (the Python bindings) uses --------------
+
+TEST(QueryReader, SameRulesAndMessagesAsTheParserWithoutPositions) {
+    using M = q::ConditionReader::Member;
+    // {"field":"a","op":"in","val":[1,"x"]} fed member by member.
+    q::ConditionReader ok(0);
+    ok.text(ok.key("field"), q::Kind::String, "a");
+    ok.text(ok.key("op"), q::Kind::String, "IN");
+    EXPECT_EQ(ok.key("val"), M::Val);
+    ok.begin_array();
+    ok.element(std::int64_t{1});
+    ok.element(std::string("x"));
+    EXPECT_EQ(ok.finish(), C("a", q::Op::In, {std::int64_t{1}, std::string("x")}));
+
+    auto msg = [](auto&& feed) {
+        return catch_query_error([&] {
+            q::ConditionReader r(1);
+            feed(r);
+            (void)r.finish();
+        });
+    };
+    // Each case against the parser's message for the same condition as text (second of a list).
+    auto parsed = [](const std::string& object) {
+        Caught c = catch_query_error([&] { (void)q::parse(R"([{"field":"z","op":"not null"},)" + object + "]"); });
+        return c.message.substr(0, c.message.rfind(" (at byte "));
+    };
+    Caught c = msg([](q::ConditionReader& r) {
+        r.text(r.key("field"), q::Kind::String, "a");
+        r.text(r.key("op"), q::Kind::String, "in");
+        r.key("val");
+        r.begin_array();
+        r.element(std::int64_t{1});
+        r.bad_element(q::Kind::Object);
+    });
+    EXPECT_EQ(c.message, parsed(R"({"field":"a","op":"in","val":[1,{}]})"));
+    EXPECT_EQ(c.position, q::QueryError::npos);
+    EXPECT_EQ(c.field, "a");
+    EXPECT_EQ(c.op, "in");
+    EXPECT_EQ(msg([](q::ConditionReader& r) { r.text(r.key("field"), q::Kind::Number, ""); }).message,
+              parsed(R"({"field":5})"));
+    EXPECT_EQ(msg([](q::ConditionReader& r) {
+                  r.text(r.key("field"), q::Kind::String, "a");
+                  r.key("value");
+              }).message,
+              parsed(R"({"field":"a","value":1})"));
+    EXPECT_EQ(msg([](q::ConditionReader& r) {
+                  r.text(r.key("op"), q::Kind::String, "=");
+                  r.key("val");
+                  r.scalar(std::int64_t{1});
+              }).message,
+              parsed(R"({"op":"=","val":1})"));
+    EXPECT_EQ(msg([](q::ConditionReader& r) {
+                  r.text(r.key("field"), q::Kind::String, "a");
+                  r.text(r.key("op"), q::Kind::String, "is null");
+                  r.key("val");
+                  r.begin_array();
+              }).message,
+              parsed(R"({"field":"a","op":"is null","val":[]})"));
+    EXPECT_EQ(msg([](q::ConditionReader& r) {
+                  r.text(r.key("field"), q::Kind::String, "a");
+                  r.text(r.key("op"), q::Kind::String, "=");
+                  r.key("val");
+                  r.bad_val(q::Kind::Object);
+              }).message,
+              parsed(R"({"field":"a","op":"=","val":{"b":1}})"));
+    EXPECT_EQ(msg([](q::ConditionReader& r) {
+                  r.text(r.key("field"), q::Kind::String, "");
+                  r.text(r.key("op"), q::Kind::String, "=");
+              }).message,
+              parsed(R"({"field":"","op":"="})"));
+    // What only a front end without text meets: values of no JSON kind, integers out of range, NaN.
+    EXPECT_EQ(msg([](q::ConditionReader& r) {
+                  r.text(r.key("field"), q::Kind::String, "a");
+                  r.text(r.key("op"), q::Kind::String, "=");
+                  r.key("val");
+                  r.bad_val(q::Kind::Other, q::QueryError::npos, "bytes");
+              }).message,
+              "condition 2 (field \"a\", op \"=\"): val must be a scalar or an array of scalars, got bytes");
+    EXPECT_EQ(msg([](q::ConditionReader& r) {
+                  r.text(r.key("field"), q::Kind::String, "a");
+                  r.text(r.key("op"), q::Kind::String, "in");
+                  r.key("val");
+                  r.begin_array();
+                  r.element(std::int64_t{1});
+                  r.out_of_range();
+              }).message,
+              "condition 2 (field \"a\", op \"in\"): val[1] is out of the 64-bit integer range");
+    EXPECT_EQ(msg([](q::ConditionReader& r) {
+                  r.text(r.key("field"), q::Kind::String, "a");
+                  r.text(r.key("op"), q::Kind::String, "=");
+                  r.key("val");
+                  r.scalar(std::nan(""));
+              }).message,
+              "condition 2 (field \"a\", op \"=\"): val must be a finite number");
+    EXPECT_EQ(catch_query_error([] { q::ConditionReader::not_an_object(1, q::Kind::Number); }).message,
+              parsed("5"));
+}
+
+TEST(QueryEncode, WithAnEndpointNormalizesFirst) {
+    const auto& trims = EP("/api/trims/v2");
+    EXPECT_EQ(q::encode({C("year", q::Op::Ge, {std::string("2018")}), C("model", q::Op::Eq, {std::int64_t{911}})}, trims),
+              R"([{"field":"year","op":">=","val":2018},{"field":"model","op":"=","val":"911"}])");
+    EXPECT_EQ(catch_query_error([&] { (void)q::encode({C("foo", q::Op::Eq, {std::int64_t{1}})}, trims); }).message,
+              "condition 1 (field \"foo\", op \"=\"): unknown json field \"foo\" for /api/trims/v2");
+}
+
 // ---- encode and round trips -----------------------------------------------------------------
 
 TEST(QueryEncode, ExactText) {

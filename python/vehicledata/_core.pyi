@@ -23,7 +23,7 @@ class _Schema:
 schema: _Schema
 
 # ---- query (query_bindings.cpp) -------------------------------------------------------
-_ConditionsArg = Union[str, Sequence[Dict[str, Any]]]
+_ConditionsArg = Union[str, Sequence[Union[Dict[str, Any], str]]]
 
 class _Query:
     MAX_JSON_LENGTH: int
@@ -33,7 +33,9 @@ class _Query:
     @staticmethod
     def parse(text: str) -> List[Dict[str, Any]]: ...
     @staticmethod
-    def encode(conditions: _ConditionsArg) -> str: ...
+    def encode(conditions: _ConditionsArg, endpoint: Optional[str] = ...) -> str: ...
+    @staticmethod
+    def service_time(value: Any) -> Any: ...
     @staticmethod
     def validate(conditions: _ConditionsArg, endpoint: str) -> None: ...
     @staticmethod
@@ -42,6 +44,17 @@ class _Query:
     def to_sql(conditions: _ConditionsArg, endpoint: str) -> Tuple[str, List[Any]]: ...
 
 query: _Query
+
+# ---- format (format_bindings.cpp) -------------------------------------------------------
+class _Format:
+    @staticmethod
+    def eastern_offset_seconds(utc_epoch: int) -> int: ...
+    @staticmethod
+    def eastern_datetime(utc_epoch: int) -> str: ...
+    @staticmethod
+    def eastern_iso8601(utc_epoch: int) -> str: ...
+
+format: _Format
 
 # ---- jwt (query_bindings.cpp) -----------------------------------------------------------
 class _Jwt:

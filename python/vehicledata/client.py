@@ -69,6 +69,8 @@ def _unknown(kind: str, name: Any, valid: Sequence[str], where: str) -> str:
 
 
 def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Optional[str]:
+    """The ``json`` text of a search: its conditions, then ``where`` (JSON text joins as is,
+    parsed by the core), checked against ``path`` and encoded in one call into the C++ core."""
     items: List[Any] = []
     for c in conditions:
         if isinstance(c, (list, tuple)):
@@ -76,11 +78,7 @@ def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Opti
         else:
             items.append(c)
     if where is not None:
-        if isinstance(where, str):
-            from . import query
-
-            items.extend(query.parse(where))
-        elif isinstance(where, (list, tuple)):
+        if isinstance(where, (list, tuple)):
             items.extend(where)
         else:
             items.append(where)
@@ -89,7 +87,7 @@ def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Opti
     from . import query
 
     try:
-        return query.encode(items, endpoint=path)
+        text = query.encode(items, endpoint=path)
     except QueryError as exc:
         valid = schema.endpoint(path).json_field_names()
         name = getattr(exc, "field", None)
@@ -97,6 +95,7 @@ def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Opti
             raise QueryError(_unknown("json field", name, valid, path), field=name,
                              op=getattr(exc, "op", None)) from None
         raise
+    return None if text == "[]" else text  # only empty where= text: no json parameter, as without one
 
 
 def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequence[Any], path: str) -> None:

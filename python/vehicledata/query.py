@@ -213,33 +213,20 @@ def service_time(value: Any) -> Any:
     """``datetime``/``pd.Timestamp``/``date`` -> the service's timestamp text (US Eastern, ISO 8601
     with offset, as served: ``2023-06-29T21:01:06-04:00``); dates -> ``YYYY-MM-DD``; other values unchanged.
 
-    Naive datetimes are taken as UTC (as the DataFrames' timestamps are).  The service compares
-    timestamps as text, so the conversion is what makes ``F("modified") >= datetime(...)`` right.
+    Naive datetimes are taken as UTC (as the DataFrames' timestamps are); fractions of a second are
+    dropped.  The service compares timestamps as text, so the conversion is what makes
+    ``F("modified") >= datetime(...)`` right.  Conditions convert their values the same way, in the
+    C++ core's bindings, with the core's US Eastern rules (``docs/conditions.md``).
 
         >>> from datetime import datetime, timezone
         >>> service_time(datetime(2023, 6, 30, 1, 1, 6, tzinfo=timezone.utc))
         '2023-06-29T21:01:06-04:00'
     """
-    from datetime import date, datetime, timezone
-
-    if isinstance(value, datetime):
-        from zoneinfo import ZoneInfo
-
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
-        return aware.astimezone(ZoneInfo("America/New_York")).replace(microsecond=0).isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    return value
-
-
-def _converted(val: Any) -> Any:
-    if isinstance(val, (list, tuple, set, frozenset)):
-        return [service_time(v) for v in val]
-    return service_time(val)
+    return _q.service_time(value)
 
 
 def _dicts(conditions: Conditions) -> Union[str, List[Any]]:
-    """Conditions as the C++ core takes them: JSON text, or a list of dicts."""
+    """Conditions as the C++ core takes them: JSON text, or a list of dicts (and JSON texts)."""
     if conditions is None:
         return []
     if isinstance(conditions, str):
@@ -253,16 +240,11 @@ def _dicts(conditions: Conditions) -> Union[str, List[Any]]:
     out: List[Any] = []
     for item in conditions:
         if isinstance(item, Condition):
-            d = item.to_dict()
-            d["val"] = _converted(d["val"])
-            out.append(d)
-        elif isinstance(item, Mapping):
-            d = dict(item)
-            if "val" in d:
-                d["val"] = _converted(d["val"])
-            out.append(d)
+            out.append(item.to_dict())
+        elif isinstance(item, Mapping) and not isinstance(item, dict):
+            out.append(dict(item))
         else:
-            out.append(item)  # the core names the position and the type
+            out.append(item)  # dicts and JSON text as they are; the core names a wrong type and its position
     return out
 
 
@@ -282,15 +264,14 @@ def encode(conditions: Conditions, endpoint: Any = None) -> str:
     With ``endpoint`` (a path such as ``"/api/trims/v2"`` or a schema Endpoint)
     the conditions are first checked against that endpoint's json fields and
     values converted to the field's type (``"2018"`` -> ``2018`` for a number
-    field, as the service does).
+    field, as the service does).  A list of conditions may also hold JSON text,
+    whose conditions join in its place.  One call into the C++ core.
 
         >>> encode(F("year") >= "2018", endpoint="/api/trims/v2")
         '[{"field":"year","op":">=","val":2018}]'
     """
-    items = _dicts(conditions)
-    if endpoint is not None:
-        items = _q.normalize(items, _endpoint_path(endpoint))
-    return str(_q.encode(items))
+    path = None if endpoint is None else _endpoint_path(endpoint)
+    return str(_q.encode(_dicts(conditions), path))
 
 
 def parse(text: str) -> List[Condition]:

@@ -111,6 +111,14 @@ def test_conditions_encode_to_json_parameter(api, raw_json):
     assert [r.id for r in records] == [r["id"] for r in raw["data"]]
     where = api.engines.search(where='[{"field":"horsepower_hp","op":">=","val":500}]', year=2019, limit=1000)
     assert [r.id for r in where] == [r.id for r in records]
+    # Conditions and where= text go together, in that order, into one json parameter.
+    both = api.engines.search(vd.F("horsepower_hp") >= "500", where='[{"field":"year","op":"=","val":"2019"}]',
+                              limit=1000)
+    assert dict(both.params)["json"] == ('[{"field":"horsepower_hp","op":">=","val":500},'
+                                         '{"field":"year","op":"=","val":2019}]')
+    assert [r.id for r in both] == [r.id for r in records]
+    # where="[]" sends no json parameter, as before.
+    assert "json" not in dict(api.engines.search(where="[]", year=2019).params)
 
 
 def test_invalid_condition_is_a_query_error(api):

@@ -66,6 +66,61 @@ public:
 // Python bindings) that build conditions from other inputs.
 std::string condition_label(std::size_t index, const std::string* field, const std::string* op);
 
+// Throws "json has more than 32 conditions" when `count` exceeds kMaxConditions.
+void check_count(std::size_t count, std::size_t position = QueryError::npos);
+
+// The kind of value a front end found, as messages name it ("got a string").
+// Other: a value of no JSON kind (a Python object); messages use its type name.
+enum class Kind { Null, Boolean, Number, String, Array, Object, Other };
+
+// The shape rules of one condition object, written once: the JSON parser and
+// the Python bindings feed it the members they read, in their order, and it
+// throws QueryError naming every problem (messages: docs/conditions.md).
+// Problems in "val" are reported once "field" and "op" are checked, so a
+// message can name them.  `position` arguments are byte offsets in JSON text,
+// npos for front ends without text.
+class ConditionReader {
+public:
+    enum class Member { Field, Op, Val };
+    // `index` is the condition's 0-based place in its list; `position` where its object starts.
+    explicit ConditionReader(std::size_t index, std::size_t position = QueryError::npos);
+    // A member's key; throws for a duplicate or an unknown key.
+    Member key(std::string_view key, std::size_t position = QueryError::npos);
+    // The value of "field" or "op": its text when `kind` is String, else throws.
+    // `type_name` names an Other kind.
+    void text(Member member, Kind kind, std::string_view text, std::size_t position = QueryError::npos,
+              std::string_view type_name = {});
+    // "val" is one scalar.
+    void scalar(Scalar value, std::size_t position = QueryError::npos);
+    // "val" is an array: begin_array(), then element() or bad_element() for each element in order.
+    void begin_array(std::size_t position = QueryError::npos);
+    void element(Scalar value, std::size_t position = QueryError::npos);
+    // An element that is no scalar (an array, an object, or an Other value).
+    void bad_element(Kind kind, std::size_t position = QueryError::npos, std::string_view type_name = {});
+    // "val" itself is an object or an Other value.
+    void bad_val(Kind kind, std::size_t position = QueryError::npos, std::string_view type_name = {});
+    // An integer outside the 64-bit range (the val, or the current array element).
+    void out_of_range(std::size_t position = QueryError::npos);
+    // Apply the remaining rules and return the condition.
+    Condition finish();
+    // A list item that is no condition object: throws naming its kind.
+    [[noreturn]] static void not_an_object(std::size_t index, Kind kind, std::size_t position = QueryError::npos,
+                                           std::string_view type_name = {});
+
+private:
+    [[noreturn]] void reject(const std::string& reason, std::size_t position) const;
+    void defer(std::string reason, std::size_t position);
+    std::size_t index_, position_;
+    bool has_field_ = false, has_op_ = false, has_val_ = false, val_array_ = false;
+    std::string field_, op_;
+    std::string val_kind_;       // what "val" was, for messages
+    std::size_t val_position_ = QueryError::npos;
+    std::size_t elements_ = 0;
+    std::vector<Scalar> values_;
+    std::string val_error_;      // the first problem inside "val", reported by finish()
+    std::size_t val_error_position_ = QueryError::npos;
+};
+
 // Parse the JSON text of the `json` parameter (an array of condition objects).
 // Throws QueryError with a position and reason.
 std::vector<Condition> parse(std::string_view json_text);
@@ -87,6 +142,8 @@ std::vector<Condition> normalize(const std::vector<Condition>& conditions, const
 // [{"field":"year","op":">=","val":2018}] ; no "val" member for is null/not null.
 // encode(parse(encode(c))) == encode(c).
 std::string encode(const std::vector<Condition>& conditions);
+// normalize() against `endpoint`, then encode(): the text a search sends.
+std::string encode(const std::vector<Condition>& conditions, const schema::Endpoint& endpoint);
 
 // A WHERE fragment with `?` placeholders and its bound parameters in order.
 struct SqlFragment {
