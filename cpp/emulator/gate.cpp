@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -29,6 +30,9 @@ namespace {
 
 constexpr std::size_t kRequestLineMax = 8192;  // as httplib's CPPHTTPLIB_REQUEST_URI_MAX_LENGTH
 constexpr int kLingerMs = 2000;                // after a refusal, read and drop the rest for this long
+// After a response, a worker waits this long for the connection's next request itself (keep-alive
+// without the round trip through the reactor); only a request complete by then is served there.
+constexpr int kKeepMs = 2;
 
 std::int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -298,6 +302,8 @@ struct Gate::Impl {
     std::deque<Conn*> ready;  // complete requests for the workers
     std::vector<Conn*> done;  // back from the workers
     bool workers_stop = false;
+    std::atomic<std::size_t> queued{0};  // ready.size(), read by workers without the mutex
+    std::atomic<int> keeping{0};         // workers waiting for a kept connection's next request
 
     Impl(HttpCore& c, GateLimits l, RefusalWriter r) : core(c), limits(l), refusal(std::move(r)) {}
 
@@ -353,11 +359,13 @@ struct Gate::Impl {
         }
     }
 
-    void on_readable(Conn& c) {
+    // Appends what the socket holds now to c.buf (dropped while lingering), up to the
+    // largest request the limits allow plus a margin; sets c.eof at end of input or an error.
+    void read_available(Conn& c) const {
         const std::size_t cap = limits.max_header_bytes + limits.max_body + 65536;
         char tmp[16384];
         for (;;) {
-            const ssize_t r = ::recv(c.fd, tmp, sizeof tmp, 0);
+            const ssize_t r = ::recv(c.fd, tmp, sizeof tmp, MSG_DONTWAIT);
             if (r > 0) {
                 if (c.lingering) continue;
                 c.buf.append(tmp, static_cast<std::size_t>(r));
@@ -375,6 +383,10 @@ struct Gate::Impl {
                 break;
             }
         }
+    }
+
+    void on_readable(Conn& c) {
+        read_available(c);
         if (c.lingering) {
             if (c.eof) close_conn(c);
             return;
@@ -410,6 +422,7 @@ struct Gate::Impl {
         {
             std::lock_guard<std::mutex> lock(mutex);
             ready.push_back(&c);
+            queued.store(ready.size(), std::memory_order_relaxed);
         }
         cv.notify_one();
     }
@@ -440,6 +453,31 @@ struct Gate::Impl {
         }
     }
 
+    // On a worker, after a response: whether the connection's next request is complete, read
+    // here without a trip through the reactor (the wait for it bounded by kKeepMs, and only
+    // while no other connection's request is queued and at most half the workers wait so).
+    // Anything else (nothing yet, a partial or refused request, end of input) goes back to the
+    // reactor, which applies the deadlines and refusals as for any other bytes.
+    bool next_request(Conn& c) {
+        if (stopping.load(std::memory_order_relaxed) || queued.load(std::memory_order_relaxed) > 0) return false;
+        if (c.buf.empty()) {
+            if (keeping.fetch_add(1) >= std::max(1, limits.threads / 2)) {
+                keeping.fetch_sub(1);
+                return false;
+            }
+            pollfd p{c.fd, POLLIN, 0};
+            const int n = ::poll(&p, 1, kKeepMs);
+            keeping.fetch_sub(1);
+            if (n <= 0) return false;
+        }
+        read_available(c);
+        if (c.eof || c.buf.empty()) return false;
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits);
+        if (s.kind != RequestScan::Ready) return false;
+        c.request_length = s.length;
+        return true;
+    }
+
     void work() {
         for (;;) {
             Conn* c = nullptr;
@@ -449,12 +487,19 @@ struct Gate::Impl {
                 if (workers_stop) return;
                 c = ready.front();
                 ready.pop_front();
+                queued.store(ready.size(), std::memory_order_relaxed);
             }
-            ConnStream strm(*c, limits.write_timeout_ms);
-            bool closed = false;
-            core.process_request(strm, c->eof, closed, nullptr);
-            c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
-            if (closed || c->eof || strm.failed()) c->close_after = true;
+            for (;;) {
+                ConnStream strm(*c, limits.write_timeout_ms);
+                bool closed = false;
+                core.process_request(strm, c->eof, closed, nullptr);
+                c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
+                if (closed || c->eof || strm.failed()) {
+                    c->close_after = true;
+                    break;
+                }
+                if (!next_request(*c)) break;
+            }
             {
                 std::lock_guard<std::mutex> lock(mutex);
                 done.push_back(c);

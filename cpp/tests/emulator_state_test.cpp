@@ -139,6 +139,29 @@ TEST(EmulatorAuth, IssuesTokensItAcceptsAndRejectsOthers) {
     EXPECT_EQ(expired.problem, "token expired");
 }
 
+// identify() remembers the last token a thread verified: a repeat must still see the clock move
+// past exp (and back), another secret, and a token that differs in one character.
+TEST(EmulatorAuth, RememberedTokenStillExpiresAndBelongsToItsSecret) {
+    emu::Clock clock;
+    emu::Auth auth(emu::default_accounts(), "secret", 100, clock);
+    const std::string token = auth.issue(*auth.find("demo-premium-token", "demo-premium-secret"));
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(auth.identify("Bearer " + token).valid);
+    clock.set_offset_seconds(100);
+    EXPECT_EQ(auth.identify("Bearer " + token).problem, "token expired");
+    clock.set_offset_seconds(0);
+    EXPECT_TRUE(auth.identify("Bearer " + token).valid);
+    emu::Auth other(emu::default_accounts(), "other-secret", 100, clock);
+    EXPECT_EQ(other.identify("Bearer " + token).problem, "token signature invalid");
+    std::string forged = token;
+    char& first_sig = forged[forged.rfind('.') + 1];  // the signature's first 6 bits
+    first_sig = first_sig == 'A' ? 'B' : 'A';
+    EXPECT_FALSE(auth.identify("Bearer " + forged).valid);
+    const auto free_id = auth.identify("Bearer " + auth.issue(*auth.find("demo-free-token", "demo-free-secret")));
+    EXPECT_TRUE(free_id.valid);
+    EXPECT_FALSE(free_id.subscribed);
+    EXPECT_TRUE(auth.identify("Bearer " + token).subscribed);
+}
+
 TEST(EmulatorLimits, SlidingWindowAllowsLimitThenGivesRetryAfter) {
     emu::RateLimiter lim(60000);
     int retry = 0;
