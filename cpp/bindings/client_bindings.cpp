@@ -21,6 +21,7 @@
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
 #include "vehicledata/client/redact.h"
+#include "vehicledata/envelope.h"
 #include "vehicledata/schema.h"
 
 namespace py = pybind11;
@@ -132,14 +133,11 @@ py::array bool_view(const std::vector<std::uint8_t>& v, py::handle owner) {
 py::dict collection_dict(const vc::Collection& c) {
     py::dict d;
     if (!c.present) return d;
-    d["url"] = c.url;
-    d["count"] = c.count;
-    d["pages"] = c.pages;
-    d["total"] = c.total;
-    d["next"] = c.next;
-    d["prev"] = c.prev;
-    d["first"] = c.first;
-    d["last"] = c.last;
+    for (const auto& m : vehicledata::envelope::collection_members()) {
+        const py::str key(m.name.data(), m.name.size());
+        if (m.text) d[key] = c.*m.text;
+        else d[key] = c.*m.number;
+    }
     return d;
 }
 

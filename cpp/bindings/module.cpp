@@ -7,6 +7,7 @@ namespace vehicledata::bindings {
 void bind_schema(py::module_& m);
 void bind_query(py::module_& m);
 void bind_vin(py::module_& m);
+void bind_envelope(py::module_& m);
 #ifdef VEHICLEDATA_HAS_CLIENT
 void bind_client(py::module_& m);
 #endif
@@ -18,6 +19,7 @@ PYBIND11_MODULE(_core, m) {
     vehicledata::bindings::bind_schema(m);
     vehicledata::bindings::bind_query(m);
     vehicledata::bindings::bind_vin(m);
+    vehicledata::bindings::bind_envelope(m);
 #ifdef VEHICLEDATA_HAS_CLIENT
     vehicledata::bindings::bind_client(m);
 #endif

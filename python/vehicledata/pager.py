@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 from urllib.parse import parse_qsl, urlencode, urlsplit, quote
 
 from . import frames, schema
+from ._core import envelope as _envelope
 from .errors import NotFoundError, PaginationError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -390,7 +391,7 @@ class Pager:
                 core = self._client._core.get_page(self._target(self.start_page), self.record, "envelope",
                                                    self.verbose)
             except NotFoundError as e:
-                if self.start_page == 1 or e.exception != "NotFoundException":
+                if self.start_page == 1 or e.exception != _envelope.NOT_FOUND:
                     raise
                 core = self._past_the_end()
             page = Page(core, self.start_page)
