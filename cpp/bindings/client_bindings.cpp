@@ -133,7 +133,7 @@ py::array bool_view(const std::vector<std::uint8_t>& v, py::handle owner) {
 py::dict collection_dict(const vc::Collection& c) {
     py::dict d;
     if (!c.present) return d;
-    for (const auto& m : vehicledata::envelope::collection_members()) {
+    for (const auto& m : vehicledata::envelope::kCollectionMembers) {
         const py::str key(m.name.data(), m.name.size());
         if (m.text) d[key] = c.*m.text;
         else d[key] = c.*m.number;

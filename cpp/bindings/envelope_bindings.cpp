@@ -31,7 +31,7 @@ std::string constant_name(std::string_view exception) {
 
 py::dict error_dict(const ve::ErrorBody& e) {
     py::dict d;
-    for (const auto& m : ve::error_members()) {
+    for (const auto& m : ve::kErrorMembers) {
         const py::str key(m.name.data(), m.name.size());
         if (m.text) d[key] = e.*m.text;
         else d[key] = e.*m.number;
@@ -61,7 +61,7 @@ void bind_envelope(py::module_& m) {
     }, py::arg("body"), py::arg("content_type"),
           "An error body (JSON or text) as {exception, code, url, message}; ill-formed UTF-8 becomes U+FFFD.");
     py::list members;
-    for (const auto& c : ve::collection_members()) members.append(py::str(c.name.data(), c.name.size()));
+    for (const auto& c : ve::kCollectionMembers) members.append(py::str(c.name.data(), c.name.size()));
     s.attr("COLLECTION_MEMBERS") = py::tuple(members);
 }
 

@@ -12,46 +12,32 @@ namespace vehicledata::envelope {
 
 namespace {
 
-// Where each member of the structs is kept, by wire name; the order and the set
-// of names are the schema record's (bind() checks both ways).
-const Member<Collection> kCollectionSlots[] = {
-    {"url", &Collection::url, nullptr},     {"count", nullptr, &Collection::count},
-    {"pages", nullptr, &Collection::pages}, {"total", nullptr, &Collection::total},
-    {"next", &Collection::next, nullptr},   {"prev", &Collection::prev, nullptr},
-    {"first", &Collection::first, nullptr}, {"last", &Collection::last, nullptr},
-};
-const Member<ErrorBody> kErrorSlots[] = {
-    {"exception", &ErrorBody::exception, nullptr},
-    {"code", nullptr, &ErrorBody::code},
-    {"url", &ErrorBody::url, nullptr},
-    {"message", &ErrorBody::message, nullptr},
-};
-
 bool is_text(schema::Type t) { return t == schema::Type::String; }
 bool is_number(schema::Type t) { return t == schema::Type::Int || t == schema::Type::Int64; }
 
-// The schema record's fields in order, each bound to its slot.
+// The members of T against the schema record of that name: same names, order and types.
 template <class T, std::size_t N>
-std::vector<Member<T>> bind(const char* record_name, const Member<T> (&slots)[N]) {
+void check_record(const char* record_name, const Member<T> (&members)[N]) {
     const schema::Record* record = schema::find_record(record_name);
     if (!record) throw std::logic_error(std::string("envelope: the schema table has no record '") + record_name + "'");
-    std::vector<Member<T>> out;
-    for (const schema::Field& f : record->fields) {
-        const Member<T>* slot = nullptr;
-        for (const auto& s : slots)
-            if (s.name == f.name) slot = &s;
-        if (!slot || (slot->text ? !is_text(f.type) : !is_number(f.type)))
-            throw std::logic_error("envelope: field '" + f.name + "' of schema record '" + record_name +
-                                   "' has no member of its type");
-        out.push_back(*slot);
+    bool same = record->fields.size() == N;
+    for (std::size_t i = 0; same && i < N; ++i) {
+        const schema::Field& f = record->fields[i];
+        same = f.name == members[i].name && (members[i].text ? is_text(f.type) : is_number(f.type));
     }
-    if (out.size() != N)
-        throw std::logic_error(std::string("envelope: schema record '") + record_name + "' lacks a member");
-    return out;
+    if (!same)
+        throw std::logic_error(std::string("envelope: the members of '") + record_name +
+                               "' differ from the schema record's fields (cpp/core/schema.cpp)");
 }
 
-template <class T>
-void append_members(std::string& out, const T& v, const std::vector<Member<T>>& members) {
+// The schema is checked once, on the first body written.
+void ensure_checked() {
+    static const bool checked = (check_schema(), true);
+    (void)checked;
+}
+
+template <class T, std::size_t N>
+void append_members(std::string& out, const T& v, const Member<T> (&members)[N]) {
     char sep = '{';
     for (const auto& m : members) {
         out.push_back(sep);
@@ -109,36 +95,27 @@ const char* exception_for(int status) {
     }
 }
 
-// ---- collection --------------------------------------------------------------------------
-const std::vector<Member<Collection>>& collection_members() {
-    static const std::vector<Member<Collection>> members = bind("collection", kCollectionSlots);
-    return members;
+void check_schema() {
+    check_record("collection", kCollectionMembers);
+    check_record("error", kErrorMembers);
 }
 
+// ---- collection --------------------------------------------------------------------------
 void begin_collection(std::string& out, const Collection& c) {
+    ensure_checked();
     out.append("{\"collection\":");
-    append_members(out, c, collection_members());
+    append_members(out, c, kCollectionMembers);
     out.append(",\"data\":[");
 }
 
 void end_collection(std::string& out) { out.append("]}"); }
 
-const Member<Collection>* collection_member(std::string_view key) {
-    for (const auto& m : collection_members())
-        if (m.name == key) return &m;
-    return nullptr;
-}
-
 // ---- error body ----------------------------------------------------------------------------
-const std::vector<Member<ErrorBody>>& error_members() {
-    static const std::vector<Member<ErrorBody>> members = bind("error", kErrorSlots);
-    return members;
-}
-
 std::string error_json(const ErrorBody& e) {
+    ensure_checked();
     std::string out;
     out.reserve(128 + e.message.size() + e.url.size());
-    append_members(out, e, error_members());
+    append_members(out, e, kErrorMembers);
     return out;
 }
 
@@ -156,13 +133,14 @@ std::string deprecated_json(const ErrorBody& e) {
 std::string error_text(const ErrorBody& e) { return format::valid_utf8(e.message); }
 
 ErrorBody read_error(std::string_view raw_body, std::string_view content_type) {
+    ensure_checked();
     ErrorBody e;
     const std::string body = format::valid_utf8(raw_body);
     if (looks_json(content_type, body)) {
         simdjson::dom::parser parser;
         simdjson::dom::element doc;
         if (!parser.parse(body).get(doc) && doc.is_object()) {
-            for (const auto& m : error_members()) {
+            for (const auto& m : kErrorMembers) {
                 simdjson::dom::element v;
                 if (doc[m.name].get(v)) continue;
                 std::string_view s;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -58,7 +59,7 @@ TEST(Envelope, CollectionRoundTripsThroughThePageDecoder) {
     const vc::Page p = decode_makes(body);
     EXPECT_TRUE(p.collection.present);
     EXPECT_EQ(p.rows, 2u);
-    for (const auto& m : ve::collection_members()) {
+    for (const auto& m : ve::kCollectionMembers) {
         SCOPED_TRACE(std::string(m.name));
         if (m.text) EXPECT_EQ(p.collection.*m.text, c.*m.text);
         else EXPECT_EQ(p.collection.*m.number, c.*m.number);
@@ -84,16 +85,17 @@ TEST(Envelope, MembersFollowTheSchemaRecords) {
     const auto check = [](const char* record, const auto& members) {
         const sc::Record* r = sc::find_record(record);
         ASSERT_NE(r, nullptr) << record;
-        ASSERT_EQ(r->fields.size(), members.size()) << record;
-        for (std::size_t i = 0; i < members.size(); ++i) {
+        ASSERT_EQ(r->fields.size(), std::size(members)) << record;
+        for (std::size_t i = 0; i < std::size(members); ++i) {
             EXPECT_EQ(r->fields[i].name, members[i].name) << record;
             const bool number = r->fields[i].type == sc::Type::Int || r->fields[i].type == sc::Type::Int64;
             EXPECT_EQ(members[i].number != nullptr, number) << record << "." << members[i].name;
             EXPECT_EQ(members[i].text != nullptr, !number) << record << "." << members[i].name;
         }
     };
-    check("collection", ve::collection_members());
-    check("error", ve::error_members());
+    check("collection", ve::kCollectionMembers);
+    check("error", ve::kErrorMembers);
+    EXPECT_NO_THROW(ve::check_schema());
 }
 
 TEST(Envelope, ErrorBodyBytesAndRoundTrip) {

@@ -59,9 +59,14 @@ struct Member {
     std::int64_t T::*number = nullptr;
 };
 
-// The members in the schema record's order (`collection` / `error`).  Throws
-// std::logic_error on first use if the schema record and the struct disagree.
-const std::vector<Member<Collection>>& collection_members();
+// The members in the order of the schema record `collection` (check_schema()
+// compares them with it; the writers call it once, envelope_test.cpp too).
+inline constexpr Member<Collection> kCollectionMembers[] = {
+    {"url", &Collection::url, nullptr},     {"count", nullptr, &Collection::count},
+    {"pages", nullptr, &Collection::pages}, {"total", nullptr, &Collection::total},
+    {"next", &Collection::next, nullptr},   {"prev", &Collection::prev, nullptr},
+    {"first", &Collection::first, nullptr}, {"last", &Collection::last, nullptr},
+};
 
 // Writer: appends `{"collection":{...},"data":[`; the caller appends the records
 // (comma-separated) and then end_collection (`]}`).  Strings are escaped as the
@@ -70,8 +75,13 @@ void begin_collection(std::string& out, const Collection& c);
 void end_collection(std::string& out);
 
 // Reader (the page decoder streams the envelope and asks per key): the member
-// a key of the collection object names, or nullptr for a key to skip.
-const Member<Collection>* collection_member(std::string_view key);
+// a key of the collection object names, or nullptr for a key to skip.  Inline:
+// the decoder's hot path compares against the constant names.
+inline const Member<Collection>* collection_member(std::string_view key) {
+    for (const auto& m : kCollectionMembers)
+        if (m.name == key) return &m;
+    return nullptr;
+}
 
 // ---- error body ------------------------------------------------------------------------
 struct ErrorBody {
@@ -81,7 +91,17 @@ struct ErrorBody {
     std::string message;
 };
 
-const std::vector<Member<ErrorBody>>& error_members();
+// The members in the order of the schema record `error`.
+inline constexpr Member<ErrorBody> kErrorMembers[] = {
+    {"exception", &ErrorBody::exception, nullptr},
+    {"code", nullptr, &ErrorBody::code},
+    {"url", &ErrorBody::url, nullptr},
+    {"message", &ErrorBody::message, nullptr},
+};
+
+// Throws std::logic_error when kCollectionMembers or kErrorMembers and the schema
+// table's records `collection` and `error` disagree (names, order, types).
+void check_schema();
 
 // Writer: the JSON error body, members in the schema record's order.
 std::string error_json(const ErrorBody& e);
