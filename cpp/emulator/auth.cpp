@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "vehicledata/emulator/state.h"
+#include "auth.h"
 #include "vehicledata/format.h"
 #include "vehicledata/jwt.h"
 

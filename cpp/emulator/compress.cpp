@@ -1,12 +1,13 @@
 // Response compression (see compress.h).
-#include "vehicledata/emulator/compress.h"
+#include "compress.h"
 
 #include <zlib.h>
 
 #include <cctype>
 #include <cstdlib>
+#include <string_view>
 
-#include "vehicledata/emulator/api.h"
+#include "routes.h"
 
 namespace vehicledata::emulator {
 

@@ -10,7 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "vehicledata/emulator/server.h"
+#include "control.h"
+#include "server.h"
 #include "vehicledata/format.h"
 #include "vehicledata/schema.h"
 
@@ -105,7 +106,7 @@ void parse_touch(const std::string& body, std::string& table, std::vector<std::i
 
 }  // namespace
 
-void Server::control(const httplib::Request& req, httplib::Response& res) {
+void control(ControlState& state, const httplib::Request& req, httplib::Response& res) {
     const std::string& path = req.path;
     const std::string& m = req.method;
     auto bad = [&](const std::string& msg) { write_error(res, 400, "BadRequestException", path, msg, false); };
@@ -119,45 +120,45 @@ void Server::control(const httplib::Request& req, httplib::Response& res) {
     }
     if (path == "/_emulator/reset") {
         if (m != "POST") return wrong_method("POST");
-        limiter_.reset();
-        login_limiter_.reset();
-        usage_.reset();
-        faults_.clear();
-        stats_.reset();
-        maintenance_ = false;
-        clock_.set_offset_seconds(0);
-        store_->untouch();
+        state.limiter.reset();
+        state.login_limiter.reset();
+        state.usage.reset();
+        state.faults.clear();
+        state.stats.reset();
+        state.maintenance = false;
+        state.clock.set_offset_seconds(0);
+        state.store.untouch();
         return ok_json(res, "{\"status\":\"reset\"}");
     }
     if (path == "/_emulator/faults") {
         if (m == "DELETE") {
-            faults_.clear();
+            state.faults.clear();
             return ok_json(res, "{\"faults\":0}");
         }
-        if (m == "GET") return ok_json(res, "{\"faults\":" + std::to_string(faults_.size()) + "}");
+        if (m == "GET") return ok_json(res, "{\"faults\":" + std::to_string(state.faults.size()) + "}");
         if (m != "POST") return wrong_method("GET, POST, DELETE");
         try {
-            faults_.add(parse_fault(req.body));
+            state.faults.add(parse_fault(req.body));
         } catch (const std::invalid_argument& e) {
             return bad(e.what());
         }
-        return ok_json(res, "{\"faults\":" + std::to_string(faults_.size()) + "}");
+        return ok_json(res, "{\"faults\":" + std::to_string(state.faults.size()) + "}");
     }
     if (path == "/_emulator/maintenance") {
-        if (m == "GET") return ok_json(res, std::string("{\"enabled\":") + (maintenance_ ? "true" : "false") + "}");
+        if (m == "GET") return ok_json(res, std::string("{\"enabled\":") + (state.maintenance ? "true" : "false") + "}");
         if (m != "POST") return wrong_method("GET, POST");
         simdjson::dom::parser parser;
         simdjson::dom::object obj;
         bool enabled = false;
         if (!json_object(req.body, parser, obj) || obj["enabled"].get_bool().get(enabled))
             return bad("maintenance: body must be {\"enabled\": true|false}");
-        maintenance_ = enabled;
+        state.maintenance = enabled;
         return ok_json(res, std::string("{\"enabled\":") + (enabled ? "true" : "false") + "}");
     }
     if (path == "/_emulator/clock") {
         auto answer = [&] {
-            ok_json(res, "{\"offset_seconds\":" + std::to_string(clock_.offset_seconds()) +
-                             ",\"now\":" + std::to_string(clock_.now_seconds()) + "}");
+            ok_json(res, "{\"offset_seconds\":" + std::to_string(state.clock.offset_seconds()) +
+                             ",\"now\":" + std::to_string(state.clock.now_seconds()) + "}");
         };
         if (m == "GET") return answer();
         if (m != "POST") return wrong_method("GET, POST");
@@ -167,7 +168,7 @@ void Server::control(const httplib::Request& req, httplib::Response& res) {
         if (!json_object(req.body, parser, obj) || obj["offset_seconds"].get_int64().get(offset) ||
             offset < -10LL * 365 * 86400 || offset > 10LL * 365 * 86400)
             return bad("clock: body must be {\"offset_seconds\": integer within 10 years}");
-        clock_.set_offset_seconds(offset);
+        state.clock.set_offset_seconds(offset);
         return answer();
     }
     if (path == "/_emulator/touch") {
@@ -179,10 +180,10 @@ void Server::control(const httplib::Request& req, httplib::Response& res) {
         } catch (const std::invalid_argument& e) {
             return bad(e.what());
         }
-        if (modified.empty()) modified = format::eastern_iso8601(clock_.now_seconds());
+        if (modified.empty()) modified = format::eastern_iso8601(state.clock.now_seconds());
         std::vector<std::int64_t> missing;
         try {
-            missing = store_->touch(table, ids, modified);
+            missing = state.store.touch(table, ids, modified);
         } catch (const StoreError& e) {
             write_error(res, 500, "InternalErrorException", path, e.what(), false);
             return;
@@ -195,7 +196,7 @@ void Server::control(const httplib::Request& req, httplib::Response& res) {
     }
     if (path == "/_emulator/stats") {
         if (m != "GET") return wrong_method("GET");
-        return ok_json(res, stats_.to_json());
+        return ok_json(res, state.stats.to_json());
     }
     write_error(res, 404, "NotFoundException", path, "Not Found: unknown control route", false);
 }

@@ -2,7 +2,9 @@
 #include <cctype>
 #include <charconv>
 
-#include "vehicledata/emulator/api.h"
+#include "detail.h"
+
+#include "routes.h"
 
 namespace vehicledata::emulator {
 
@@ -18,7 +20,7 @@ const format::QueryParam* param(const Call& call, std::string_view name) {
 
 }  // namespace
 
-void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stmt, const Plan& plan, bool demo) {
+void write_nested(Api& api, std::string& out, const PlanItem& item, sqlite3_stmt* stmt, const Plan& plan, bool demo) {
     (void)demo;  // nested rows share their trim's model year: the parent row is already restricted
     const schema::Field& f = *item.field;
     const schema::Record* n = schema::find_record(f.nested);
@@ -42,7 +44,7 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
                 return;
             }
             const std::string table = f.nested_key.substr(0, dot), column = f.nested_key.substr(dot + 1);
-            Statement st = store_.statement("SELECT DISTINCT " + column + " FROM " + table +
+            Statement st = api.store_.statement("SELECT DISTINCT " + column + " FROM " + table +
                                             " WHERE trim_id = ? AND " + column + " IS NOT NULL ORDER BY " + column);
             st.bind({query::Scalar(trim_id)});
             std::string key;
@@ -61,8 +63,8 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
             out.push_back(']');
             return;
         }
-        const Plan& np = plan_of(*n, false);
-        Statement st = store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE " + f.nested_key +
+        const Plan& np = api.plan_of(*n, false);
+        Statement st = api.store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE " + f.nested_key +
                                         " = ? ORDER BY id");
         st.bind({query::Scalar(trim_id)});
         out.push_back('[');
@@ -71,7 +73,7 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
             if (!first) out.push_back(',');
             first = false;
             write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) {
-                write_nested(o, it, st.get(), np, demo);
+                write_nested(api, o, it, st.get(), np, demo);
             });
         }
         out.push_back(']');
@@ -80,8 +82,8 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
     if (f.nested_by_parent_id) {
         // One object: the first row of the element's table that belongs to the parent.
         const int id_col = plan.column_of("id");
-        const Plan& np = plan_of(*n, false);
-        Statement st = store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE " + f.nested_key +
+        const Plan& np = api.plan_of(*n, false);
+        Statement st = api.store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE " + f.nested_key +
                                         " = ? ORDER BY id LIMIT 1");
         if (id_col < 0) {
             out.append("null");
@@ -92,7 +94,7 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
             out.append("null");
             return;
         }
-        write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), np, demo); });
+        write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(api, o, it, st.get(), np, demo); });
         return;
     }
     // One object: the row of the nested record's table whose id the parent holds in nested_key.
@@ -101,29 +103,29 @@ void Api::write_nested(std::string& out, const PlanItem& item, sqlite3_stmt* stm
         out.append("null");
         return;
     }
-    const Plan& np = plan_of(*n, false);
-    Statement st = store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE id = ? LIMIT 1");
+    const Plan& np = api.plan_of(*n, false);
+    Statement st = api.store_.statement("SELECT " + np.select_list + " FROM " + n->table + " WHERE id = ? LIMIT 1");
     st.bind({query::Scalar(static_cast<std::int64_t>(sqlite3_column_int64(stmt, key_col)))});
     if (!st.step()) {
         out.append("null");
         return;
     }
-    write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), np, demo); });
+    write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(api, o, it, st.get(), np, demo); });
 }
 
-bool Api::write_legacy_trim(std::string& out, std::int64_t trim_id, bool demo, bool verbose) {
+bool write_legacy_trim(Api& api, std::string& out, std::int64_t trim_id, bool demo, bool verbose) {
     static const schema::Endpoint& e = *schema::find_endpoint("/api/trims/{id}");
-    const Plan& plan = plan_of(*schema::find_record(e.record), verbose);
+    const Plan& plan = api.plan_of(*schema::find_record(e.record), verbose);
     std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE id = ?";
     if (demo && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
-    Statement st = store_.statement(sql);
+    Statement st = api.store_.statement(sql);
     st.bind({query::Scalar(trim_id)});
     if (!st.step()) return false;
-    write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); });
+    write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(api, o, it, st.get(), plan, demo); });
     return true;
 }
 
-void Api::trim_detail(const Call& call, httplib::Response& res, bool legacy) {
+void trim_detail(Api& api, const Call& call, httplib::Response& res, bool legacy) {
     const schema::Endpoint& e = *call.route->endpoint;
     std::int64_t id = 0;
     const std::string& arg = call.route->arg;
@@ -143,31 +145,31 @@ void Api::trim_detail(const Call& call, httplib::Response& res, bool legacy) {
     out.reserve(16384);
     const auto not_found = [&] { return HttpError(404, "RecordNotFoundException", "Record not found in table \"" + e.table + "\""); };
     if (legacy) {
-        if (!write_legacy_trim(out, id, demo, verbose)) throw not_found();
+        if (!write_legacy_trim(api, out, id, demo, verbose)) throw not_found();
         set_json(res, std::move(out));
         return;
     }
-    const Plan& plan = plan_of(*schema::find_record(e.record), false);
+    const Plan& plan = api.plan_of(*schema::find_record(e.record), false);
     std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE id = ?";
     if (demo && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
-    Statement st = store_.statement(sql);
+    Statement st = api.store_.statement(sql);
     st.bind({query::Scalar(id)});
     if (!st.step()) throw not_found();
-    write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); });
+    write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(api, o, it, st.get(), plan, demo); });
     set_json(res, std::move(out));
 }
 
-void Api::obd_detail(const Call& call, httplib::Response& res) {
+void obd_detail(Api& api, const Call& call, httplib::Response& res) {
     const schema::Endpoint& e = *call.route->endpoint;
     std::string code = call.route->arg;
     if (code.empty() || code.size() > 16)
         throw HttpError(400, "BadRequestException", "Invalid OBD code '" + code + "'");
     for (auto& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    const Plan& plan = plan_of(*schema::find_record(e.record), false);
+    const Plan& plan = api.plan_of(*schema::find_record(e.record), false);
     std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE code = ?";
     if (!full_access(call) && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
     sql += " ORDER BY make IS NOT NULL, make LIMIT 1";
-    Statement st = store_.statement(sql);
+    Statement st = api.store_.statement(sql);
     st.bind({query::Scalar(code)});
     if (!st.step()) throw HttpError(404, "RecordNotFoundException", "Record not found in table \"obd_codes\"");
     std::string out;
@@ -175,7 +177,7 @@ void Api::obd_detail(const Call& call, httplib::Response& res) {
     set_json(res, std::move(out));
 }
 
-void Api::license_plate(const Call& call, httplib::Response& res) {
+void license_plate(Api& api, const Call& call, httplib::Response& res) {
     static const char* kCountries[] = {"US", "CA", "AU", "UK", "FR", "IE", "NZ", "MX", "DE", "CZ", "PT"};
     const auto* cc = param(call, "country_code");
     const auto* lookup = param(call, "lookup");

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "vehicledata/emulator/state.h"
+#include "faults.h"
 #include "vehicledata/format.h"
 
 namespace vehicledata::emulator {

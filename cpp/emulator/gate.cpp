@@ -1,5 +1,5 @@
 // The gate: the emulator's own accept loop and request framing in front of httplib (gate.h).
-#include "vehicledata/emulator/gate.h"
+#include "gate.h"
 
 #include <fcntl.h>
 #include <netdb.h>

@@ -13,7 +13,7 @@
 #include <exception>
 #include <thread>
 
-#include "vehicledata/emulator/server.h"
+#include "server.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Emulator command-line options.
-#include "vehicledata/emulator/options.h"
+#include "options.h"
 
 #include <charconv>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // The data feed's Range handling (see range.h).
-#include "vehicledata/emulator/range.h"
+#include "range.h"
 
 #include <cctype>
 #include <charconv>

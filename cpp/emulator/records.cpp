@@ -1,5 +1,5 @@
 // Record plans and row writers (JSON and CSV).
-#include "vehicledata/emulator/records.h"
+#include "records.h"
 
 #include "vehicledata/format.h"
 

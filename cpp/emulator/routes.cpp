@@ -6,7 +6,13 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "vehicledata/emulator/api.h"
+#include "routes.h"
+
+#include "account.h"
+#include "detail.h"
+#include "feed.h"
+#include "synthetic.h"
+#include "vin.h"
 #include "vehicledata/query.h"
 
 namespace vehicledata::emulator {
@@ -380,14 +386,14 @@ Api::Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock)
             plans_[{&r, verbose}] = std::move(plan);
         }
     vin_decoder_ = std::make_unique<VinDecoderSlot>(store_);
-    load_synthetic_fields();
+    synthetic_ = synthetic_fields(store_);
 }
 
 const Plan& Api::plan_of(const schema::Record& record, bool verbose) { return *plans_.at({&record, verbose}); }
 
 void Api::handle(const Call& call, httplib::Response& res) {
     dispatch(call, res);
-    set_synthetic_header(call, res);
+    set_synthetic_header(synthetic_, call, res);
 }
 
 void Api::dispatch(const Call& call, httplib::Response& res) {
@@ -395,16 +401,16 @@ void Api::dispatch(const Call& call, httplib::Response& res) {
         case RouteKind::Search: return search(call, res);
         case RouteKind::Years: return years(call, res);
         case RouteKind::Attributes: return attributes(call, res);
-        case RouteKind::TrimDetail: return trim_detail(call, res, false);
-        case RouteKind::TrimLegacyDetail: return trim_detail(call, res, true);
-        case RouteKind::ObdDetail: return obd_detail(call, res);
-        case RouteKind::LicensePlate: return license_plate(call, res);
-        case RouteKind::Login: return login(call, res);
-        case RouteKind::AccountRequests: return account(call, res, false);
-        case RouteKind::AccountToday: return account(call, res, true);
-        case RouteKind::FeedLastUpdated: return feed_last_updated(call, res);
-        case RouteKind::FeedDownload: return feed_download(call, res);
-        case RouteKind::Vin: return vin(call, res);
+        case RouteKind::TrimDetail: return trim_detail(*this, call, res, false);
+        case RouteKind::TrimLegacyDetail: return trim_detail(*this, call, res, true);
+        case RouteKind::ObdDetail: return obd_detail(*this, call, res);
+        case RouteKind::LicensePlate: return license_plate(*this, call, res);
+        case RouteKind::Login: return login(*this, call, res);
+        case RouteKind::AccountRequests: return account(*this, call, res, false);
+        case RouteKind::AccountToday: return account(*this, call, res, true);
+        case RouteKind::FeedLastUpdated: return feed_last_updated(*this, call, res);
+        case RouteKind::FeedDownload: return feed_download(*this, call, res);
+        case RouteKind::Vin: return vin_decode(*this, call, res);
     }
 }
 
@@ -455,7 +461,7 @@ void Api::search(const Call& call, httplib::Response& res) {
         const std::uint64_t generation = store_.data_generation();
         Statement st = store_.statement("SELECT " + plan.select_list + " FROM " + e.table + " WHERE rowid = ?");
         bool first = true;
-        NestedWriter nested = [&](std::string& o, const PlanItem& it) { write_nested(o, it, st.get(), plan, demo); };
+        NestedWriter nested = [&](std::string& o, const PlanItem& it) { write_nested(*this, o, it, st.get(), plan, demo); };
         for (std::int64_t i = offset; i < offset + count; ++i) {
             const std::int64_t rowid = (*ids)[static_cast<std::size_t>(i)];
             const std::size_t mark = out.size();

@@ -1,5 +1,5 @@
 // The emulator's HTTP server and its request pipeline.
-#include "vehicledata/emulator/server.h"
+#include "server.h"
 
 #include <openssl/rand.h>
 
@@ -7,7 +7,8 @@
 #include <cstdio>
 #include <thread>
 
-#include "vehicledata/emulator/compress.h"
+#include "compress.h"
+#include "control.h"
 #include "vehicledata/jwt.h"
 
 namespace vehicledata::emulator {
@@ -299,7 +300,8 @@ void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
             write_error(res, 403, "ForbiddenException", path, why, false);
             return;
         }
-        control(req, res);
+        ControlState state{clock_, *store_, limiter_, login_limiter_, usage_, faults_, stats_, maintenance_};
+        control(state, req, res);
         return;
     }
     serve(req, res);

@@ -1,5 +1,5 @@
 // Read-only SQLite store: one connection and statement cache per thread.
-#include "vehicledata/emulator/store.h"
+#include "store.h"
 
 #include <atomic>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 #include <set>
 #include <utility>
 
-#include "vehicledata/emulator/api.h"
+#include "synthetic.h"
 
 namespace vehicledata::emulator {
 
@@ -28,10 +28,11 @@ void collect(const schema::Record& record, const Synthetic& syn, const std::stri
 
 }  // namespace
 
-void Api::load_synthetic_fields() {
+std::map<std::string, std::string> synthetic_fields(Store& store) {
+    std::map<std::string, std::string> synthetic;
     Synthetic syn;
     try {
-        Statement st = store_.statement(
+        Statement st = store.statement(
             "SELECT table_name, column_name FROM provenance WHERE origin = 'synthetic'");
         while (st.step()) {
             auto text = [&](int c) {
@@ -41,23 +42,25 @@ void Api::load_synthetic_fields() {
             syn.emplace(text(0), text(1));
         }
     } catch (const StoreError&) {
-        return;  // a database without a provenance table: no synthetic fields to declare
+        return synthetic;  // a database without a provenance table: no synthetic fields to declare
     }
     for (const auto& r : schema::records()) {
         std::string value;
         collect(r, syn, "", value, 0);
-        if (!value.empty()) synthetic_[r.name] = std::move(value);
+        if (!value.empty()) synthetic[r.name] = std::move(value);
     }
+    return synthetic;
 }
 
-void Api::set_synthetic_header(const Call& call, httplib::Response& res) const {
+void set_synthetic_header(const std::map<std::string, std::string>& synthetic, const Call& call,
+                          httplib::Response& res) {
     if (!call.route || !call.route->endpoint) return;
     const RouteKind k = call.route->kind;
     if (k != RouteKind::Search && k != RouteKind::TrimDetail && k != RouteKind::TrimLegacyDetail &&
         k != RouteKind::ObdDetail && k != RouteKind::Vin)
         return;
-    auto it = synthetic_.find(call.route->endpoint->record);
-    if (it != synthetic_.end()) res.set_header("X-Emulator-Synthetic", it->second);
+    auto it = synthetic.find(call.route->endpoint->record);
+    if (it != synthetic.end()) res.set_header("X-Emulator-Synthetic", it->second);
 }
 
 }  // namespace vehicledata::emulator

@@ -1,5 +1,5 @@
 // Usage counters: requests per account and UTC-5 day.
-#include "vehicledata/emulator/state.h"
+#include "usage.h"
 #include "vehicledata/format.h"
 
 namespace vehicledata::emulator {

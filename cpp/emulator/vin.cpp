@@ -5,7 +5,10 @@
 #include <cctype>
 #include <ctime>
 
-#include "vehicledata/emulator/api.h"
+#include "vin.h"
+
+#include "detail.h"
+#include "routes.h"
 
 namespace vehicledata::emulator {
 
@@ -92,13 +95,13 @@ int score(const Facts& f, const std::string& text) {
 
 }  // namespace
 
-void Api::vin(const Call& call, httplib::Response& res) {
+void vin_decode(Api& api, const Call& call, httplib::Response& res) {
     const std::string vin = vin::normalize(call.route->arg);
     if (const std::string problem = vin::validation_error(vin); !problem.empty())
         throw HttpError(400, "BadRequestException", "Invalid VIN '" + call.route->arg + "': " + problem);
     const bool verbose = yes_no(call, "verbose");
     const bool all_trims = yes_no(call, "all_trims");
-    const vin::Decoder* decoder = vin_decoder_->get();
+    const vin::Decoder* decoder = api.vin_decoder_->get();
     if (!decoder)
         throw HttpError(501, "NotImplementedException", "VIN decoding needs the vPIC tables, which this database lacks");
     const vin::Result r = decoder->decode(vin, current_year());
@@ -125,12 +128,12 @@ void Api::vin(const Call& call, httplib::Response& res) {
     std::vector<std::pair<int, std::int64_t>> ranked;  // (score, trim id)
     // The database is read-only and one per process: whether it has the mapping is settled once.
     static const bool has_map = [&] {
-        Statement st = store_.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vpic_models'");
+        Statement st = api.store_.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vpic_models'");
         return st.step();
     }();
     if (r.model_id > 0 && has_map) {
         const Facts facts = facts_of(r);
-        Statement st = store_.statement(
+        Statement st = api.store_.statement(
             "SELECT t.id, lower(t.trim || ' ' || t.submodel || ' ' || t.description) FROM trims t "
             "JOIN vpic_models vm ON vm.model_id = t.model_id JOIN vpic_makes vk ON vk.make_id = t.make_id "
             "WHERE t.year = ? AND vm.vpic_model_id = ? AND vk.vpic_make_id = ? ORDER BY t.id LIMIT 500");
@@ -185,7 +188,7 @@ void Api::vin(const Call& call, httplib::Response& res) {
             for (const auto& [s, id] : ranked) {
                 const std::size_t mark = out.size();
                 if (!tf) out.push_back(',');
-                if (write_legacy_trim(out, id, demo, verbose)) tf = false;
+                if (write_legacy_trim(api, out, id, demo, verbose)) tf = false;
                 else out.resize(mark);
             }
             out.push_back(']');

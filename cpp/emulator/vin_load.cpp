@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "vehicledata/emulator/vin_tables.h"
+#include "vin_load.h"
 
 namespace vehicledata::emulator {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "vehicledata/emulator/api.h"
-#include "vehicledata/emulator/gate.h"
-#include "vehicledata/emulator/range.h"
+#include "routes.h"
+#include "gate.h"
+#include "range.h"
 #include "vehicledata/format.h"
 
 namespace emu = vehicledata::emulator;

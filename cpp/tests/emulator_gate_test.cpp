@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "vehicledata/emulator/gate.h"
+#include "gate.h"
 
 namespace emu = vehicledata::emulator;
 using Kind = emu::RequestScan::Kind;

@@ -1,7 +1,7 @@
 // The data feed's Range interpretation (RFC 9110 section 14).
 #include <gtest/gtest.h>
 
-#include "vehicledata/emulator/range.h"
+#include "range.h"
 
 namespace emu = vehicledata::emulator;
 using Kind = emu::ByteRange::Kind;

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "vehicledata/emulator/api.h"
-#include "vehicledata/emulator/options.h"
-#include "vehicledata/emulator/state.h"
+#include "routes.h"
+#include "options.h"
+#include "auth.h"
+#include "faults.h"
+#include "rate_limiter.h"
+#include "usage.h"
 #include "vehicledata/jwt.h"
 
 namespace emu = vehicledata::emulator;

@@ -9,8 +9,8 @@
 #include <iostream>
 #include <string>
 
-#include "vehicledata/emulator/store.h"
-#include "vehicledata/emulator/vin_tables.h"
+#include "store.h"
+#include "vin_load.h"
 #include "vehicledata/format.h"
 
 using namespace vehicledata;

@@ -13,11 +13,14 @@
 #include <memory>
 #include <string>
 
-#include "vehicledata/emulator/api.h"
-#include "vehicledata/emulator/gate.h"
-#include "vehicledata/emulator/options.h"
-#include "vehicledata/emulator/state.h"
-#include "vehicledata/emulator/store.h"
+#include "auth.h"
+#include "faults.h"
+#include "gate.h"
+#include "rate_limiter.h"
+#include "options.h"
+#include "routes.h"
+#include "store.h"
+#include "usage.h"
 
 namespace vehicledata::emulator {
 
@@ -36,7 +39,6 @@ public:
 
 private:
     void dispatch(const httplib::Request& req, httplib::Response& res);
-    void control(const httplib::Request& req, httplib::Response& res);
     void serve(const httplib::Request& req, httplib::Response& res);
     // The control plane's guard: loopback clients only, or the --control-token header.
     bool control_allowed(const httplib::Request& req, std::string& why) const;
@@ -64,9 +66,5 @@ void write_deprecated(httplib::Response& res, const std::string& path);
 // as text/plain when `text`.
 void write_error(httplib::Response& res, int status, const std::string& exception, const std::string& url,
                  const std::string& message, bool text);
-
-// Closes the connection of a request at once (no response), by finding its
-// socket among the process's descriptors.  Returns false if not found.
-bool drop_connection(const httplib::Request& req);
 
 }  // namespace vehicledata::emulator

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "vehicledata/emulator/store.h"
+#include "store.h"
 #include "vehicledata/vin.h"
 
 namespace vehicledata::emulator {

@@ -1,7 +1,7 @@
 // Sliding-window rate limiter.
 #include <functional>
 
-#include "vehicledata/emulator/state.h"
+#include "rate_limiter.h"
 
 namespace vehicledata::emulator {
 
