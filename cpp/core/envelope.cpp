@@ -30,7 +30,7 @@ void check_record(const char* record_name, const Member<T> (&members)[N]) {
                                "' differ from the schema record's fields (cpp/core/schema.cpp)");
 }
 
-// The schema is checked once, on the first body written.
+// The schema is checked once, on the first body written or read.
 void ensure_checked() {
     static const bool checked = (check_schema(), true);
     (void)checked;

@@ -1,9 +1,10 @@
 // The service's wire envelope, written by the emulator and read by the client:
 // the paging block of a collection ({"collection": {...}, "data": [...]}) and
 // the error body ({"exception", "code", "url", "message"}, or text/plain).
-// Member names, order and types come from the schema table's `collection` and
-// `error` records (cpp/core/schema.cpp, docs/resources.md); the exception names
-// the service sends are the constants below (exported to Python by _core).
+// Member names, order and types are those of the schema table's `collection`
+// and `error` records (cpp/core/schema.cpp, docs/resources.md; check_schema()
+// compares them); the exception names the service sends are the constants below
+// (exported to Python as vehicledata._core.envelope).
 // Pure functions without global state: call them from any thread.
 #pragma once
 
