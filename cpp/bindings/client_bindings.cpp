@@ -10,19 +10,17 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <datetime.h>
-
 #include <cstring>
 #include <memory>
-#include <unordered_map>
 
-#include "vehicledata/format.h"
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
 #include "vehicledata/client/redact.h"
 #include "vehicledata/envelope.h"
 #include "vehicledata/schema.h"
+
+#include "cells.h"
 
 namespace py = pybind11;
 namespace vc = vehicledata::client;
@@ -141,34 +139,6 @@ py::dict collection_dict(const vc::Collection& c) {
     return d;
 }
 
-struct TzCache {
-    std::unordered_map<int, py::object> zones;
-    py::object get(int minutes) {
-        auto it = zones.find(minutes);
-        if (it != zones.end()) return it->second;
-        py::object delta = py::reinterpret_steal<py::object>(PyDelta_FromDSU(0, minutes * 60, 0));
-        py::object tz = py::reinterpret_steal<py::object>(PyTimeZone_FromOffset(delta.ptr()));
-        zones.emplace(minutes, tz);
-        return tz;
-    }
-};
-
-py::object timestamp_object(std::int64_t us, int offset_minutes, TzCache& tz) {
-    std::int64_t local = us + static_cast<std::int64_t>(offset_minutes) * 60 * 1000000;
-    std::int64_t secs = local >= 0 ? local / 1000000 : -((-local + 999999) / 1000000);
-    int micro = static_cast<int>(local - secs * 1000000);
-    std::int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
-    int sod = static_cast<int>(secs - days * 86400);
-    int y = 0;
-    unsigned m = 0, d = 0;
-    format::civil_from_days(days, y, m, d);
-    py::object zone = tz.get(offset_minutes);
-    PyObject* o = PyDateTimeAPI->DateTime_FromDateAndTime(y, static_cast<int>(m), static_cast<int>(d), sod / 3600, (sod / 60) % 60, sod % 60, micro,
-                                                          zone.ptr(), PyDateTimeAPI->DateTimeType);
-    if (!o) throw py::error_already_set();
-    return py::reinterpret_steal<py::object>(o);
-}
-
 // One Python list per column: int, float, str, datetime (with its offset),
 // parsed JSON for nested values, None for nulls.
 py::dict page_lists(const vc::Page& page) {
@@ -179,26 +149,10 @@ py::dict page_lists(const vc::Page& page) {
         const std::size_t n = c.size();
         py::list l(n);
         for (std::size_t i = 0; i < n; ++i) {
-            if (!c.valid[i]) {
-                l[i] = py::none();
-                continue;
-            }
-            switch (c.kind) {
-                case vc::ColumnKind::Int64: l[i] = py::int_(c.ints[i]); break;
-                case vc::ColumnKind::Bool: l[i] = py::bool_(c.ints[i] != 0); break;
-                case vc::ColumnKind::Float64: l[i] = py::float_(c.floats[i]); break;
-                case vc::ColumnKind::String: {
-                    auto s = c.str(i);
-                    l[i] = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace"));
-                    break;
-                }
-                case vc::ColumnKind::Timestamp: l[i] = timestamp_object(c.ints[i], c.utc_offset_minutes[i], tz); break;
-                case vc::ColumnKind::Json: {
-                    auto s = c.str(i);
-                    l[i] = loads(py::str(s.data(), s.size()));
-                    break;
-                }
-            }
+            py::object v = py::reinterpret_steal<py::object>(cell(c, i, tz));
+            if (!v) throw py::error_already_set();
+            if (c.kind == vc::ColumnKind::Json && !v.is_none()) v = loads(v);
+            PyList_SET_ITEM(l.ptr(), static_cast<py::ssize_t>(i), v.release().ptr());
         }
         out[py::str(c.name)] = l;
     }
@@ -340,8 +294,10 @@ std::unique_ptr<PyClient> make_client(py::kwargs kwargs) {
 
 }  // namespace
 
+void bind_page_arrow(py::module_& client);  // arrow_bindings.cpp
+void bind_records(py::module_& client);     // record_bindings.cpp
+
 void bind_client(py::module_& m) {
-    PyDateTime_IMPORT;
     py::register_exception_translator(&translate);
     py::module_ c = m.def_submodule("client", "libcurl transport, retries, JWT cache, simdjson page decoder");
     c.attr("DEFAULT_BASE_URL") = vc::kDefaultBaseUrl;
@@ -375,6 +331,8 @@ void bind_client(py::module_& m) {
         })
         .def("copy", [](const vc::Page& p) { return std::make_shared<vc::Page>(p); },
              "A deep copy (concat() empties its sources: copy a page you keep).");
+    bind_page_arrow(c);
+    bind_records(c);
 
     c.def("decode", [](py::bytes body, const std::string& record, const std::string& shape, const std::string& url,
                        bool verbose) {

@@ -52,11 +52,19 @@ const char* shape_name(sc::Shape s) {
 py::dict endpoint_dict(const sc::Endpoint& e) {
     py::dict d;
     d["path"] = e.path;
+    d["resource"] = e.resource;
+    d["kind"] = std::string(sc::kind_name(e.kind));
+    d["method"] = e.method;
     d["category"] = e.category;
     d["record"] = e.record;
     d["table"] = e.table;
     d["shape"] = shape_name(e.shape);
     d["deprecated"] = e.deprecated;
+    d["deprecates"] = e.deprecates;
+    d["replaced_by"] = e.replaced_by;
+    d["quirk"] = std::string(sc::quirk_name(e.quirk));
+    d["text_errors"] = e.text_errors;
+    d["parameter"] = std::string(sc::path_parameter(e));
     d["paged"] = e.paged;
     d["verbose"] = e.verbose;
     py::list filters;
@@ -112,7 +120,13 @@ void bind_schema(py::module_& m) {
         py::list out;
         for (const auto& a : sc::attributes()) out.append(a.name);
         return out;
-    }, "Attribute names accepted by /api/vehicle-attributes.");
+    }, "Attribute names accepted by the vehicle attributes endpoint.");
+    s.def("legacy_trim_aliases", [] {
+        py::list out;
+        for (const auto& a : sc::legacy_trim_aliases())
+            out.append(py::make_tuple(std::string(a.old_key), std::string(a.member), a.first));
+        return out;
+    }, "The legacy trim's older keys (quirk legacy_trim_verbose): (old key, documented member, first element).");
     s.attr("DEFAULT_LIMIT") = sc::kDefaultLimit;
     s.attr("MAX_LIMIT") = sc::kMaxLimit;
     s.attr("DEMO_FIRST_YEAR") = sc::kDemoFirstYear;

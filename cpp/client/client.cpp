@@ -162,7 +162,7 @@ std::string Client::do_login() {
     while (true) {
         Request req;
         req.method = "POST";
-        req.url = url_for("/api/auth/login");
+        req.url = url_for(schema::find_endpoint(schema::Kind::Login)->path);
         req.headers = {"Content-Type: application/json", "Accept: text/plain"};
         std::string body = "{\"api_token\":";
         format::append_json_string(body, options_.api_token, format::JsonEscape::Plain);
@@ -222,7 +222,7 @@ std::string Client::bearer() {
     std::lock_guard<std::mutex> lk(check_mutex_);
     if (!jwt_.needs_check(jwt)) return jwt_.token([this] { return do_login(); });
     Request req;
-    req.url = url_for("/api/account/requests-today");
+    req.url = url_for(schema::find_endpoint(schema::Kind::AccountToday)->path);
     req.headers = {"Accept: application/json", "Authorization: Bearer " + jwt};
     throttle(bucket_);
     ++requests_;

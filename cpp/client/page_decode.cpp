@@ -55,19 +55,6 @@ int nesting_depth(std::string_view raw) {
     return deepest;
 }
 
-// Older legacy-trim keys and the documented member each decodes into (first: the
-// first element of the old array becomes the member's object).
-struct LegacyAlias { std::string_view old_key, member; bool first; };
-constexpr LegacyAlias kLegacyTrimAliases[] = {
-    {"bodies", "make_model_trim_body", true},
-    {"engines", "make_model_trim_engine", true},
-    {"mileages", "make_model_trim_mileage", true},
-    {"exterior_colors", "make_model_trim_exterior_colors", false},
-    {"interior_colors", "make_model_trim_interior_colors", false},
-};
-
-
-
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
     if (pos + n > s.size()) return false;
     int v = 0;
@@ -88,6 +75,8 @@ struct Builder {
     const char* end;   // one past its last byte
     od::document* doc = nullptr;
     std::size_t row = 0;
+    // Quirk LegacyTrimVerbose of the record's endpoints: its older keys (schema.h), else null.
+    const std::vector<schema::LegacyAlias>* aliases = nullptr;
 
     void null_at(Column& c) {
         c.valid.push_back(0);
@@ -292,10 +281,10 @@ struct Builder {
                 }
             }
             bool first_of_array = false;
-            if (!target) {
+            if (!target && aliases) {
                 // The legacy trim's older verbose shape (arrays named bodies, engines, ...):
                 // decoded into the documented members, so both shapes give the same records.
-                for (const auto& a : kLegacyTrimAliases)
+                for (const auto& a : *aliases)
                     if (key == a.old_key)
                         for (auto& c : cols)
                             if (c.name == a.member) { target = &c; first_of_array = a.first; }
@@ -434,6 +423,7 @@ Page decode_page(const std::string& body, const schema::Record& record, schema::
         view = simdjson::padded_string_view(copy);
     }
     Builder b{page.columns, url, view.data(), view.data() + view.size()};
+    if (schema::record_quirk(record) == schema::Quirk::LegacyTrimVerbose) b.aliases = &schema::legacy_trim_aliases();
     od::document doc;
     if (auto err = parser.iterate(view).get(doc)) b.fail(std::string("malformed JSON: ") + simdjson::error_message(err), view.data());
     b.doc = &doc;

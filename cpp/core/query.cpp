@@ -29,30 +29,9 @@ constexpr std::size_t kQuoteMax = 64;   // bytes of user text quoted in a messag
 constexpr std::size_t kMaxDepth = 32;   // nesting accepted before the parser gives up
 
 // ---- message helpers -----------------------------------------------------------------
+// A JSON string literal (the `json` parameter, user text in messages): format's plain escaping.
 void append_json_string(std::string& out, std::string_view s) {
-    out += '"';
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20 || c == 0x7F) {
-                    static const char* hex = "0123456789abcdef";
-                    out += "\\u00";
-                    out += hex[c >> 4];
-                    out += hex[c & 15];
-                } else {
-                    out += ch;
-                }
-        }
-    }
-    out += '"';
+    format::append_json_string(out, s, format::JsonEscape::Plain);
 }
 
 // User text in a message: JSON-quoted, cut to kQuoteMax bytes on a character boundary.

@@ -237,8 +237,12 @@ std::string years_demo() {
 // endpoint table is built; a spec "name=column" overrides the column.
 struct JsonSpec { std::string name; std::string column; };
 
-Endpoint EP(std::string path, std::string category, std::string record) {
+// One endpoint: what it does, for which resource, at which path.  A v2 endpoint names the
+// deprecated one it replaces (Endpoint::deprecates); build_endpoints() marks that one.
+Endpoint EP(Kind kind, std::string resource, std::string path, std::string category, std::string record) {
     Endpoint e;
+    e.kind = kind;
+    e.resource = std::move(resource);
     e.path = std::move(path);
     e.category = std::move(category);
     e.record = std::move(record);
@@ -290,10 +294,10 @@ std::vector<Endpoint> build_endpoints() {
 
     // Years
     for (const char* path : {"/api/years/v2", "/api/years"}) {
-        Endpoint e = EP(path, "Years", "year");
+        Endpoint e = EP(Kind::Years, "years", path, "Years", "year");
         e.shape = Shape::Array;
         e.paged = false;
-        e.deprecated = std::string(path) == "/api/years";
+        if (std::string(path) == "/api/years/v2") e.deprecates = "/api/years";
         e.filters = {V("year"), V("make"), V("model"), V("submodel"), V("oem_make_model_id", "model_id"),
                      V("make_id"), V("trim"), V("make_model_id", "model_id"), L("description")};
         add_json(e, {"year", "make", "model", "submodel", "trim", "description", "make_id", "make_model_id=model_id",
@@ -305,8 +309,8 @@ std::vector<Endpoint> build_endpoints() {
     }
     // Makes
     for (const char* path : {"/api/makes/v2", "/api/makes"}) {
-        Endpoint e = EP(path, "Makes", "make");
-        e.deprecated = std::string(path) == "/api/makes";
+        Endpoint e = EP(Kind::Search, "makes", path, "Makes", "make");
+        if (std::string(path) == "/api/makes/v2") e.deprecates = "/api/makes";
         e.filters = {L("make", "name"), Rel("year", "trims", "make_id")};
         add_sort(e, {"Makes.name=name", "name", "id"});
         e.default_sort = "name ASC, id ASC";
@@ -315,8 +319,8 @@ std::vector<Endpoint> build_endpoints() {
     }
     // Models
     for (const char* path : {"/api/models/v2", "/api/models"}) {
-        Endpoint e = EP(path, "Models", "model");
-        e.deprecated = std::string(path) == "/api/models";
+        Endpoint e = EP(Kind::Search, "models", path, "Models", "model");
+        if (std::string(path) == "/api/models/v2") e.deprecates = "/api/models";
         e.filters = {Rel("year", "trims", "model_id"), L("make"),
                      L("model", "name"), V("make_id")};
         add_json(e, {"make", "model=name", "make_id", "created", "modified"});
@@ -331,7 +335,7 @@ std::vector<Endpoint> build_endpoints() {
     }
     // Submodels
     {
-        Endpoint e = EP("/api/submodels/v2", "Sub Models", "submodel");
+        Endpoint e = EP(Kind::Search, "submodels", "/api/submodels/v2", "Sub Models", "submodel");
         e.filters = {V("year"), V("make"), V("model"), V("submodel"), V("oem_make_model_id"), V("make_id")};
         add_json(e, {"year", "make", "model", "submodel", "oem_make_model_id", "oem_make_model_submodel_id=id",
                      "created", "modified", "make_id"});
@@ -343,7 +347,8 @@ std::vector<Endpoint> build_endpoints() {
     }
     // Trims v2
     {
-        Endpoint e = EP("/api/trims/v2", "Trims", "trim");
+        Endpoint e = EP(Kind::Search, "trims", "/api/trims/v2", "Trims", "trim");
+        e.deprecates = "/api/trims";
         e.filters = {V("year"), V("make"), V("model"), V("series"), V("submodel"), L("trim"), L("description"),
                      V("make_id"), V("model_id"), V("submodel_id")};
         add_json(e, {"year", "make", "model", "series", "submodel", "trim", "description", "make_id", "model_id",
@@ -357,7 +362,8 @@ std::vector<Endpoint> build_endpoints() {
         es.push_back(e);
     }
     {
-        Endpoint e = EP("/api/trims/v2/{id}", "Trims", "trim_detail");
+        Endpoint e = EP(Kind::Detail, "trims", "/api/trims/v2/{id}", "Trims", "trim_detail");
+        e.deprecates = "/api/trims/{id}";
         e.shape = Shape::Object;
         e.paged = false;
         e.demo_predicate = years_demo();
@@ -365,9 +371,9 @@ std::vector<Endpoint> build_endpoints() {
     }
     // Trims legacy
     {
-        Endpoint e = EP("/api/trims", "Trims", "trim_legacy");
-        e.deprecated = true;
+        Endpoint e = EP(Kind::Search, "trims", "/api/trims", "Trims", "trim_legacy");
         e.verbose = true;
+        e.quirk = Quirk::LegacyTrimVerbose;
         e.filters = {V("year"), L("make"), L("model"), L("trim"), V("make_model_id", "model_id"), V("make_id"),
                      L("description")};
         add_json(e, {"year", "make", "model", "trim", "description", "make_model_id=model_id",
@@ -379,17 +385,18 @@ std::vector<Endpoint> build_endpoints() {
         es.push_back(e);
     }
     {
-        Endpoint e = EP("/api/trims/{id}", "Trims", "trim_legacy");
+        Endpoint e = EP(Kind::Detail, "trims", "/api/trims/{id}", "Trims", "trim_legacy");
         e.shape = Shape::Object;
-        e.deprecated = true;
         e.paged = false;
         e.verbose = true;
+        e.quirk = Quirk::LegacyTrimVerbose;
         e.demo_predicate = years_demo();
         es.push_back(e);
     }
     // Bodies
     {
-        Endpoint e = EP("/api/bodies/v2", "Bodies", "body");
+        Endpoint e = EP(Kind::Search, "bodies", "/api/bodies/v2", "Bodies", "body");
+        e.deprecates = "/api/bodies";
         e.filters = identity_filters_v2();
         e.filters.push_back(V("doors"));
         for (const char* l : {"trim", "type"}) e.filters.push_back(L(l));
@@ -405,8 +412,7 @@ std::vector<Endpoint> build_endpoints() {
         es.push_back(e);
     }
     {
-        Endpoint e = EP("/api/bodies", "Bodies", "body_legacy");
-        e.deprecated = true;
+        Endpoint e = EP(Kind::Search, "bodies", "/api/bodies", "Bodies", "body_legacy");
         e.verbose = true;
         e.filters = {V("make_model_id", "model_id"), V("make_id"), V("year"), V("make_model_trim_id", "trim_id"),
                      V("doors"), L("make"), L("model"), L("trim"), L("type")};
@@ -423,7 +429,8 @@ std::vector<Endpoint> build_endpoints() {
     }
     // Engines
     {
-        Endpoint e = EP("/api/engines/v2", "Engines", "engine");
+        Endpoint e = EP(Kind::Search, "engines", "/api/engines/v2", "Engines", "engine");
+        e.deprecates = "/api/engines";
         e.filters = identity_filters_v2();
         for (const char* v : {"size", "horsepower_hp", "valves"}) e.filters.push_back(V(v));
         e.filters.push_back(L("trim"));
@@ -441,8 +448,7 @@ std::vector<Endpoint> build_endpoints() {
         es.push_back(e);
     }
     {
-        Endpoint e = EP("/api/engines", "Engines", "engine_legacy");
-        e.deprecated = true;
+        Endpoint e = EP(Kind::Search, "engines", "/api/engines", "Engines", "engine_legacy");
         e.verbose = true;
         e.filters = {V("make_model_trim_id", "trim_id"), V("size"), V("horsepower_hp"), V("valves"),
                      V("make_model_id", "model_id"), V("make_id"), V("year")};
@@ -466,7 +472,8 @@ std::vector<Endpoint> build_endpoints() {
         "epa_highway_mpg_electric", "range_electric", "epa_kwh_100_mi_electric",
         "epa_time_to_charge_hr_240v_electric", "battery_capacity_electric", "created", "modified"};
     {
-        Endpoint e = EP("/api/mileages/v2", "Mileages", "mileage");
+        Endpoint e = EP(Kind::Search, "mileages", "/api/mileages/v2", "Mileages", "mileage");
+        e.deprecates = "/api/mileages";
         e.filters = identity_filters_v2();
         for (const char* v : {"combined_mpg", "epa_city_mpg", "epa_highway_mpg", "range_city", "range_highway"})
             e.filters.push_back(V(v));
@@ -481,8 +488,7 @@ std::vector<Endpoint> build_endpoints() {
         es.push_back(e);
     }
     {
-        Endpoint e = EP("/api/mileages", "Mileages", "mileage_legacy");
-        e.deprecated = true;
+        Endpoint e = EP(Kind::Search, "mileages", "/api/mileages", "Mileages", "mileage_legacy");
         e.verbose = true;
         e.filters = {V("make_model_trim_id", "trim_id"), V("make_model_id", "model_id"), V("make_id"), V("year"),
                      V("combined_mpg"), V("epa_city_mpg"), V("epa_highway_mpg"), V("range_city"),
@@ -500,7 +506,8 @@ std::vector<Endpoint> build_endpoints() {
     for (const char* kind : {"exterior", "interior"}) {
         const std::string k = kind;
         const std::string cat_name = k == "exterior" ? "Colors (Exterior)" : "Colors (Interior)";
-        Endpoint e = EP("/api/" + k + "-colors/v2", cat_name, k + "_color");
+        Endpoint e = EP(Kind::Search, k + "_colors", "/api/" + k + "-colors/v2", cat_name, k + "_color");
+        e.deprecates = "/api/" + k + "-colors";
         e.filters = identity_filters_v2();
         e.filters.push_back(V("color"));
         e.filters.push_back(V("rgb"));
@@ -513,8 +520,7 @@ std::vector<Endpoint> build_endpoints() {
         e.demo_predicate = years_demo();
         es.push_back(e);
 
-        Endpoint l = EP("/api/" + k + "-colors", cat_name, k + "_color_legacy");
-        l.deprecated = true;
+        Endpoint l = EP(Kind::Search, k + "_colors", "/api/" + k + "-colors", cat_name, k + "_color_legacy");
         l.verbose = true;
         l.filters = {V("make_model_trim_id", "trim_id"), V("make_model_id", "model_id"), V("make_id"), V("rgb"),
                      V("year"), L("name", "color"), L("make"), L("model"), L("trim")};
@@ -527,13 +533,13 @@ std::vector<Endpoint> build_endpoints() {
     }
     // OBD codes
     {
-        Endpoint e = EP("/api/obd-codes", "OBD Codes", "obd_code");
+        Endpoint e = EP(Kind::Search, "obd_codes", "/api/obd-codes", "OBD Codes", "obd_code");
         e.filters = {L("code"), L("description")};
         add_sort(e, {"code", "description"});
         e.default_sort = "code ASC";
         e.demo_predicate = "demo = 1";
         es.push_back(e);
-        Endpoint d = EP("/api/obd-codes/{code}", "OBD Codes", "obd_code");
+        Endpoint d = EP(Kind::Detail, "obd_codes", "/api/obd-codes/{code}", "OBD Codes", "obd_code");
         d.shape = Shape::Object;
         d.paged = false;
         d.demo_predicate = "demo = 1";
@@ -541,7 +547,8 @@ std::vector<Endpoint> build_endpoints() {
     }
     // Vehicle attributes
     {
-        Endpoint e = EP("/api/vehicle-attributes", "Vehicle Attributes", "vehicle_attribute");
+        Endpoint e = EP(Kind::Attributes, "vehicle_attributes", "/api/vehicle-attributes", "Vehicle Attributes",
+                        "vehicle_attribute");
         e.shape = Shape::Array;
         e.paged = false;
         e.filters = {V("attribute")};
@@ -549,13 +556,13 @@ std::vector<Endpoint> build_endpoints() {
     }
     // VIN, licence plate
     {
-        Endpoint e = EP("/api/vin/{vin}", "Vin Decoder", "vin_result");
+        Endpoint e = EP(Kind::Vin, "vin", "/api/vin/{vin}", "Vin Decoder", "vin_result");
         e.shape = Shape::Object;
         e.paged = false;
         e.verbose = true;
         e.filters = {V("all_trims")};
         es.push_back(e);
-        Endpoint p = EP("/api/license-plate", "License Plate", "license_plate");
+        Endpoint p = EP(Kind::Plate, "license_plate", "/api/license-plate", "License Plate", "license_plate");
         p.shape = Shape::Object;
         p.paged = false;
         p.filters = {V("country_code"), V("lookup"), V("region")};
@@ -563,22 +570,43 @@ std::vector<Endpoint> build_endpoints() {
     }
     // Account, data feeds
     {
-        Endpoint e = EP("/api/account/requests", "Account", "usage_day");
+        Endpoint e = EP(Kind::AccountRequests, "account", "/api/account/requests", "Account", "usage_day");
         e.shape = Shape::Array;
         e.paged = false;
         es.push_back(e);
-        Endpoint t = EP("/api/account/requests-today", "Account", "usage_today");
+        Endpoint t = EP(Kind::AccountToday, "account", "/api/account/requests-today", "Account", "usage_today");
         t.shape = Shape::Object;
         t.paged = false;
         es.push_back(t);
-        Endpoint f = EP("/api/data-feeds/last-updated", "Data Feeds", "feed_timestamp");
+        Endpoint f = EP(Kind::FeedLastUpdated, "data_feed", "/api/data-feeds/last-updated", "Data Feeds",
+                        "feed_timestamp");
         f.shape = Shape::Object;
         f.paged = false;
         es.push_back(f);
-        Endpoint dl = EP("/api/data-feeds/download", "Data Feeds", "");
+        Endpoint dl = EP(Kind::FeedDownload, "data_feed", "/api/data-feeds/download", "Data Feeds", "");
         dl.shape = Shape::Object;
         dl.paged = false;
+        dl.text_errors = true;
         es.push_back(dl);
+    }
+    // Login (docs/client.md, "Authentication"): POST token and secret, answered with a JWT as text.
+    {
+        Endpoint l = EP(Kind::Login, "auth", "/api/auth/login", "Auth", "");
+        l.method = "POST";
+        l.shape = Shape::Object;
+        l.paged = false;
+        l.text_errors = true;
+        es.push_back(l);
+    }
+
+    // The deprecated endpoints: the ones a v2 endpoint replaces.
+    for (const auto& v2 : es) {
+        if (v2.deprecates.empty()) continue;
+        for (auto& old : es)
+            if (old.path == v2.deprecates) {
+                old.deprecated = true;
+                old.replaced_by = v2.path;
+            }
     }
 
     // Resolve json field types (and default columns) from each endpoint's record.
@@ -689,6 +717,56 @@ const Endpoint* find_endpoint(std::string_view path) {
     for (const auto& e : endpoints())
         if (e.path == path) return &e;
     return nullptr;
+}
+const Endpoint* find_endpoint(Kind kind, std::string_view resource, bool deprecated) {
+    for (const auto& e : endpoints())
+        if (e.kind == kind && e.deprecated == deprecated && (resource.empty() || e.resource == resource)) return &e;
+    return nullptr;
+}
+std::string_view path_parameter(const Endpoint& e) {
+    const auto open = e.path.find('{');
+    if (open == std::string::npos) return {};
+    const auto close = e.path.find('}', open);
+    return std::string_view(e.path).substr(open + 1, close - open - 1);
+}
+Quirk record_quirk(const Record& record) {
+    for (const auto& e : endpoints())
+        if (e.quirk != Quirk::None && e.record == record.name) return e.quirk;
+    return Quirk::None;
+}
+const std::vector<LegacyAlias>& legacy_trim_aliases() {
+    static const std::vector<LegacyAlias> as = {
+        {"bodies", "make_model_trim_body", true},
+        {"engines", "make_model_trim_engine", true},
+        {"mileages", "make_model_trim_mileage", true},
+        {"exterior_colors", "make_model_trim_exterior_colors", false},
+        {"interior_colors", "make_model_trim_interior_colors", false},
+    };
+    return as;
+}
+
+std::string_view kind_name(Kind k) {
+    switch (k) {
+        case Kind::Search: return "search";
+        case Kind::Detail: return "detail";
+        case Kind::Years: return "years";
+        case Kind::Attributes: return "attributes";
+        case Kind::Vin: return "vin";
+        case Kind::Plate: return "plate";
+        case Kind::AccountRequests: return "account_requests";
+        case Kind::AccountToday: return "account_today";
+        case Kind::FeedLastUpdated: return "feed_last_updated";
+        case Kind::FeedDownload: return "feed_download";
+        case Kind::Login: return "login";
+    }
+    return "unknown";
+}
+std::string_view quirk_name(Quirk q) {
+    switch (q) {
+        case Quirk::None: return "";
+        case Quirk::LegacyTrimVerbose: return "legacy_trim_verbose";
+    }
+    return "unknown";
 }
 const Record* table_record(std::string_view table) {
     for (const auto& r : records())

@@ -3,7 +3,7 @@
 
 #include <simdjson.h>
 
-#include "routes.h"
+#include "api.h"
 #include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {

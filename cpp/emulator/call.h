@@ -1,4 +1,5 @@
-// The types every handler shares: a routed request (Route, Call) and an error answer (HttpError).
+// The types every handler shares: a routed request (Route, Call), an error answer (HttpError),
+// and the readers of a call's parameters and access.
 #pragma once
 
 #include <stdexcept>
@@ -23,13 +24,9 @@ public:
     std::string exception;
 };
 
-enum class RouteKind {
-    Login, AccountRequests, AccountToday, FeedDownload, FeedLastUpdated,
-    Search, Years, TrimDetail, TrimLegacyDetail, ObdDetail, Attributes, Vin, LicensePlate,
-};
-
+// A matched route: the schema's endpoint (its kind picks the handler) and the path parameter.
 struct Route {
-    RouteKind kind = RouteKind::Search;
+    schema::Kind kind = schema::Kind::Search;
     const schema::Endpoint* endpoint = nullptr;
     std::string arg;            // path parameter ({id}, {code}, {vin}), decoded
     const char* method = "GET";
@@ -47,5 +44,15 @@ struct Call {
     std::string_view remote_addr;
     std::string_view range;    // the Range header; set only for the data feed download
 };
+
+// The query parameter `name` of the call, or nullptr when absent or empty.
+const format::QueryParam* param(const Call& call, std::string_view name);
+// A yes/no parameter: false when absent; 400 BadRequestException unless "yes" or "no".
+bool yes_no(const Call& call, std::string_view name);
+// True when the caller may see the whole data-set (a valid JWT of a subscribed account);
+// otherwise every data endpoint serves the demo data-set only.
+bool full_access(const Call& call);
+// The service's 400 answer.
+HttpError bad_request(const std::string& message);
 
 }  // namespace vehicledata::emulator

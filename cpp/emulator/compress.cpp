@@ -76,7 +76,7 @@ void compress_response(const httplib::Request& req, httplib::Response& res) {
         res.set_header("Content-Type", "application/json; charset=UTF-8");
     }
     const auto route = match_route(req.path);
-    if (route && route->kind == RouteKind::Login) return;  // login answers: never compressed
+    if (route && route->kind == schema::Kind::Login) return;  // login answers: never compressed
     res.set_header("Vary", "Accept-Encoding");
     const bool text = json || type.rfind("application/json", 0) == 0 || type.rfind("text/", 0) == 0;
     if (!text || res.body.size() <= kCompressMinBytes || res.has_header("Content-Encoding")) return;

@@ -1,25 +1,13 @@
-// Detail endpoints (trim v2 and legacy, OBD code) and nested records.
+// Detail endpoints (by id: the trim, v2 and legacy; OBD code by code) and nested records.
 #include <cctype>
 #include <charconv>
 
 #include "detail.h"
 
-#include "routes.h"
+#include "api.h"
 #include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {
-
-namespace {
-
-bool full_access(const Call& call) { return call.identity.valid && call.identity.subscribed; }
-
-const format::QueryParam* param(const Call& call, std::string_view name) {
-    for (const auto& p : call.params)
-        if (p.name == name) return p.value.empty() ? nullptr : &p;
-    return nullptr;
-}
-
-}  // namespace
 
 void write_nested(Api& api, std::string& out, const PlanItem& item, sqlite3_stmt* stmt, const Plan& plan, bool demo) {
     (void)demo;  // nested rows share their trim's model year: the parent row is already restricted
@@ -114,49 +102,40 @@ void write_nested(Api& api, std::string& out, const PlanItem& item, sqlite3_stmt
     write_json_row(out, st.get(), np, [&](std::string& o, const PlanItem& it) { write_nested(api, o, it, st.get(), np, demo); });
 }
 
-bool write_legacy_trim(Api& api, std::string& out, std::int64_t trim_id, bool demo, bool verbose) {
-    static const schema::Endpoint& e = *schema::find_endpoint("/api/trims/{id}");
+namespace {
+
+// The record of `e` whose id is `id` (with `demo`, only inside the demo data-set), appended
+// to `out`; false (nothing appended) when there is none.
+bool write_by_id(Api& api, std::string& out, const schema::Endpoint& e, std::int64_t id, bool demo, bool verbose) {
     const Plan& plan = api.plan_of(*schema::find_record(e.record), verbose);
     std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE id = ?";
     if (demo && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
     Statement st = api.store_.statement(sql);
-    st.bind({query::Scalar(trim_id)});
+    st.bind({query::Scalar(id)});
     if (!st.step()) return false;
     write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(api, o, it, st.get(), plan, demo); });
     return true;
 }
 
-void trim_detail(Api& api, const Call& call, httplib::Response& res, bool legacy) {
+}  // namespace
+
+bool write_legacy_trim(Api& api, std::string& out, std::int64_t trim_id, bool demo, bool verbose) {
+    static const schema::Endpoint& e = *schema::find_endpoint(schema::Kind::Detail, "trims", /*deprecated=*/true);
+    return write_by_id(api, out, e, trim_id, demo, verbose);
+}
+
+void detail_by_id(Api& api, const Call& call, httplib::Response& res) {
     const schema::Endpoint& e = *call.route->endpoint;
     std::int64_t id = 0;
     const std::string& arg = call.route->arg;
     auto r = std::from_chars(arg.data(), arg.data() + arg.size(), id);
     if (arg.empty() || r.ec != std::errc() || r.ptr != arg.data() + arg.size() || id < 0)
-        throw HttpError(400, envelope::kBadRequest, "Invalid trim id '" + arg + "': expected a positive integer");
-    bool verbose = false;
-    if (legacy) {
-        if (const auto* v = param(call, "verbose")) {
-            if (v->value == "yes") verbose = true;
-            else if (v->value != "no")
-                throw HttpError(400, envelope::kBadRequest, "Invalid verbose '" + v->value + "': expected yes or no");
-        }
-    }
-    const bool demo = !full_access(call);
+        throw bad_request("Invalid trim id '" + arg + "': expected a positive integer");
+    const bool verbose = e.verbose && yes_no(call, "verbose");
     std::string out;
     out.reserve(16384);
-    const auto not_found = [&] { return HttpError(404, envelope::kRecordNotFound, "Record not found in table \"" + e.table + "\""); };
-    if (legacy) {
-        if (!write_legacy_trim(api, out, id, demo, verbose)) throw not_found();
-        set_json(res, std::move(out));
-        return;
-    }
-    const Plan& plan = api.plan_of(*schema::find_record(e.record), false);
-    std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE id = ?";
-    if (demo && !e.demo_predicate.empty()) sql += " AND (" + e.demo_predicate + ")";
-    Statement st = api.store_.statement(sql);
-    st.bind({query::Scalar(id)});
-    if (!st.step()) throw not_found();
-    write_json_row(out, st.get(), plan, [&](std::string& o, const PlanItem& it) { write_nested(api, o, it, st.get(), plan, demo); });
+    if (!write_by_id(api, out, e, id, !full_access(call), verbose))
+        throw HttpError(404, envelope::kRecordNotFound, "Record not found in table \"" + e.table + "\"");
     set_json(res, std::move(out));
 }
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "range.h"
-#include "routes.h"
+#include "api.h"
 #include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {

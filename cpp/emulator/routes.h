@@ -1,69 +1,23 @@
-// The service's operations over the store: route matching, the Api that owns the service's
-// state and dispatches a routed call to its handler, and the search handlers (search, years,
-// attributes). The other handlers live beside their data: detail.h, vin.h, account.h, feed.h.
+// The route table (as moto's urls; api.h holds the responses, search_sql.h the search SQL):
+// generated from the schema's endpoint table (cpp/core/schema.cpp), so adding an endpoint
+// there routes it.
 //
-// Thread safety: an Api is shared by all worker threads; handle() may run
-// concurrently (the store hands each thread its own connection).
+// Thread safety: the table is built once, on first use; match_route may be called from any thread.
 #pragma once
 
-#include <httplib.h>
-
-#include <map>
-#include <memory>
 #include <optional>
-#include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
-#include "auth.h"
 #include "call.h"
-#include "feed.h"
-#include "records.h"
-#include "store.h"
-#include "usage.h"
 #include "vehicledata/format.h"
-#include "vehicledata/schema.h"
-#include "vin_load.h"
 
 namespace vehicledata::emulator {
 
-// The route of a decoded request path, or nullopt for an unknown path.
+// The route of a decoded request path (a trailing slash ignored), or nullopt for an unknown path.
 std::optional<Route> match_route(std::string_view path);
 
 // Dedupes query parameters as PHP does (first position, last value).
 std::vector<format::QueryParam> dedupe_params(std::vector<format::QueryParam> params);
-
-// Sets a 200 response with a JSON body.
-void set_json(httplib::Response& res, std::string&& body);
-
-class Api {
-public:
-    Api(Store& store, Auth& auth, UsageCounters& usage, const Clock& clock);
-    // Answers a routed call; throws HttpError for error answers.
-    void handle(const Call& call, httplib::Response& res);
-    // The data feed archive's size if already built, else 0.
-    std::size_t feed_size() { return feed_.built_size(); }
-    const Plan& plan_of(const schema::Record& record, bool verbose);
-
-    // The service's state, read by the handlers of detail.cpp, vin.cpp, account.cpp and feed.cpp.
-    Store& store_;
-    Auth& auth_;
-    UsageCounters& usage_;
-    const Clock& clock_;
-    Feed feed_;
-    // Plans of every record, plain and verbose; built in the constructor, read-only after.
-    std::map<std::pair<const schema::Record*, bool>, std::unique_ptr<Plan>> plans_;
-    RowCache rows_;
-    // The VIN decoder over the vPIC tables, loading from the constructor on its own thread.
-    std::unique_ptr<VinDecoderSlot> vin_decoder_;
-    std::map<std::string, std::string> synthetic_;  // record name -> X-Emulator-Synthetic value (absent: none)
-
-private:
-    void dispatch(const Call& call, httplib::Response& res);
-    void search(const Call& call, httplib::Response& res);
-    void years(const Call& call, httplib::Response& res);
-    void attributes(const Call& call, httplib::Response& res);
-};
 
 }  // namespace vehicledata::emulator

@@ -121,15 +121,12 @@ void write_error(httplib::Response& res, int status, const std::string& exceptio
     res.set_header("Content-Type", "application/json");
 }
 
-// The body the live service was seen to send for a deprecated path (docs/emulator.md), naming the
-// v2 path: "/api/trims" -> "/api/trims/v2", "/api/trims/{id}" -> "/api/trims/v2/{id}".
-void write_deprecated(httplib::Response& res, const std::string& path) {
-    const std::size_t name_end = path.find('/', std::string("/api/").size());
-    const std::string v2 = name_end == std::string::npos ? path + "/v2"
-                                                         : path.substr(0, name_end) + "/v2" + path.substr(name_end);
+// The body the live service was seen to send for a deprecated endpoint (docs/emulator.md), naming
+// the endpoint that replaces it (schema::Endpoint::replaced_by, e.g. "/api/trims/v2/{id}").
+void write_deprecated(httplib::Response& res, const schema::Endpoint& endpoint) {
     res.status = 403;
-    res.body = envelope::deprecated_json(
-        envelope::ErrorBody{envelope::kDeprecated, 403, "", "This endpoint is being deprecated. Use " + v2 + " instead."});
+    res.body = envelope::deprecated_json(envelope::ErrorBody{
+        envelope::kDeprecated, 403, "", "This endpoint is being deprecated. Use " + endpoint.replaced_by + " instead."});
     res.set_header("Content-Type", "application/json");
 }
 
@@ -218,7 +215,7 @@ Server::Server(Options options)
             message = "URI Too Long: the request line is over 8192 bytes";
         } else if (status == 416) {
             message += " '" + req.get_header_value("Range") + "'";
-            const std::size_t size = route && route->kind == RouteKind::FeedDownload ? api_->feed_size() : 0;
+            const std::size_t size = route && route->kind == schema::Kind::FeedDownload ? api_->feed_size() : 0;
             if (size > 0)
                 res.set_header("Content-Range", "bytes */" + std::to_string(size));
         }
@@ -332,7 +329,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         return;
     }
     if (options_.deprecated_403 && route->endpoint && route->endpoint->deprecated) {
-        write_deprecated(res, route->endpoint->path);
+        write_deprecated(res, *route->endpoint);
         return;
     }
 
@@ -342,7 +339,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     call.path = path;
     call.body = req.body;
     call.remote_addr = req.remote_addr;
-    if (route->kind == RouteKind::FeedDownload)
+    if (route->kind == schema::Kind::FeedDownload)
         if (auto it = req.headers.find("Range"); it != req.headers.end()) call.range = it->second;
     try {
         auto q = req.target.find('?');
@@ -357,7 +354,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     // Rate limits: logins per client address; everything else per account (JWT sub) or client address.
     int retry_after = 1;
     const std::int64_t now_ms = clock_.now_ms();
-    if (route->kind == RouteKind::Login) {
+    if (route->kind == schema::Kind::Login) {
         if (!login_limiter_.hit("ip:" + req.remote_addr, options_.login_rate_limit, now_ms, retry_after)) {
             write_error(res, 429, envelope::kTooManyRequests, raw_path(req), rate_message(options_.login_rate_limit),
                         true);

@@ -18,6 +18,7 @@
 #include "gate.h"
 #include "rate_limiter.h"
 #include "options.h"
+#include "api.h"
 #include "routes.h"
 #include "store.h"
 #include "usage.h"
@@ -61,7 +62,7 @@ private:
 };
 
 // 403 DeprecatedException for a deprecated path (--deprecated-403), as the live service answers.
-void write_deprecated(httplib::Response& res, const std::string& path);
+void write_deprecated(httplib::Response& res, const schema::Endpoint& endpoint);
 // Writes an error answer: JSON {exception, code, url, message}, or the message
 // as text/plain when `text`.
 void write_error(httplib::Response& res, int status, const std::string& exception, const std::string& url,

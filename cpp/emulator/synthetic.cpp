@@ -55,10 +55,8 @@ std::map<std::string, std::string> synthetic_fields(Store& store) {
 void set_synthetic_header(const std::map<std::string, std::string>& synthetic, const Call& call,
                           httplib::Response& res) {
     if (!call.route || !call.route->endpoint) return;
-    const RouteKind k = call.route->kind;
-    if (k != RouteKind::Search && k != RouteKind::TrimDetail && k != RouteKind::TrimLegacyDetail &&
-        k != RouteKind::ObdDetail && k != RouteKind::Vin)
-        return;
+    const schema::Kind k = call.route->kind;
+    if (k != schema::Kind::Search && k != schema::Kind::Detail && k != schema::Kind::Vin) return;
     auto it = synthetic.find(call.route->endpoint->record);
     if (it != synthetic.end()) res.set_header("X-Emulator-Synthetic", it->second);
 }

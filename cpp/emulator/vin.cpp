@@ -8,26 +8,12 @@
 #include "vin.h"
 
 #include "detail.h"
-#include "routes.h"
+#include "api.h"
 #include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {
 
 namespace {
-
-const format::QueryParam* param(const Call& call, std::string_view name) {
-    for (const auto& p : call.params)
-        if (p.name == name) return p.value.empty() ? nullptr : &p;
-    return nullptr;
-}
-
-bool yes_no(const Call& call, const char* name) {
-    const auto* p = param(call, name);
-    if (!p) return false;
-    if (p->value == "yes") return true;
-    if (p->value == "no") return false;
-    throw HttpError(400, envelope::kBadRequest, std::string("Invalid ") + name + " '" + p->value + "': expected yes or no");
-}
 
 int current_year() {
     const std::time_t now = std::time(nullptr);

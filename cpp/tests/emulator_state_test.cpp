@@ -142,16 +142,19 @@ TEST(EmulatorFaults, ParseTakeAndExpire) {
 TEST(EmulatorRoutes, MatchesKnownPathsOnly) {
     auto r = emu::match_route("/api/trims/v2");
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->kind, emu::RouteKind::Search);
+    EXPECT_EQ(r->kind, vehicledata::schema::Kind::Search);
     ASSERT_NE(r->endpoint, nullptr);
     EXPECT_EQ(r->endpoint->path, "/api/trims/v2");
     r = emu::match_route("/api/trims/v2/123");
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->kind, emu::RouteKind::TrimDetail);
+    EXPECT_EQ(r->kind, vehicledata::schema::Kind::Detail);
+    EXPECT_EQ(r->endpoint->path, "/api/trims/v2/{id}");
     EXPECT_EQ(r->arg, "123");
     r = emu::match_route("/api/trims/9");
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->kind, emu::RouteKind::TrimLegacyDetail);
+    EXPECT_EQ(r->kind, vehicledata::schema::Kind::Detail);
+    EXPECT_EQ(r->endpoint->path, "/api/trims/{id}");
+    EXPECT_EQ(r->arg, "9");
     r = emu::match_route("/api/auth/login");
     ASSERT_TRUE(r);
     EXPECT_STREQ(r->method, "POST");
@@ -159,6 +162,25 @@ TEST(EmulatorRoutes, MatchesKnownPathsOnly) {
     EXPECT_FALSE(emu::match_route("/api/trims/v2/1/2"));
     EXPECT_FALSE(emu::match_route("/api/unknown"));
     EXPECT_FALSE(emu::match_route("/"));
+}
+
+TEST(EmulatorRoutes, EveryEndpointOfTheSchemaIsRouted) {
+    namespace sc = vehicledata::schema;
+    int n = 0;
+    for (const auto& e : sc::endpoints()) {
+        const std::string_view param = sc::path_parameter(e);
+        std::string path = e.path;
+        if (!param.empty()) path.replace(path.find('{'), param.size() + 2, "X1");
+        auto r = emu::match_route(path);
+        ASSERT_TRUE(r) << path;
+        EXPECT_EQ(r->endpoint, &e) << path;
+        EXPECT_EQ(r->kind, e.kind) << path;
+        EXPECT_EQ(std::string(r->method), e.method) << path;
+        EXPECT_EQ(r->text_errors, e.text_errors) << path;
+        EXPECT_EQ(r->arg, param.empty() ? "" : "X1") << path;
+        ++n;
+    }
+    EXPECT_EQ(n, static_cast<int>(sc::endpoints().size()));
 }
 
 TEST(EmulatorRoutes, DedupeKeepsFirstPlaceAndLastValue) {

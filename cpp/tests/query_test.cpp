@@ -308,9 +308,10 @@ TEST(QueryEncode, ExactText) {
               R"([{"field":"make","op":"not in","val":["BMW","Kia"]}])");
     EXPECT_EQ(q::encode({C("a", q::Op::In, {true, false, q::Scalar{}, 0.1, 2.0, -0.0, 1e300, 5e-324})}),
               R"([{"field":"a","op":"in","val":[true,false,null,0.1,2.0,-0.0,1e+300,5e-324]}])");
-    // Strings: JSON escapes for quote, backslash and controls; non-ASCII stays UTF-8; '/' unescaped.
+    // Strings: format's plain JSON escapes (quote, backslash, controls below 0x20); DEL and
+    // non-ASCII stay as they are; '/' unescaped.
     EXPECT_EQ(q::encode({C("trim", q::Op::Eq, {std::string("a\"b\\c/d\n\t\x01\x7f\xC3\xA9\xF0\x9F\x98\x80")})}),
-              "[{\"field\":\"trim\",\"op\":\"=\",\"val\":\"a\\\"b\\\\c/d\\n\\t\\u0001\\u007f\xC3\xA9\xF0\x9F\x98\x80\"}]");
+              "[{\"field\":\"trim\",\"op\":\"=\",\"val\":\"a\\\"b\\\\c/d\\n\\t\\u0001\x7f\xC3\xA9\xF0\x9F\x98\x80\"}]");
 }
 
 TEST(QueryEncode, RejectsWhatCannotBeSent) {

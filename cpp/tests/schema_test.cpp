@@ -145,3 +145,45 @@ TEST(Schema, YearFiltersOfMakesAndModelsGoThroughTrims) {
         EXPECT_EQ(f->column, "year") << path;
     }
 }
+
+TEST(Schema, DeprecatedEndpointsAreTheOnesAV2EndpointReplaces) {
+    int pairs = 0;
+    for (const auto& e : sc::endpoints()) {
+        if (!e.deprecates.empty()) {
+            const sc::Endpoint* old = sc::find_endpoint(e.deprecates);
+            ASSERT_NE(old, nullptr) << e.path;
+            EXPECT_TRUE(old->deprecated) << old->path;
+            EXPECT_EQ(old->replaced_by, e.path);
+            EXPECT_EQ(old->kind, e.kind) << e.path;
+            EXPECT_EQ(old->resource, e.resource) << e.path;
+            EXPECT_EQ(sc::find_endpoint(e.kind, e.resource, true), old) << e.path;
+            ++pairs;
+        }
+        EXPECT_EQ(e.deprecated, !e.replaced_by.empty()) << e.path;
+        if (!e.deprecated) EXPECT_EQ(sc::find_endpoint(e.kind, e.resource), &e) << e.path;
+    }
+    EXPECT_EQ(pairs, 10);
+}
+
+TEST(Schema, KindsParametersAndTheLegacyTrimQuirk) {
+    EXPECT_EQ(sc::find_endpoint(sc::Kind::Login)->method, "POST");
+    EXPECT_TRUE(sc::find_endpoint(sc::Kind::Login)->text_errors);
+    EXPECT_TRUE(sc::find_endpoint(sc::Kind::FeedDownload)->text_errors);
+    EXPECT_EQ(sc::find_endpoint(sc::Kind::Search, "nope"), nullptr);
+    EXPECT_EQ(sc::path_parameter(*sc::find_endpoint(sc::Kind::Detail, "obd_codes")), "code");
+    EXPECT_EQ(sc::path_parameter(*sc::find_endpoint(sc::Kind::Vin)), "vin");
+    EXPECT_EQ(sc::path_parameter(*sc::find_endpoint(sc::Kind::Search, "trims")), "");
+    EXPECT_EQ(sc::kind_name(sc::Kind::AccountToday), "account_today");
+    std::set<std::string> quirky;
+    for (const auto& e : sc::endpoints())
+        if (e.quirk == sc::Quirk::LegacyTrimVerbose) quirky.insert(e.record);
+    EXPECT_EQ(quirky, std::set<std::string>{"trim_legacy"});
+    EXPECT_EQ(sc::record_quirk(*sc::find_record("trim_legacy")), sc::Quirk::LegacyTrimVerbose);
+    EXPECT_EQ(sc::record_quirk(*sc::find_record("trim_detail")), sc::Quirk::None);
+    const sc::Record* legacy = sc::find_record("trim_legacy");
+    for (const auto& a : sc::legacy_trim_aliases()) {
+        ASSERT_NE(legacy->field(a.member), nullptr) << a.member;
+        EXPECT_EQ(legacy->field(a.member)->type, sc::Type::Nested);
+        EXPECT_EQ(legacy->field(a.old_key), nullptr) << a.old_key;
+    }
+}

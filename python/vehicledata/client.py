@@ -18,12 +18,14 @@ import os
 import sys
 import warnings
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
-from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl
 
 from . import _core, _tls, schema
+from ._targets import build_target, check_target, endpoint_path, strip_userinfo
+from ._fetcher import Fetcher
 from .auth import credentials, jwt_cache_path, mask
 from .errors import NotFoundError, QueryError, VehicleDataError
-from .pager import Page, Pager, Record, build_target, records_of
+from .pager import Page, Pager, Record, records_of
 from .retry import Retry
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,54 +37,21 @@ logger = logging.getLogger("vehicledata")
 DEFAULT_BASE_URL: str = _core.client.DEFAULT_BASE_URL
 USER_AGENT: str = _core.client.USER_AGENT
 
-# accessor -> (v2 path, deprecated path or None)
-_SEARCHES: Dict[str, Tuple[str, Optional[str]]] = {
-    "makes": ("/api/makes/v2", "/api/makes"),
-    "models": ("/api/models/v2", "/api/models"),
-    "submodels": ("/api/submodels/v2", None),
-    "trims": ("/api/trims/v2", "/api/trims"),
-    "bodies": ("/api/bodies/v2", "/api/bodies"),
-    "engines": ("/api/engines/v2", "/api/engines"),
-    "mileages": ("/api/mileages/v2", "/api/mileages"),
-    "exterior_colors": ("/api/exterior-colors/v2", "/api/exterior-colors"),
-    "interior_colors": ("/api/interior-colors/v2", "/api/interior-colors"),
-    "obd_codes": ("/api/obd-codes", None),
-}
-# accessor -> (v2 detail path, deprecated detail path or None)
-_DETAILS: Dict[str, Tuple[str, Optional[str]]] = {
-    "trims": ("/api/trims/v2/{id}", "/api/trims/{id}"),
-    "obd_codes": ("/api/obd-codes/{code}", None),
-}
+
+def _paths(kind: str) -> Dict[str, Tuple[str, Optional[str]]]:
+    """accessor -> (path, the deprecated path it replaces or None) of a kind, from the schema table."""
+    out: Dict[str, Tuple[str, Optional[str]]] = {}
+    for resource in schema.resources(kind):
+        ep = schema.endpoint_for(kind, resource)
+        out[resource] = (ep.path, ep.deprecates or None)
+    return out
+
+
+_SEARCHES = _paths("search")
+_DETAILS = _paths("detail")
 _DIRECTIONS = ("asc", "desc")
 
 Conditions = Any  # Condition, list of Conditions, dicts or JSON text (see vehicledata.query)
-
-
-def _in_jupyter() -> bool:
-    ipython = sys.modules.get("IPython")
-    if ipython is None:
-        return False
-    try:
-        shell = ipython.get_ipython()  # type: ignore[attr-defined]
-    except Exception:  # pragma: no cover
-        return False
-    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
-
-
-_HINTED: Dict[str, bool] = {}
-
-
-def _has_ipywidgets() -> bool:
-    """True when ipywidgets is importable; else one clear hint (once per process) and text bars."""
-    try:
-        import ipywidgets  # noqa: F401
-    except ImportError:
-        if not _HINTED.get("ipywidgets"):
-            _HINTED["ipywidgets"] = True
-            print("vehicledata: progress bars are shown as text; `pip install ipywidgets` for notebook widgets",
-                  file=sys.stderr)
-        return False
-    return True
 
 
 def _deprecated(path: str, replacement: str) -> None:
@@ -168,29 +137,6 @@ def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequ
                       f"demo model years {lo}-{hi}; year {outside[0]} gives no rows", DemoDataWarning, stacklevel=5)
 
 
-def _warn_demo_empty(client: "Client", path: str, params: Sequence[Tuple[str, Any]], total: int) -> None:
-    """DemoDataWarning when an anonymous client's search without any year filter or condition
-    finds nothing on an endpoint restricted to the demo data-set (the rows it asked for may all
-    be outside the demo years: a make sold only before 2015, say)."""
-    if total != 0 or client.authenticated:
-        return
-    try:
-        ep = schema.endpoint(path)
-    except (KeyError, ValueError):
-        return
-    if not ep.demo_predicate:
-        return
-    for key, value in params:
-        if key == "year" or (key == "json" and '"year"' in str(value)):
-            return  # _warn_demo_years has spoken, or the years asked for are the demo's
-    from .errors import DemoDataWarning
-
-    lo, hi = schema.DEMO_YEARS
-    warnings.warn(f"{path}: no rows; without a subscription (no api_token/api_secret) the service serves only "
-                  f"the demo model years {lo}-{hi}, so what you asked for may exist outside them",
-                  DemoDataWarning, stacklevel=4)
-
-
 class _Resource:
     """Base of the accessors: knows the client and builds requests."""
 
@@ -262,7 +208,7 @@ class SearchResource(_Resource):
             from .pager import token_page
 
             start_page = token_page(start_token, ep.path, params)
-        return Pager(self._client, ep.path, ep.record, params, start_page=start_page, parallel=parallel,
+        return Pager(self._client._fetcher, ep.path, ep.record, params, start_page=start_page, parallel=parallel,
                      progress=progress)
 
     __call__ = search
@@ -302,9 +248,9 @@ class SearchResource(_Resource):
         ep = schema.endpoint(path)
         if isinstance(key, bool) or (not isinstance(key, int) and not (isinstance(key, str) and key.strip())):
             raise QueryError(f"{self._name}.get() needs an id, not {key!r}")
-        if "{id}" in path and not (isinstance(key, int) or str(key).isdigit()):
+        if ep.parameter == "id" and not (isinstance(key, int) or str(key).isdigit()):
             raise QueryError(f"{self._name}.get() needs an integer id, not {key!r}")
-        target = path.replace("{id}", quote(str(key), safe="")).replace("{code}", quote(str(key), safe=""))
+        target = endpoint_path(ep, key)
         params: List[Tuple[str, Any]] = []
         if verbose is not None:
             if not ep.verbose:
@@ -364,8 +310,8 @@ def _resource_class(name: str) -> type:
 class YearsResource(_Resource):
     """``api.years(make="BMW")`` -> list of years, newest first."""
 
-    path = "/api/years/v2"
-    legacy_path = "/api/years"
+    path = schema.endpoint_for("years").path
+    legacy_path = schema.endpoint_for("years", deprecated=True).path
 
     def __call__(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                  **filters: Any) -> List[int]:
@@ -382,7 +328,7 @@ class YearsResource(_Resource):
 class VehicleAttributes(_Resource):
     """``api.vehicle_attributes("engines.fuel_type")`` -> list of valid values."""
 
-    path = "/api/vehicle-attributes"
+    path = schema.endpoint_for("attributes").path
 
     def __call__(self, attribute: str) -> List[str]:
         known = schema.attributes()
@@ -402,35 +348,13 @@ class Account(_Resource):
 
     def requests(self) -> List[Record]:
         """Requests per day since last month: records (date, count)."""
-        ep = schema.endpoint("/api/account/requests")
+        ep = schema.endpoint_for("account_requests")
         return records_of(self._client._core.get_page(ep.path, ep.record, "array"))
 
     def requests_today(self) -> int:
-        ep = schema.endpoint("/api/account/requests-today")
+        ep = schema.endpoint_for("account_today")
         rec = self._client._one(ep.path, ep.record)
         return int(rec["count"])
-
-
-def _strip_userinfo(url: str) -> str:
-    """The URL without ``user:password@`` (the service does not use it; it must not leak into reprs)."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, parts.query, parts.fragment))
-
-
-#: Longest request target (path + query, percent-encoded) the client sends.
-#: Servers refuse longer request lines (cpp-httplib: 8 KiB, others 414).
-MAX_TARGET_BYTES = 8000
-
-
-def check_target(target: str) -> str:
-    """``target`` if it fits in MAX_TARGET_BYTES, else QueryError (before anything is sent)."""
-    if len(target.encode()) > MAX_TARGET_BYTES:
-        raise QueryError(f"the request target is {len(target.encode())} bytes once URL-encoded, over the client's "
-                         f"maximum of {MAX_TARGET_BYTES}: use fewer or shorter conditions (e.g. split an isin() list "
-                         f"over several searches)")
-    return target
 
 
 class Client:
@@ -466,7 +390,7 @@ class Client:
                  max_body: int = 256 << 20, max_decompressed: int = 256 << 20, max_pages: int = 100_000,
                  low_speed_limit: int = 1024) -> None:
         token, secret = credentials(api_token, api_secret)
-        url = _strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
+        url = strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, not {url!r}")
         if timeout is None or timeout <= 0 or connect_timeout is None or connect_timeout <= 0:
@@ -492,6 +416,7 @@ class Client:
             low_speed_limit=int(low_speed_limit), **self.retry.core_options(),
         )
         self._core_client: Optional[Any] = _core.client.Client(**options)
+        self._fetcher = Fetcher(lambda: self._core, base_url=url, max_parallel=self.max_parallel, progress=progress)
         self._accessors: Dict[str, Any] = {}
 
     # ---- lifecycle ------------------------------------------------------------------
@@ -583,7 +508,7 @@ class Client:
     def data_feed(self) -> "DataFeed":
         from .feed import DataFeed
 
-        return DataFeed(self)
+        return DataFeed(self._fetcher)
 
     def vin(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> "VinResult":
         """Decode a VIN: year, make, model, trim, specs (a mapping of vPIC elements) and the catalogue's
@@ -593,17 +518,17 @@ class Client:
 
         if not isinstance(vin, str) or not vin.strip():
             raise QueryError(f"vin must be a non-empty string, not {vin!r}")
-        ep = schema.endpoint("/api/vin/{vin}")
+        ep = schema.endpoint_for("vin")
         params: List[Tuple[str, Any]] = []
         if verbose is not None:
             params.append(("verbose", "yes" if verbose else "no"))
         if all_trims is not None:
             params.append(("all_trims", "yes" if all_trims else "no"))
-        return VinResult.of(self._one(build_target("/api/vin/" + quote(vin.strip(), safe=""), params), ep.record))
+        return VinResult.of(self._one(build_target(endpoint_path(ep, vin.strip()), params), ep.record))
 
     def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate: year, make, model, body, vin, engine, assembled_in."""
-        ep = schema.endpoint("/api/license-plate")
+        ep = schema.endpoint_for("plate")
         params: List[Tuple[str, Any]] = [("country_code", country_code), ("lookup", lookup)]
         if region is not None:
             params.append(("region", region))
@@ -647,8 +572,7 @@ class Client:
             raise DecodeError("malformed JSON: nested too deeply", url=r["url"]) from None
 
     def _one(self, target: str, record: str, verbose: bool = False) -> Record:
-        page = self._core.get_page(check_target(target), record, "object", verbose)
-        return records_of(page)[0]
+        return self._fetcher.one(target, record, verbose)
 
     def _params(self, ep: schema.Endpoint, filters: Dict[str, Any], conditions: Sequence[Any], where: Any,
                 sort: Optional[str], direction: Optional[str], limit: Optional[int],
@@ -690,28 +614,19 @@ class Client:
             params.append(("limit", limit))
         return params
 
-    def _progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
-                      probe: bool = False) -> Any:
-        """A tqdm bar when asked (or in Jupyter), else None; ``probe`` only answers whether one would be shown."""
-        enabled = progress if progress is not None else self.progress
-        if enabled is None:
-            enabled = _in_jupyter()
-        if not enabled:
-            return None
-        if probe:
-            return True
-        jupyter = _in_jupyter()
-        try:
-            if jupyter and _has_ipywidgets():
-                from tqdm.notebook import tqdm
-            else:
-                from tqdm import tqdm
-        except ImportError:
-            if progress:
-                warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
-            return None
-        # In a notebook the bar stays visible after completion (the cell's record of the work).
-        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=jupyter)
+
+# A search of the schema table without a typed property above is still an accessor:
+# adding an endpoint is one edit in cpp/core/schema.cpp.
+def _search_property(name: str) -> "property":
+    def get(self: Client) -> SearchResource:
+        return self._search(name)
+
+    return property(get, doc=f"The {name} search (from the schema table).")
+
+
+for _name in _SEARCHES:
+    if not hasattr(Client, _name):
+        setattr(Client, _name, _search_property(_name))
 
 
 __all__ = ["Client", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]

@@ -22,20 +22,15 @@ from typing import Any, Dict, Iterable, List, Optional, TextIO
 
 from . import schema
 
-# CLI resource name -> client accessor
-_RESOURCES = {
-    "years": "years", "makes": "makes", "models": "models", "submodels": "submodels", "trims": "trims",
-    "bodies": "bodies", "engines": "engines", "mileages": "mileages", "exterior-colors": "exterior_colors",
-    "interior-colors": "interior_colors", "obd-codes": "obd_codes", "vehicle-attributes": "vehicle_attributes",
-}
+# The resources of `get`, from the schema table: the current years, search and
+# vehicle-attributes endpoints, in schema order.  CLI name ("exterior-colors") -> client accessor.
+_GET_KINDS = ("years", "search", "attributes")
+_RESOURCES = {e.resource.replace("_", "-"): e.resource for e in schema.endpoints().values()
+              if e.kind in _GET_KINDS and not e.deprecated}
 _FORMATS = ("table", "csv", "json", "parquet")
-_PATHS = {
-    "years": "/api/years/v2", "makes": "/api/makes/v2", "models": "/api/models/v2", "submodels": "/api/submodels/v2",
-    "trims": "/api/trims/v2", "bodies": "/api/bodies/v2", "engines": "/api/engines/v2",
-    "mileages": "/api/mileages/v2", "exterior-colors": "/api/exterior-colors/v2",
-    "interior-colors": "/api/interior-colors/v2", "obd-codes": "/api/obd-codes",
-    "vehicle-attributes": "/api/vehicle-attributes",
-}
+# CLI name -> the endpoint's path
+_PATHS = {e.resource.replace("_", "-"): e.path for e in schema.endpoints().values()
+          if e.kind in _GET_KINDS and not e.deprecated}
 
 
 def _connection_args(p: argparse.ArgumentParser) -> None:
@@ -74,8 +69,9 @@ def register(subparsers: Any) -> None:
             p.add_argument("--all", action="store_true", help="every page")
             p.add_argument("--page", type=int, default=1, help="start at this page")
             p.add_argument("--page-size", type=int, help="records per request (1..1000)")
-        if name in ("trims", "obd-codes"):
-            p.add_argument("--id", dest="detail_id", help="fetch one record by id (obd-codes: by code)")
+        if ep.resource in schema.resources("detail"):
+            key = schema.endpoint_for("detail", ep.resource).parameter
+            p.add_argument("--id", dest="detail_id", help=f"fetch one record by its {key}")
         _output_args(p)
         _connection_args(p)
         p.set_defaults(func=_cmd_get, cli_resource=name)
@@ -307,11 +303,11 @@ def _cmd_get(args: argparse.Namespace) -> int:
     filters = _filters(args)
     with _client(args) as api:
         accessor = getattr(api, _RESOURCES[name])
-        if name == "vehicle-attributes":
+        if ep.kind == "attributes":
             if "attribute" not in filters:
                 raise SystemExit("vehicle-attributes needs --attribute NAME; one of: " + ", ".join(schema.attributes()))
             df = pd.DataFrame({"value": accessor(filters["attribute"])})
-        elif name == "years":
+        elif ep.kind == "years":
             df = pd.DataFrame({"year": accessor(where=getattr(args, "where", None), **filters)})
         elif getattr(args, "detail_id", None):
             rec = accessor.get(args.detail_id)

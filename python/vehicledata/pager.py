@@ -19,21 +19,23 @@ A pager has no ``__len__``: use ``.total``.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import date, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
-from urllib.parse import parse_qsl, urlencode, urlsplit, quote
+from urllib.parse import parse_qsl, urlsplit
 
-from . import frames, schema
+from . import _core, frames, schema
 from ._core import envelope as _envelope
+from ._targets import build_target, check_target, warn_demo_empty
 from .errors import NotFoundError, PaginationError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-    from .client import Client
+    from ._fetcher import Fetcher
 
 
 #: The checkpoint file of ``Pager.to_parquet`` (in the dataset directory).
@@ -57,7 +59,13 @@ def _text(v: Any) -> str:
     return repr(v)
 
 
-class Record(Mapping):  # type: ignore[type-arg]
+if TYPE_CHECKING:  # pragma: no cover
+    from ._core import _RecordBase
+else:
+    _RecordBase = _core.client.RecordBase
+
+
+class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
     """One record: attribute access (``r.make``), key access (``r["make"]``) and a dict view.
 
     ``repr`` is one short line (id, year, make, model, trim and the field count); in Jupyter
@@ -65,44 +73,26 @@ class Record(Mapping):  # type: ignore[type-arg]
     with ``frame("engines")``; ``to_dict(json_safe=True)`` is ready for ``json.dumps``.
     """
 
-    # The data dict is also the instance __dict__: `r.make` is a plain C-level attribute lookup (no
-    # Python __getattr__ call per field read). Methods are non-data descriptors that a field of the
-    # same name would shadow; no record of the schema has a field named like one (keys, items,
-    # values, get, to_dict, frame).
-    __slots__ = ("_data", "_kind", "__dict__")
+    # The records of a page are views over its decoded columns (``_core.client.RecordBase``, in
+    # C++): reading ``r.make`` makes that one value, nothing is built for the fields not read.
+    # ``Record(data, record)`` makes a dict-backed record (nested records, unpickled ones).  Field
+    # names are looked up before methods, so a field would shadow a method of the same name; no
+    # record of the schema has a field named like one (keys, items, values, get, to_dict, frame).
+    __slots__ = ()
 
-    def __init__(self, data: Dict[str, Any], record: str = "") -> None:
-        object.__setattr__(self, "_data", data)
-        object.__setattr__(self, "__dict__", data)
-        object.__setattr__(self, "_kind", record)
+    def _no_field(self, name: str) -> Any:
+        """Called by the base type for a name that is neither a field nor a method."""
+        import difflib
 
-    def __getattr__(self, name: str) -> Any:  # only for names that are neither fields nor methods
-        try:
-            return self._data[name]
-        except KeyError:
-            import difflib
-
-            near = difflib.get_close_matches(name, list(self._data), n=1)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise AttributeError(f"record has no field {name!r}{hint} Fields: {', '.join(self._data)}") from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("records are read-only")
-
-    def __getitem__(self, key: str) -> Any:
-        return self._data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
+        near = difflib.get_close_matches(name, list(self), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise AttributeError(f"record has no field {name!r}{hint} Fields: {', '.join(self)}")
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Record):
-            return self._data == other._data
+            return bool(self._data == other._data)
         if isinstance(other, Mapping):
-            return self._data == dict(other)
+            return bool(self._data == dict(other))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -125,16 +115,10 @@ class Record(Mapping):  # type: ignore[type-arg]
         return f"<div><b>{kind}</b> ({len(self._data)} fields)<table>{rows}</table></div>"
 
     def __dir__(self) -> List[str]:
-        return list(self._data) + ["to_dict", "frame", "keys", "items", "values", "get"]
+        return list(self) + ["to_dict", "frame", "keys", "items", "values", "get"]
 
-    def __getstate__(self) -> Any:
-        return (self._data, self._kind)
-
-    def __setstate__(self, state: Any) -> None:
-        data, kind = state if isinstance(state, tuple) else (state, "")
-        object.__setattr__(self, "_data", data)
-        object.__setattr__(self, "__dict__", data)
-        object.__setattr__(self, "_kind", kind)
+    def __reduce__(self) -> Any:
+        return (type(self), (self._data, self._kind))
 
     def to_dict(self, json_safe: bool = False) -> Dict[str, Any]:
         """A plain dict (nested records become dicts too); ``json_safe``: timestamps and dates as ISO
@@ -148,10 +132,6 @@ class Record(Mapping):  # type: ignore[type-arg]
         if not isinstance(value, list) or not nested:
             nested_names = [k for k, v in self._data.items() if isinstance(v, list)]
             raise KeyError(f"{name!r} is not a nested list of this record; nested lists: {', '.join(nested_names)}")
-        import json
-
-        from . import _core
-
         body = json.dumps([_plain(v, True) for v in value]).encode()
         return frames.page_to_pandas(_core.client.decode(body, nested, "array", ""))
 
@@ -193,9 +173,9 @@ def _field_types(record: str) -> Dict[str, Tuple[str, str]]:
     except KeyError:
         return {}
     out: Dict[str, Tuple[str, str]] = {}
-    if rec.table:
-        # Fields other records of the same table carry (the legacy trim detail
-        # with verbose=yes holds trim_detail's nested arrays).
+    if rec.table and schema.record_quirk(record) == "legacy_trim_verbose":
+        # The legacy trim's older verbose shape holds trim_detail's nested arrays
+        # (bodies, engines, ...): typed by the other records of its table.
         for other in schema.records().values():
             if other.table == rec.table and other.name != rec.name:
                 for f in other.fields:
@@ -218,22 +198,15 @@ def _wrap(v: Any, record: str = "") -> Any:
     return v
 
 
+def _nested_value(record: str, name: str, text: str) -> Any:
+    """A nested column's JSON text -> lists/Records typed by the schema (called by record views)."""
+    return _wrap(json.loads(text), _field_types(record).get(name, ("", ""))[1])
+
+
 def records_of(core_page: Any) -> List[Record]:
-    """Records of a core page (lists built in C++, nested values typed by the schema)."""
-    lists = core_page.to_lists()
-    names = list(lists)
-    types = _field_types(core_page.record)
-    nested = {name: types[name][1] for name in names if types.get(name, ("", ""))[0] == "nested"}
-    if not nested:  # the common case: one dict per row, no per-field Python work
-        kind = core_page.record
-        return [Record(dict(zip(names, row)), kind) for row in zip(*lists.values())]
-    out = []
-    for row in zip(*lists.values()):
-        data = dict(zip(names, row))
-        for name, rec in nested.items():
-            data[name] = _wrap(data[name], rec)
-        out.append(Record(data, core_page.record))
-    return out
+    """Records of a core page: views over its columns (a field is made when read; nested values are
+    parsed and typed by the schema on first read)."""
+    return _core.client.records(core_page, Record, _nested_value)
 
 
 class Page:
@@ -277,6 +250,14 @@ class Page:
 
     def to_arrow(self) -> "pa.Table":
         return frames.page_to_arrow(self._core)
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule protocol: ``pa.record_batch(page)`` (the C++ columns, not copied)."""
+        return self._core.__arrow_c_array__(requested_schema)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule stream protocol: ``pa.table(page)``, ``polars.from_arrow(page)``..."""
+        return self._core.__arrow_c_stream__(requested_schema)
 
     def __repr__(self) -> str:
         return f"<Page {self.number} of {self.pages}: {self.count} records, total {self.total}>"
@@ -331,28 +312,16 @@ def page_number(link: str) -> Optional[int]:
     return 1
 
 
-def build_target(path: str, params: Sequence[Tuple[str, Any]]) -> str:
-    if not params:
-        return path
-    return path + "?" + urlencode([(k, _param_text(v)) for k, v in params], quote_via=quote, safe="")
-
-
-def _param_text(v: Any) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return str(v)
-
-
 class Pager:
     """Lazy iteration over every page of a search.  See the module docstring."""
 
-    def __init__(self, client: "Client", path: str, record: str, params: Sequence[Tuple[str, Any]],
+    def __init__(self, fetcher: "Fetcher", path: str, record: str, params: Sequence[Tuple[str, Any]],
                  *, start_page: int = 1, parallel: bool = True, progress: Optional[bool] = None) -> None:
         if isinstance(start_page, bool) or not isinstance(start_page, int) or start_page < 1:
             from .errors import QueryError
 
             raise QueryError(f"start_page must be an integer >= 1, not {start_page!r}")
-        self._client = client
+        self._fetcher = fetcher
         self.path = path
         self.record = record
         self.params: List[Tuple[str, Any]] = [(k, v) for k, v in params if k != "page"]
@@ -366,8 +335,6 @@ class Pager:
 
     # ---- first page ----------------------------------------------------------------
     def _target(self, page: int) -> str:
-        from .client import check_target
-
         params = list(self.params)
         if page != 1:
             params.append(("page", page))
@@ -378,7 +345,7 @@ class Pager:
         NotFoundException, as CakePHP's paginator): page 1's totals, no records, no next link."""
         import json
 
-        first = self._client._core.get_page(self._target(1), self.record, "envelope", self.verbose)
+        first = self._fetcher.get_page(self._target(1), self.record, "envelope", self.verbose)
         c = dict(first.collection)
         target = self._target(self.start_page)
         c.update(url=target, count=0, next="", prev=c.get("last") or c.get("first", ""))
@@ -388,8 +355,7 @@ class Pager:
     def _first_page(self) -> Page:
         if self._first is None:
             try:
-                core = self._client._core.get_page(self._target(self.start_page), self.record, "envelope",
-                                                   self.verbose)
+                core = self._fetcher.get_page(self._target(self.start_page), self.record, "envelope", self.verbose)
             except NotFoundError as e:
                 if self.start_page == 1 or e.exception != _envelope.NOT_FOUND:
                     raise
@@ -399,9 +365,7 @@ class Pager:
             self._check(page, None)
             self._first = page
             self.pages_fetched += 1
-            from .client import _warn_demo_empty
-
-            _warn_demo_empty(self._client, self.path, self.params, page.total)
+            warn_demo_empty(self._fetcher.authenticated, self.path, self.params, page.total)
         return self._first
 
     @property
@@ -456,10 +420,10 @@ class Pager:
                 if page.number >= last:
                     return
             return
-        full = max(1, int(self._client.max_parallel)) * 2
+        full = max(1, int(self._fetcher.max_parallel)) * 2
         chunk = 1 if ramp else full
         numbers = list(range(first.number + 1, last + 1))
-        bar = self._client._progress_bar(self.progress, total=len(numbers) + 1, desc=self.path, unit="page")
+        bar = self._fetcher.progress_bar(self.progress, total=len(numbers) + 1, desc=self.path, unit="page")
         if bar is not None:
             bar.update(1)
         try:
@@ -468,8 +432,8 @@ class Pager:
                 batch = numbers[i:i + chunk]
                 i += len(batch)
                 chunk = min(full, chunk * 2)
-                cores = self._client._core.get_pages([self._target(n) for n in batch], self.record, "envelope",
-                                                     self.verbose)
+                cores = self._fetcher.get_pages([self._target(n) for n in batch], self.record, "envelope",
+                                                self.verbose)
                 self.pages_fetched += len(batch)
                 for n, core in zip(batch, cores):
                     page = Page(core, n)
@@ -486,13 +450,13 @@ class Pager:
         seen = {first.url}
         page = first
         while page.next:
-            url = self._client._core.url_for(page.next)
+            url = self._fetcher.url_for(page.next)
             if url in seen or page.next in seen:
                 raise PaginationError(f"next link repeats an already fetched page: {page.next}", url=page.url)
             seen.add(url)
             seen.add(page.next)
             number = page_number(page.next) or page.number + 1
-            core = self._client._core.get_page(page.next, self.record, "envelope", self.verbose)
+            core = self._fetcher.get_page(page.next, self.record, "envelope", self.verbose)
             self.pages_fetched += 1
             page = Page(core, number)
             page._query = (self.path, self.params)
@@ -547,8 +511,8 @@ class Pager:
             cores = [p._core.copy() if p is first else p._core for p in self._core_pages(ramp=False)]
             return frames.concat_or_empty(cores, self.record, self.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
-        merged, infos = self._client._core.collect_pages(first._core, [self._target(n) for n in numbers],
-                                                         self.record, "envelope", self.verbose)
+        merged, infos = self._fetcher.collect_pages(first._core, [self._target(n) for n in numbers],
+                                                    self.record, "envelope", self.verbose)
         self.pages_fetched += len(numbers)
         for n, info in zip(numbers, infos):
             self._check_info(n, info["rows"], info["collection"], info["url"], first)
@@ -569,10 +533,10 @@ class Pager:
 
             raise QueryError(f"page_size must be an integer from 1 to {schema.MAX_LIMIT}, not {page_size!r}")
         params = [(k, v) for k, v in self.params if k != "limit"] + [("limit", page_size)]
-        return Pager(self._client, self.path, self.record, params, parallel=self.parallel, progress=self.progress)
+        return Pager(self._fetcher, self.path, self.record, params, parallel=self.parallel, progress=self.progress)
 
     def _wants_progress(self) -> bool:
-        return self._client._progress_bar(self.progress, total=None, desc="", unit="page", probe=True) is not None
+        return self._fetcher.progress_bar(self.progress, total=None, desc="", unit="page", probe=True) is not None
 
     def iter_arrow(self, page_size: Optional[int] = None) -> Iterator["pa.Table"]:
         """One Arrow table per page (pages of ``page_size``, as iter_pandas)."""
@@ -590,12 +554,20 @@ class Pager:
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         """The Arrow PyCapsule stream protocol: ``pa.table(pager)``, ``polars.from_arrow(pager)``,
-        DuckDB... read the result page by page (1000-record pages) without a DataFrame in between."""
-        import pyarrow as pa
+        DuckDB... read the result page by page (1000-record pages, each page's columns exported by
+        the C++ decoder as one record batch) without a DataFrame in between."""
+        bulk = self._bulk(None)
 
-        schema = self.arrow_schema()
-        batches = (b for t in self.iter_arrow() for b in t.cast(schema).to_batches())
-        return pa.RecordBatchReader.from_batches(schema, batches).__arrow_c_stream__(requested_schema)
+        def cores() -> Iterator[Any]:
+            try:
+                for page in bulk._core_pages():
+                    yield page._core
+            finally:
+                if bulk is not self:
+                    self.pages_fetched += bulk.pages_fetched
+
+        stream = frames.ArrowStream(frames.empty_page(self.record, self.verbose), cores())
+        return stream.__arrow_c_stream__(requested_schema)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
                    page_size: Optional[int] = None) -> Any:
@@ -635,7 +607,7 @@ class Pager:
                 f.unlink()  # written after the last checkpoint: fetched again below
         if ckpt.exists() and json.loads(ckpt.read_text()).get("complete"):
             return root
-        resumed = Pager(self._client, bulk.path, bulk.record, bulk.params, start_page=done + 1,
+        resumed = Pager(self._fetcher, bulk.path, bulk.record, bulk.params, start_page=done + 1,
                         parallel=self.parallel, progress=self.progress)
         pages = 0
         for page in resumed._core_pages():

@@ -202,7 +202,10 @@ Conditions = Union[None, str, Condition, Mapping[str, Any], Sequence[Union[Condi
 def _endpoint_path(endpoint: Any) -> str:
     path = getattr(endpoint, "path", endpoint)
     if not isinstance(path, str):
-        raise _error(f"endpoint must be a path such as '/api/trims/v2', got {type(endpoint).__name__}")
+        from .schema import endpoint_for
+
+        raise _error(f"endpoint must be a path such as {endpoint_for('search', 'trims').path!r}, "
+                     f"got {type(endpoint).__name__}")
     return path
 
 

@@ -3,8 +3,10 @@
 >>> from vehicledata import schema
 >>> schema.record("engine").field_names()[:3]
 ['id', 'make_id', 'model_id']
->>> schema.endpoint("/api/trims/v2").json_field_names()[:2]
+>>> schema.endpoint_for("search", "trims").json_field_names()[:2]
 ['year', 'make']
+>>> schema.endpoint_for("search", "trims").deprecates == schema.endpoint_for("search", "trims", deprecated=True).path
+True
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ DEMO_YEARS: Tuple[int, int] = (_core.schema.DEMO_FIRST_YEAR, _core.schema.DEMO_L
 
 
 @dataclass(frozen=True)
-class Field:
+class FieldSpec:
     """One field of a record."""
 
     name: str
@@ -39,21 +41,21 @@ class Field:
 
 
 @dataclass(frozen=True)
-class Record:
+class RecordSpec:
     """A record type: its storage table and ordered fields."""
 
     name: str
     table: str
     primary: bool
-    fields: Tuple[Field, ...]
+    fields: Tuple[FieldSpec, ...]
 
-    def field(self, name: str) -> Field:
+    def field(self, name: str) -> FieldSpec:
         for f in self.fields:
             if f.name == name:
                 return f
         raise KeyError(f"record {self.name!r} has no field {name!r}")
 
-    def record_fields(self, verbose: bool = False) -> Tuple[Field, ...]:
+    def record_fields(self, verbose: bool = False) -> Tuple[FieldSpec, ...]:
         """Fields that appear in the JSON record, in order (with verbose=yes: the verbose ones too)."""
         return tuple(f for f in self.fields if f.in_record or (verbose and f.verbose_only))
 
@@ -102,6 +104,15 @@ class Endpoint:
     sort_columns: Dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     default_sort: str = ""      # SQL ORDER BY without `sort`
     demo_predicate: str = ""    # SQL restricting rows to the demo data-set
+    resource: str = ""          # what it serves, as the client's accessor: "trims", "exterior_colors", "account"
+    kind: str = ""              # search, detail, years, attributes, vin, plate, account_requests, account_today,
+                                # feed_last_updated, feed_download, login
+    method: str = "GET"
+    deprecates: str = ""        # the deprecated endpoint this one replaces, or ""
+    replaced_by: str = ""       # when deprecated: the endpoint that replaces it
+    quirk: str = ""             # "" or "legacy_trim_verbose" (see legacy_trim_aliases())
+    text_errors: bool = False   # errors come as text/plain (login, data feed download)
+    parameter: str = ""         # the path parameter ("id" of "/api/trims/v2/{id}"), or ""
 
     def filter_names(self) -> List[str]:
         return [n for n, _ in self.filters]
@@ -111,11 +122,11 @@ class Endpoint:
 
 
 @lru_cache(maxsize=None)
-def records() -> Dict[str, Record]:
-    out: Dict[str, Record] = {}
+def records() -> Dict[str, RecordSpec]:
+    out: Dict[str, RecordSpec] = {}
     for r in _core.schema.records():
         fields = tuple(
-            Field(
+            FieldSpec(
                 name=f["name"], type=f["type"], nullable=f["nullable"], max_length=f["max_length"],
                 enum=tuple(f["enum"]), column=f["column"], scale=f["scale"], in_record=f["in_record"],
                 nested=f["nested"], nested_array=f["nested_array"], sqlite_type=f["sqlite_type"],
@@ -123,7 +134,7 @@ def records() -> Dict[str, Record]:
             )
             for f in r["fields"]
         )
-        out[r["name"]] = Record(name=r["name"], table=r["table"], primary=r["primary"], fields=fields)
+        out[r["name"]] = RecordSpec(name=r["name"], table=r["table"], primary=r["primary"], fields=fields)
     return out
 
 
@@ -144,11 +155,14 @@ def endpoints() -> Dict[str, Endpoint]:
             sort_columns=dict(e["sort_columns"]),
             default_sort=e["default_sort"],
             demo_predicate=e["demo_predicate"],
+            resource=e["resource"], kind=e["kind"], method=e["method"], deprecates=e["deprecates"],
+            replaced_by=e["replaced_by"], quirk=e["quirk"], text_errors=e["text_errors"],
+            parameter=e["parameter"],
         )
     return out
 
 
-def record(name: str) -> Record:
+def record(name: str) -> RecordSpec:
     try:
         return records()[name]
     except KeyError:
@@ -162,7 +176,36 @@ def endpoint(path: str) -> Endpoint:
         raise KeyError(f"no endpoint {path!r}") from None
 
 
-def table_record(table: str) -> Record:
+@lru_cache(maxsize=None)
+def endpoint_for(kind: str, resource: str = "", deprecated: bool = False) -> Endpoint:
+    """The endpoint of a kind (and resource: ``endpoint_for("detail", "trims")``); with
+    ``deprecated``, the deprecated one its current endpoint replaced.  KeyError if none."""
+    for e in endpoints().values():
+        if e.kind == kind and e.deprecated == deprecated and (not resource or e.resource == resource):
+            return e
+    raise KeyError(f"no {'deprecated ' if deprecated else ''}{kind} endpoint{' of ' + resource if resource else ''}")
+
+
+def resources(kind: str) -> List[str]:
+    """The resources with a current (not deprecated) endpoint of a kind, in schema order."""
+    return [e.resource for e in endpoints().values() if e.kind == kind and not e.deprecated]
+
+
+@lru_cache(maxsize=None)
+def record_quirk(name: str) -> str:
+    """The quirk of the endpoints serving record ``name`` ("" when none has one)."""
+    for e in endpoints().values():
+        if e.quirk and e.record == name:
+            return e.quirk
+    return ""
+
+
+def legacy_trim_aliases() -> List[Tuple[str, str, bool]]:
+    """Quirk ``legacy_trim_verbose``: (older key, documented member, first element only)."""
+    return [(str(old), str(member), bool(first)) for old, member, first in _core.schema.legacy_trim_aliases()]
+
+
+def table_record(table: str) -> RecordSpec:
     """The primary record of a storage table: its fields are the table's columns."""
     for r in records().values():
         if r.primary and r.table == table:
@@ -197,7 +240,7 @@ def find_endpoint_for_record(name: str) -> Optional[Endpoint]:
 
 # ---- documentation -------------------------------------------------------------
 
-def _field_row(f: Field) -> str:
+def _field_row(f: FieldSpec) -> str:
     notes = []
     if f.type == "decimal":
         notes.append(f"decimal rendered as a string, {f.scale} digit{'s' if f.scale != 1 else ''} after the point")
@@ -233,12 +276,14 @@ def markdown() -> str:
         "",
         "## Endpoints",
         "",
-        "| path | category | record | shape | deprecated |",
-        "|---|---|---|---|---|",
+        "| path | resource | kind | category | record | shape | deprecated |",
+        "|---|---|---|---|---|---|---|",
     ]
     for e in endpoints().values():
         rec = f"`{e.record}`" if e.record else ""
-        lines.append(f"| `{e.path}` | {e.category} | {rec} | {e.shape} | {'yes' if e.deprecated else ''} |")
+        old = f"yes: use `{e.replaced_by}`" if e.deprecated else ""
+        path = f"`{e.path}`" + (f" ({e.method})" if e.method != "GET" else "")
+        lines.append(f"| {path} | {e.resource} | {e.kind} | {e.category} | {rec} | {e.shape} | {old} |")
     lines.append("")
     for e in endpoints().values():
         if not (e.filters or e.json_fields or e.sort_keys):

@@ -463,19 +463,19 @@ def test_one_debug_line_per_request_without_secrets(emulator, client_factory, ca
 
 
 def test_notebook_bars_stay_and_a_missing_ipywidgets_is_one_hint(api, monkeypatch, capsys):
-    from vehicledata import client as client_mod
+    from vehicledata import _fetcher as fetcher_mod
 
-    monkeypatch.setattr(client_mod, "_in_jupyter", lambda: True)
+    monkeypatch.setattr(fetcher_mod, "_in_jupyter", lambda: True)
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails
-    monkeypatch.setattr(client_mod, "_HINTED", {})
-    bars = [api._progress_bar(None, total=3, desc="x", unit="page") for _ in range(2)]
+    monkeypatch.setattr(fetcher_mod, "_HINTED", {})
+    bars = [api._fetcher.progress_bar(None, total=3, desc="x", unit="page") for _ in range(2)]
     assert all(b is not None and b.leave for b in bars)
     for b in bars:
         b.close()
     err = capsys.readouterr().err
     assert err.count("pip install ipywidgets") == 1
-    monkeypatch.setattr(client_mod, "_in_jupyter", lambda: False)
-    bar = api._progress_bar(True, total=3, desc="x", unit="page")
+    monkeypatch.setattr(fetcher_mod, "_in_jupyter", lambda: False)
+    bar = api._fetcher.progress_bar(True, total=3, desc="x", unit="page")
     assert bar is not None and not bar.leave
     bar.close()
 

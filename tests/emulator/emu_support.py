@@ -103,7 +103,7 @@ def render_decimal(value: float, scale: int) -> str:
     return str(Decimal(repr(float(value))).quantize(q, rounding=ROUND_HALF_UP))
 
 
-def render_value(f: schema.Field, value: Any) -> Any:
+def render_value(f: schema.FieldSpec, value: Any) -> Any:
     if value is None:
         return None
     if f.type in ("int", "int64"):
@@ -117,7 +117,7 @@ def render_value(f: schema.Field, value: Any) -> Any:
     return str(value)
 
 
-def record_fields(record: str, verbose: bool = False) -> List[schema.Field]:
+def record_fields(record: str, verbose: bool = False) -> List[schema.FieldSpec]:
     r = schema.record(record)
     return [f for f in r.fields
             if f.type != "nested" and (f.in_record or (verbose and f.type != "timestamp"))]

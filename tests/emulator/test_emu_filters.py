@@ -171,7 +171,7 @@ def sort_cases() -> List[Tuple[str, str]]:
     return [(e.path, k) for e in schema.endpoints().values() if e.shape == "envelope" for k in e.sort_keys]
 
 
-def comparable(f: schema.Field, v: Any) -> Any:
+def comparable(f: schema.FieldSpec, v: Any) -> Any:
     if f.type == "decimal":
         return float(v)
     if isinstance(v, str):

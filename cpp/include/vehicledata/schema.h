@@ -110,13 +110,50 @@ enum class Shape {
     Object,       // one record (detail)
 };
 
+// What an endpoint does: the emulator picks its handler, the client its accessor by it.
+enum class Kind {
+    Search,            // a paged search of `resource` (collection envelope)
+    Detail,            // one record of `resource` by its path parameter ({id} or {code})
+    Years,             // the model years of the matching trims (bare array)
+    Attributes,        // the values of one vehicle attribute (bare array)
+    Vin,               // VIN decoding
+    Plate,             // licence plate lookup
+    AccountRequests,   // requests per day
+    AccountToday,      // requests today
+    FeedLastUpdated,   // when the data feed was last built
+    FeedDownload,      // the data feed's ZIP
+    Login,             // POST token and secret, answered with a JWT
+};
+std::string_view kind_name(Kind k);  // "search", "detail", "years", ..., "account_today", "login"
+
+// A behaviour of the service that one endpoint has and the rest do not.
+enum class Quirk {
+    None,
+    // A legacy trim (docs/resources.md, `trim_legacy`) may arrive in the service's older
+    // verbose shape: arrays named bodies, engines, mileages, exterior_colors and
+    // interior_colors (typed as trim_detail's) instead of the documented make_model_trim_*
+    // members.  The decoder reads them into the documented members (legacy_trim_aliases()),
+    // the Python records type them by trim_detail's fields.
+    LegacyTrimVerbose,
+};
+std::string_view quirk_name(Quirk q);  // "", "legacy_trim_verbose"
+
 struct Endpoint {
     std::string path;          // e.g. "/api/trims/v2", "/api/trims/v2/{id}"
-    std::string category;      // SPEC.md category, e.g. "Trims"
+    std::string resource;      // what it serves, as the client's accessor: "trims", "exterior_colors", "account"
+    Kind kind = Kind::Search;
+    std::string method = "GET";
+    std::string category;      // the service's category, e.g. "Trims"
     std::string record;        // record name of each data element
     std::string table;         // storage table queried ("" for none)
     Shape shape = Shape::Envelope;
-    bool deprecated = false;
+    // The deprecated endpoint this one replaces ("/api/trims" for "/api/trims/v2"), or "".
+    std::string deprecates;
+    // The endpoint that replaces this one, when deprecated (filled from `deprecates`).
+    std::string replaced_by;
+    bool deprecated = false;   // true exactly when replaced_by is set
+    Quirk quirk = Quirk::None;
+    bool text_errors = false;  // errors answered as text/plain (login, data feed download), not JSON
     bool paged = true;
     bool verbose = false;      // accepts verbose=yes|no
     std::vector<Filter> filters;
@@ -155,6 +192,21 @@ const std::vector<Record>& records();
 const std::vector<Endpoint>& endpoints();
 const Record* find_record(std::string_view name);
 const Endpoint* find_endpoint(std::string_view path);
+// The endpoint of a kind (and resource, for searches and details: "trims"); with
+// `deprecated`, the deprecated one it replaced.  nullptr when there is none.
+const Endpoint* find_endpoint(Kind kind, std::string_view resource = {}, bool deprecated = false);
+// The path parameter of a detail-like path ("id" for "/api/trims/v2/{id}"), or "".
+std::string_view path_parameter(const Endpoint& e);
+// The quirk of the endpoints that serve `record` (Quirk::None when none has one).
+Quirk record_quirk(const Record& record);
+
+// LegacyTrimVerbose: an older key of the legacy trim and the documented member it
+// decodes into (`first`: the first element of the old array becomes the member's object).
+struct LegacyAlias {
+    std::string_view old_key, member;
+    bool first;
+};
+const std::vector<LegacyAlias>& legacy_trim_aliases();
 // The primary record of a storage table (the one whose fields define it).
 const Record* table_record(std::string_view table);
 // SQLite column type of a field: INTEGER, REAL or TEXT.

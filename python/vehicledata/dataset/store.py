@@ -36,7 +36,7 @@ class SchemaMismatch(ValueError):
     enumeration): a builder bug, reported with the table, column and value."""
 
 
-def columns(table: str) -> List[schema.Field]:
+def columns(table: str) -> List[schema.FieldSpec]:
     return [f for f in schema.table_record(table).fields if f.type != "nested"]
 
 

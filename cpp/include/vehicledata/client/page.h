@@ -73,9 +73,10 @@ void append_page(Page& dst, Page&& src);
 Page concat_pages(const std::vector<Page*>& pages);
 
 // The fields decode_page() makes columns of: record.record_fields(verbose).
-// A legacy trim in the older verbose shape (arrays bodies, engines,
-// mileages, exterior_colors, interior_colors) decodes into the documented
-// members (make_model_trim_body: the first element of bodies, and so on).
+// A record whose endpoints have Quirk::LegacyTrimVerbose (the legacy trim) in the
+// older verbose shape (arrays bodies, engines, mileages, exterior_colors,
+// interior_colors) decodes into the documented members (schema::legacy_trim_aliases():
+// make_model_trim_body is the first element of bodies, and so on).
 std::vector<const schema::Field*> decoded_fields(const schema::Record& record, bool verbose, schema::Shape shape);
 
 // Decode a body.  Shape Envelope: {"collection":..., "data":[...]}; Array: a

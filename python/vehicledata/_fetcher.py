@@ -1,0 +1,111 @@
+"""What a Pager and a DataFeed need from their Client: one small object instead of its private parts.
+
+The Client builds one :class:`Fetcher` and hands it to every Pager and DataFeed it makes.  It
+sends through the client's C++ core (auth, retries, rate limit, parallel pages applied there),
+turns paths into URLs and makes progress bars (tqdm; docs/client.md, "Progress").
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+
+def _in_jupyter() -> bool:
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover
+        return False
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+_HINTED: Dict[str, bool] = {}
+
+
+def _has_ipywidgets() -> bool:
+    """True when ipywidgets is importable; else one clear hint (once per process) and text bars."""
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        if not _HINTED.get("ipywidgets"):
+            _HINTED["ipywidgets"] = True
+            print("vehicledata: progress bars are shown as text; `pip install ipywidgets` for notebook widgets",
+                  file=sys.stderr)
+        return False
+    return True
+
+
+class Fetcher:
+    """Requests of one Client: pages, downloads, URLs and progress bars.
+
+    ``core`` gives the client's C++ core (it raises once the client is closed); ``base_url`` is the
+    client's; ``progress`` its default for progress bars (None: only in Jupyter); ``max_parallel``
+    its page concurrency.
+    """
+
+    def __init__(self, core: Callable[[], Any], *, base_url: str, max_parallel: int,
+                 progress: Optional[bool]) -> None:
+        self._core = core
+        self.base_url = base_url
+        self.max_parallel = max_parallel
+        self.progress = progress
+
+    @property
+    def authenticated(self) -> bool:
+        """True when the client sends credentials (else the service serves only demo data)."""
+        return bool(self._core().has_credentials)
+
+    def get_page(self, target: str, record: str, shape: str, verbose: bool = False) -> Any:
+        """One page (a core Page) of ``target`` decoded as ``record``; ``shape`` envelope, array or object."""
+        return self._core().get_page(target, record, shape, verbose)
+
+    def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False) -> List[Any]:
+        """Several pages fetched in parallel (up to ``max_parallel`` at a time), in the order asked."""
+        return self._core().get_pages(targets, record, shape, verbose)
+
+    def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str,
+                      verbose: bool = False) -> Tuple[Any, Any]:
+        """``first`` with the pages of ``targets`` appended in C++: (merged page, the pages' envelopes)."""
+        return self._core().collect_pages(first, targets, record, shape, verbose)
+
+    def one(self, target: str, record: str, verbose: bool = False) -> Any:
+        """The single record an object-shaped endpoint answers."""
+        from ._targets import check_target
+        from .pager import records_of
+
+        return records_of(self.get_page(check_target(target), record, "object", verbose))[0]
+
+    def url_for(self, target: str) -> str:
+        """The absolute URL of a path (or of an absolute URL the service sent)."""
+        return str(self._core().url_for(target))
+
+    def download(self, target: str, dest: str, resume: bool,
+                 on_progress: Optional[Callable[[int, int], None]]) -> Dict[str, Any]:
+        """Stream ``target`` into the file ``dest`` (resumed with a Range request when ``resume``)."""
+        return self._core().download(target, dest, resume, on_progress)
+
+    def progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
+                     probe: bool = False) -> Any:
+        """A tqdm bar when asked (or in Jupyter), else None; ``probe`` only answers whether one would be shown."""
+        enabled = progress if progress is not None else self.progress
+        if enabled is None:
+            enabled = _in_jupyter()
+        if not enabled:
+            return None
+        if probe:
+            return True
+        jupyter = _in_jupyter()
+        try:
+            if jupyter and _has_ipywidgets():
+                from tqdm.notebook import tqdm
+            else:
+                from tqdm import tqdm
+        except ImportError:
+            if progress:
+                warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
+            return None
+        # In a notebook the bar stays visible after completion (the cell's record of the work).
+        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=jupyter)
