@@ -18,6 +18,7 @@
 #include "vehicledata/client/page.h"
 #include "vehicledata/client/paging.h"
 #include "vehicledata/client/redact.h"
+#include "vehicledata/envelope.h"
 #include "vehicledata/schema.h"
 
 #include "cells.h"
@@ -134,14 +135,11 @@ py::array bool_view(const std::vector<std::uint8_t>& v, py::handle owner) {
 py::dict collection_dict(const vc::Collection& c) {
     py::dict d;
     if (!c.present) return d;
-    d["url"] = c.url;
-    d["count"] = c.count;
-    d["pages"] = c.pages;
-    d["total"] = c.total;
-    d["next"] = c.next;
-    d["prev"] = c.prev;
-    d["first"] = c.first;
-    d["last"] = c.last;
+    for (const auto& m : vehicledata::envelope::kCollectionMembers) {
+        const py::str key(m.name.data(), m.name.size());
+        if (m.text) d[key] = c.*m.text;
+        else d[key] = c.*m.number;
+    }
     return d;
 }
 

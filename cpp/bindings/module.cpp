@@ -8,6 +8,7 @@ void bind_schema(py::module_& m);
 void bind_query(py::module_& m);
 void bind_vin(py::module_& m);
 void bind_format(py::module_& m);
+void bind_envelope(py::module_& m);
 #ifdef VEHICLEDATA_HAS_CLIENT
 void bind_client(py::module_& m);
 #endif
@@ -20,6 +21,7 @@ PYBIND11_MODULE(_core, m) {
     vehicledata::bindings::bind_query(m);
     vehicledata::bindings::bind_vin(m);
     vehicledata::bindings::bind_format(m);
+    vehicledata::bindings::bind_envelope(m);
 #ifdef VEHICLEDATA_HAS_CLIENT
     vehicledata::bindings::bind_client(m);
 #endif

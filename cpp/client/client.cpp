@@ -1,8 +1,6 @@
 // The client core: see vehicledata/client/client.h.
 #include "vehicledata/client/client.h"
 
-#include <simdjson.h>
-
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +12,7 @@
 
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/paging.h"
+#include "vehicledata/envelope.h"
 #include "vehicledata/format.h"
 #include "vehicledata/jwt.h"
 #include "vehicledata/client/redact.h"
@@ -72,40 +71,7 @@ std::string strip_trailing_slash(std::string s) {
     return s;
 }
 
-bool is_json(const std::string& content_type, const std::string& body) {
-    if (content_type.find("json") != std::string::npos) return true;
-    for (char c : body) {
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-        return c == '{';
-    }
-    return false;
-}
-
 }  // namespace
-
-ErrorBody parse_error_body(const std::string& raw_body, const std::string& content_type) {
-    ErrorBody e;
-    const std::string body = format::valid_utf8(raw_body);
-    if (is_json(content_type, body)) {
-        simdjson::dom::parser parser;
-        simdjson::dom::element doc;
-        if (!parser.parse(body).get(doc) && doc.is_object()) {
-            std::string_view s;
-            if (!doc["exception"].get_string().get(s)) e.exception = std::string(s);
-            if (!doc["message"].get_string().get(s)) e.message = std::string(s);
-            if (!e.exception.empty() || !e.message.empty()) return e;
-        }
-    }
-    std::string text = body.substr(0, 1000);
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
-    e.message = text;
-    // Text bodies of the service start with the exception name: "TooManyRequestsException - ..."
-    auto dash = text.find(" - ");
-    if (dash != std::string::npos && dash > 0 && text.compare(0, dash, text.substr(0, dash)) == 0 &&
-        text.substr(0, dash).find(' ') == std::string::npos && text.substr(0, dash).find("Exception") != std::string::npos)
-        e.exception = text.substr(0, dash);
-    return e;
-}
 
 Client::Client(ClientOptions options)
     : options_(std::move(options)),
@@ -173,7 +139,7 @@ void Client::throttle(TokenBucket& bucket) {
 }
 
 void Client::raise_for(const Response& r) {
-    ErrorBody e = parse_error_body(r.body, r.content_type);
+    const envelope::ErrorBody e = envelope::read_error(r.body, r.content_type);
     std::optional<double> retry_after;
     if (!r.retry_after.empty()) retry_after = parse_retry_after(r.retry_after, now_epoch());
     std::string message = e.message.empty() ? "HTTP " + std::to_string(r.status) : e.message;
@@ -246,7 +212,7 @@ std::string Client::bearer() {
     bytes_ += static_cast<std::int64_t>(r.body.size());
     bool rejected = r.transferred() &&
                     (r.status == 401 ||
-                     (r.status == 500 && parse_error_body(r.body, r.content_type).exception == "UnauthenticatedException"));
+                     (r.status == 500 && envelope::read_error(r.body, r.content_type).exception == envelope::kUnauthenticated));
     if (!rejected) {
         // Accepted (or not answerable now: the request itself will tell).
         jwt_.checked(jwt);
@@ -291,8 +257,8 @@ double Client::assess(const Response& r, RetryState& state, const std::string& j
     }
     if (r.status >= 200 && r.status < 300) return -1;
     if (!jwt_used.empty()) {
-        bool unauthenticated = r.status == 401 || (r.status == 500 && parse_error_body(r.body, r.content_type).exception ==
-                                                                          "UnauthenticatedException");
+        bool unauthenticated = r.status == 401 || (r.status == 500 && envelope::read_error(r.body, r.content_type).exception ==
+                                                                          envelope::kUnauthenticated);
         if (unauthenticated && state.renew_token()) {
             jwt_.invalidate(jwt_used);
             log(kInfo, "token rejected (HTTP " + std::to_string(r.status) + ") on " + r.url + "; logging in again");

@@ -209,6 +209,9 @@ std::vector<Record> build_records() {
                    {I("year"), S("make"), S("model"), S("trim", true), Nest("specs", "vin_specs", false),
                     Nest("trims", "trim_legacy", true, "model_id")}));
     rs.push_back(R("vin_specs", "", false, {}));  // ~140 vPIC keys, string or null; open-ended
+    // The wire envelope (cpp/core/envelope.cpp): a collection's paging block and the error body.
+    rs.push_back(R("collection", "", false,
+                   {S("url"), I64("count"), I64("pages"), I64("total"), S("next"), S("prev"), S("first"), S("last")}));
     rs.push_back(R("error", "", false, {S("exception"), I("code"), S("url"), S("message")}));
     return rs;
 }

@@ -13,12 +13,14 @@
 #include "search_sql.h"
 #include "synthetic.h"
 #include "vin.h"
+#include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {
 
 namespace {
 
-void append_link(std::string& out, const Call& call, std::int64_t page, std::int64_t limit) {
+// The collection's link to another page of this search.
+std::string page_link(const Call& call, std::int64_t page, std::int64_t limit) {
     std::string_view target = call.target;
     std::string link(target.substr(0, target.find('?')));
     link.push_back('?');
@@ -33,7 +35,7 @@ void append_link(std::string& out, const Call& call, std::int64_t page, std::int
     format::append_int(link, page);
     link.append("&limit=");
     format::append_int(link, limit);
-    format::append_json_string(out, link);
+    return link;
 }
 
 // PHP's (int) cast of a query string value: leading whitespace, then the longest
@@ -131,7 +133,7 @@ void Api::search(const Call& call, httplib::Response& res) {
     const std::int64_t total = static_cast<std::int64_t>(ids->size());
     const std::int64_t pages = total == 0 ? 1 : (total + limit - 1) / limit;
     if (page > pages)  // CakePHP's out-of-bounds page
-        throw HttpError(404, "NotFoundException", "Page " + std::to_string(page) + " is past the last page (" +
+        throw HttpError(404, envelope::kNotFound, "Page " + std::to_string(page) + " is past the last page (" +
                                                       std::to_string(pages) + ") of this search");
     const std::int64_t offset = (page - 1) * limit;
     const std::int64_t count = offset >= total ? 0 : std::min(limit, total - offset);
@@ -140,27 +142,16 @@ void Api::search(const Call& call, httplib::Response& res) {
     // Legacy trims (the quirky endpoints) carry their nested members: larger rows.
     const bool large_rows = e.quirk == schema::Quirk::LegacyTrimVerbose;
     out.reserve(static_cast<std::size_t>(512 + count * (large_rows ? 2000 : 480)));
-    out.append("{\"collection\":{\"url\":");
-    format::append_json_string(out, call.target);
-    out.append(",\"count\":");
-    format::append_int(out, count);
-    out.append(",\"pages\":");
-    format::append_int(out, pages);
-    out.append(",\"total\":");
-    format::append_int(out, total);
-    out.append(",\"next\":");
-    if (page < pages) append_link(out, call, page + 1, limit);
-    else out.append("\"\"");
-    out.append(",\"prev\":");
-    if (page > 1) append_link(out, call, std::min(page - 1, pages), limit);  // past the last: the last page
-    else out.append("\"\"");
-    out.append(",\"first\":");
-    if (page == 1) format::append_json_string(out, call.target);
-    else append_link(out, call, 1, limit);
-    out.append(",\"last\":");
-    if (pages > 1) append_link(out, call, pages, limit);
-    else out.append("\"\"");
-    out.append("},\"data\":[");
+    envelope::Collection c;
+    c.url = call.target;
+    c.count = count;
+    c.pages = pages;
+    c.total = total;
+    if (page < pages) c.next = page_link(call, page + 1, limit);
+    if (page > 1) c.prev = page_link(call, std::min(page - 1, pages), limit);  // past the last: the last page
+    c.first = page == 1 ? call.target : page_link(call, 1, limit);
+    if (pages > 1) c.last = page_link(call, pages, limit);
+    envelope::begin_collection(out, c);
     if (count > 0) {
         const bool demo = !full_access(call);
         const std::uint64_t generation = store_.data_generation();
@@ -187,7 +178,7 @@ void Api::search(const Call& call, httplib::Response& res) {
             rows_.put(plan.id, rowid, std::string_view(out).substr(start), generation);
         }
     }
-    out.append("]}");
+    envelope::end_collection(out);
     set_json(res, std::move(out));
 }
 

@@ -1,5 +1,6 @@
 // The readers of a call's parameters and access (call.h).
 #include "call.h"
+#include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {
 
@@ -19,6 +20,6 @@ bool yes_no(const Call& call, std::string_view name) {
 
 bool full_access(const Call& call) { return call.identity.valid && call.identity.subscribed; }
 
-HttpError bad_request(const std::string& message) { return HttpError(400, "BadRequestException", message); }
+HttpError bad_request(const std::string& message) { return HttpError(400, envelope::kBadRequest, message); }
 
 }  // namespace vehicledata::emulator

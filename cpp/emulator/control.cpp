@@ -12,6 +12,7 @@
 
 #include "control.h"
 #include "server.h"
+#include "vehicledata/envelope.h"
 #include "vehicledata/format.h"
 #include "vehicledata/schema.h"
 
@@ -112,9 +113,9 @@ void parse_touch(const std::string& body, std::string& table, std::vector<std::i
 void control(ControlState& state, const httplib::Request& req, httplib::Response& res) {
     const std::string& path = req.path;
     const std::string& m = req.method;
-    auto bad = [&](const std::string& msg) { write_error(res, 400, "BadRequestException", path, msg, false); };
+    auto bad = [&](const std::string& msg) { write_error(res, 400, envelope::kBadRequest, path, msg, false); };
     auto wrong_method = [&](const char* allowed) {
-        write_error(res, 405, "MethodNotAllowedException", path, "Method Not Allowed: use " + std::string(allowed), false);
+        write_error(res, 405, envelope::kMethodNotAllowed, path, "Method Not Allowed: use " + std::string(allowed), false);
         res.set_header("Allow", allowed);
     };
     if (path == "/_emulator/health") {
@@ -189,7 +190,7 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
         try {
             missing = state.store.touch(table, ids, modified, modified_utc);
         } catch (const StoreError& e) {
-            write_error(res, 500, "InternalErrorException", path, e.what(), false);
+            write_error(res, 500, envelope::kInternalError, path, e.what(), false);
             return;
         }
         std::string out = "{\"touched\":" + std::to_string(ids.size() - missing.size()) + ",\"modified\":";
@@ -202,7 +203,7 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
         if (m != "GET") return wrong_method("GET");
         return ok_json(res, state.stats.to_json());
     }
-    write_error(res, 404, "NotFoundException", path, "Not Found: unknown control route", false);
+    write_error(res, 404, envelope::kNotFound, path, "Not Found: unknown control route", false);
 }
 
 bool drop_connection(const httplib::Request& req) {

@@ -5,6 +5,7 @@
 #include "detail.h"
 
 #include "api.h"
+#include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {
 
@@ -134,7 +135,7 @@ void detail_by_id(Api& api, const Call& call, httplib::Response& res) {
     std::string out;
     out.reserve(16384);
     if (!write_by_id(api, out, e, id, !full_access(call), verbose))
-        throw HttpError(404, "RecordNotFoundException", "Record not found in table \"" + e.table + "\"");
+        throw HttpError(404, envelope::kRecordNotFound, "Record not found in table \"" + e.table + "\"");
     set_json(res, std::move(out));
 }
 
@@ -142,7 +143,7 @@ void obd_detail(Api& api, const Call& call, httplib::Response& res) {
     const schema::Endpoint& e = *call.route->endpoint;
     std::string code = call.route->arg;
     if (code.empty() || code.size() > 16)
-        throw HttpError(400, "BadRequestException", "Invalid OBD code '" + code + "'");
+        throw HttpError(400, envelope::kBadRequest, "Invalid OBD code '" + code + "'");
     for (auto& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const Plan& plan = api.plan_of(*schema::find_record(e.record), false);
     std::string sql = "SELECT " + plan.select_list + " FROM " + e.table + " WHERE code = ?";
@@ -150,7 +151,7 @@ void obd_detail(Api& api, const Call& call, httplib::Response& res) {
     sql += " ORDER BY make IS NOT NULL, make LIMIT 1";
     Statement st = api.store_.statement(sql);
     st.bind({query::Scalar(code)});
-    if (!st.step()) throw HttpError(404, "RecordNotFoundException", "Record not found in table \"obd_codes\"");
+    if (!st.step()) throw HttpError(404, envelope::kRecordNotFound, "Record not found in table \"obd_codes\"");
     std::string out;
     write_json_row(out, st.get(), plan);
     set_json(res, std::move(out));
@@ -161,17 +162,17 @@ void license_plate(Api& api, const Call& call, httplib::Response& res) {
     const auto* cc = param(call, "country_code");
     const auto* lookup = param(call, "lookup");
     const auto* region = param(call, "region");
-    if (!cc) throw HttpError(400, "BadRequestException", "The country_code parameter is required");
+    if (!cc) throw HttpError(400, envelope::kBadRequest, "The country_code parameter is required");
     bool known = false;
     for (const char* c : kCountries) known = known || cc->value == c;
     if (!known)
-        throw HttpError(400, "BadRequestException",
+        throw HttpError(400, envelope::kBadRequest,
                         "Invalid country_code '" + cc->value + "': expected one of US, CA, AU, UK, FR, IE, NZ, MX, DE, CZ, PT");
-    if (!lookup) throw HttpError(400, "BadRequestException", "The lookup parameter is required");
+    if (!lookup) throw HttpError(400, envelope::kBadRequest, "The lookup parameter is required");
     if (!region && (cc->value == "US" || cc->value == "CA" || cc->value == "AU"))
-        throw HttpError(400, "BadRequestException", "The region parameter is required for country_code " + cc->value);
+        throw HttpError(400, envelope::kBadRequest, "The region parameter is required for country_code " + cc->value);
     if (lookup->value.find("#TEST") == std::string::npos)
-        throw HttpError(404, "NotFoundException", "License plate not found");
+        throw HttpError(404, envelope::kNotFound, "License plate not found");
     // The service's documented test answer for lookups containing #TEST.
     const schema::Record* r = schema::find_record("license_plate");
     const char* values[] = {"2019", "Toyota", "Camry", "Sedan", "4T1B11HK1KU000000", "2.5L I4", "United States"};

@@ -14,6 +14,7 @@
 
 #include "range.h"
 #include "api.h"
+#include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {
 
@@ -85,17 +86,17 @@ void feed_last_updated(Api& api, const Call&, httplib::Response& res) {
 
 void feed_download(Api& api, const Call& call, httplib::Response& res) {
     if (!call.identity.valid)
-        throw HttpError(401, "UnauthorizedException",
+        throw HttpError(401, envelope::kUnauthorized,
                         "Unauthorized" + (call.identity.problem.empty() ? std::string(": a valid JWT is required")
                                                                         : ": " + call.identity.problem));
     if (!call.identity.data_feed)
-        throw HttpError(403, "ForbiddenException", "Forbidden: the account has no data feed subscription");
+        throw HttpError(403, envelope::kForbidden, "Forbidden: the account has no data feed subscription");
     std::shared_ptr<const Feed::File> file = api.feed_.get();
     // Range is answered here (server.cpp keeps cpp-httplib from applying it).
     const ByteRange range = parse_byte_range(call.range, file->size);
     if (range.kind == ByteRange::Kind::Unsatisfiable) {
         res.set_header("Content-Range", content_range(range, file->size));
-        throw HttpError(416, "RangeNotSatisfiableException", "Range Not Satisfiable: " + range.problem);
+        throw HttpError(416, envelope::kRangeNotSatisfiable, "Range Not Satisfiable: " + range.problem);
     }
     std::size_t start = 0, length = file->size;
     res.status = 200;

@@ -9,6 +9,7 @@
 
 #include "compress.h"
 #include "control.h"
+#include "vehicledata/envelope.h"
 #include "vehicledata/jwt.h"
 
 namespace vehicledata::emulator {
@@ -22,7 +23,7 @@ std::string random_secret() {
 }
 
 std::string rate_message(int limit) {
-    return "TooManyRequestsException - Max Per Minute: " + std::to_string(limit) +
+    return std::string(envelope::kTooManyRequests) + " - Max Per Minute: " + std::to_string(limit) +
            " (note: daily rate limits may apply, see your subscription plans details)";
 }
 
@@ -62,27 +63,6 @@ std::string method_message(const std::string& method, const std::string& url, co
     return "Method Not Allowed: " + method + " is not valid for " + url + " (use " + allowed + ")";
 }
 
-const char* exception_for(int status) {
-    switch (status) {
-        case 400: return "BadRequestException";
-        case 401: return "UnauthorizedException";
-        case 403: return "ForbiddenException";
-        case 404: return "NotFoundException";
-        case 405: return "MethodNotAllowedException";
-        case 408: return "RequestTimeoutException";
-        case 413: return "PayloadTooLargeException";
-        case 414: return "UriTooLongException";
-        case 416: return "RangeNotSatisfiableException";
-        case 431: return "RequestHeaderFieldsTooLargeException";
-        case 429: return "TooManyRequestsException";
-        case 500: return "InternalErrorException";
-        case 502: return "BadGatewayException";
-        case 503: return "ServiceUnavailableException";
-        case 504: return "GatewayTimeoutException";
-        default: return "HttpException";
-    }
-}
-
 const char* reason_for(int status) {
     switch (status) {
         case 400: return "Bad Request";
@@ -105,7 +85,7 @@ std::string gate_refusal(int status, const std::string& url, const std::string& 
     const std::optional<Route> route = match_route(path);
     const bool text = route && route->text_errors;  // login and data feed download: text/plain, as elsewhere
     httplib::Response res;
-    write_error(res, status, exception_for(status), url, message, text);
+    write_error(res, status, envelope::exception_for(status), url, message, text);
     std::string reason = reason_for(status);
     reason = reason.substr(0, reason.find(':'));
     const std::string type = text ? res.get_header_value("Content-Type") : "application/json; charset=UTF-8";
@@ -130,35 +110,23 @@ bool same_secret(const std::string& a, const std::string& b) {
 
 void write_error(httplib::Response& res, int status, const std::string& exception, const std::string& url,
                  const std::string& message, bool text) {
+    const envelope::ErrorBody e{exception, status, url, message};
     res.status = status;
     if (text) {
-        res.body = format::valid_utf8(message);
+        res.body = envelope::error_text(e);
         res.set_header("Content-Type", "text/plain; charset=UTF-8");
         return;
     }
-    std::string out;
-    out.reserve(128 + message.size());
-    out.append("{\"exception\":");
-    format::append_json_string(out, exception);
-    out.append(",\"code\":");
-    format::append_int(out, status);
-    out.append(",\"url\":");
-    format::append_json_string(out, url);
-    out.append(",\"message\":");
-    format::append_json_string(out, message);
-    out.push_back('}');
-    res.body = std::move(out);
+    res.body = envelope::error_json(e);
     res.set_header("Content-Type", "application/json");
 }
 
 // The body the live service was seen to send for a deprecated endpoint (docs/emulator.md), naming
 // the endpoint that replaces it (schema::Endpoint::replaced_by, e.g. "/api/trims/v2/{id}").
 void write_deprecated(httplib::Response& res, const schema::Endpoint& endpoint) {
-    std::string out = "{\"exception\":\"DeprecatedException\",\"message\":";
-    format::append_json_string(out, "This endpoint is being deprecated. Use " + endpoint.replaced_by + " instead.");
-    out.append(",\"code\":403}");
     res.status = 403;
-    res.body = std::move(out);
+    res.body = envelope::deprecated_json(envelope::ErrorBody{
+        envelope::kDeprecated, 403, "", "This endpoint is being deprecated. Use " + endpoint.replaced_by + " instead."});
     res.set_header("Content-Type", "application/json");
 }
 
@@ -214,7 +182,7 @@ Server::Server(Options options)
             what = e.what();
         } catch (...) {
         }
-        write_error(res, 500, "InternalErrorException", raw_path(req), what, false);
+        write_error(res, 500, envelope::kInternalError, raw_path(req), what, false);
     });
     // Errors httplib answers itself (a bad request line or an unknown method, a
     // body over the maximum, a request line over 8 KiB, a malformed Range) get
@@ -251,7 +219,7 @@ Server::Server(Options options)
             if (size > 0)
                 res.set_header("Content-Range", "bytes */" + std::to_string(size));
         }
-        write_error(res, status, status == 404 ? "NotFoundException" : exception_for(status), url, message, text);
+        write_error(res, status, envelope::exception_for(status), url, message, text);
         compress_response(req, res);  // the one compression rule (and the JSON charset) on this path too
     });
     if (!options_.quiet) {
@@ -294,7 +262,7 @@ void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
     const std::string& path = req.path;
     if (path.rfind("/_emulator/", 0) == 0 || path == "/_emulator") {
         if (std::string why; !control_allowed(req, why)) {
-            write_error(res, 403, "ForbiddenException", path, why, false);
+            write_error(res, 403, envelope::kForbidden, path, why, false);
             return;
         }
         ControlState state{clock_, *store_, limiter_, login_limiter_, usage_, faults_, stats_, maintenance_};
@@ -315,7 +283,7 @@ void Server::apply_fault(const Fault& f, const httplib::Request& req, httplib::R
     } else {
         std::string message = f.status == 429 ? rate_message(options_.rate_limit)
                                                : "Fault injected by the emulator's control plane";
-        write_error(res, f.status, exception_for(f.status), raw_path(req), message, text);
+        write_error(res, f.status, envelope::exception_for(f.status), raw_path(req), message, text);
     }
     if (f.retry_after >= 0) res.set_header("Retry-After", std::to_string(f.retry_after));
 }
@@ -344,18 +312,18 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         }
     }
     if (maintenance_.load()) {
-        write_error(res, 503, "ServiceUnavailableException", raw_path(req),
+        write_error(res, 503, envelope::kServiceUnavailable, raw_path(req),
                     "Service Unavailable: scheduled maintenance, please retry later", text);
         res.set_header("Retry-After", "60");
         return;
     }
     if (!route) {
-        write_error(res, 404, "NotFoundException", raw_path(req), "Not Found", false);
+        write_error(res, 404, envelope::kNotFound, raw_path(req), "Not Found", false);
         return;
     }
     const bool method_ok = req.method == route->method || (req.method == "HEAD" && std::string(route->method) == "GET");
     if (!method_ok) {
-        write_error(res, 405, "MethodNotAllowedException", raw_path(req),
+        write_error(res, 405, envelope::kMethodNotAllowed, raw_path(req),
                     method_message(req.method, raw_path(req), route->method), text);
         res.set_header("Allow", route->method);
         return;
@@ -378,7 +346,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         if (q != std::string::npos)
             call.params = dedupe_params(format::parse_query(std::string_view(req.target).substr(q + 1)));
     } catch (const format::QueryStringError& e) {
-        write_error(res, 400, "BadRequestException", raw_path(req), e.what(), text);
+        write_error(res, 400, envelope::kBadRequest, raw_path(req), e.what(), text);
         return;
     }
     call.identity = auth_->identify(req.get_header_value("Authorization"));
@@ -388,7 +356,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     const std::int64_t now_ms = clock_.now_ms();
     if (route->kind == schema::Kind::Login) {
         if (!login_limiter_.hit("ip:" + req.remote_addr, options_.login_rate_limit, now_ms, retry_after)) {
-            write_error(res, 429, "TooManyRequestsException", raw_path(req), rate_message(options_.login_rate_limit),
+            write_error(res, 429, envelope::kTooManyRequests, raw_path(req), rate_message(options_.login_rate_limit),
                         true);
             res.set_header("Retry-After", std::to_string(retry_after));
             return;
@@ -397,7 +365,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         const std::string key =
             call.identity.valid ? "acct:" + call.identity.account_id : "ip:" + req.remote_addr;
         if (!limiter_.hit(key, options_.rate_limit, now_ms, retry_after)) {
-            write_error(res, 429, "TooManyRequestsException", raw_path(req), rate_message(options_.rate_limit), text);
+            write_error(res, 429, envelope::kTooManyRequests, raw_path(req), rate_message(options_.rate_limit), text);
             res.set_header("Retry-After", std::to_string(retry_after));
             return;
         }
@@ -410,7 +378,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     } catch (const HttpError& e) {
         write_error(res, e.status, e.exception, raw_path(req), e.what(), text);
     } catch (const std::exception& e) {
-        write_error(res, 500, "InternalErrorException", raw_path(req), e.what(), text);
+        write_error(res, 500, envelope::kInternalError, raw_path(req), e.what(), text);
     }
 
     if (truncate && res.status == 200) {

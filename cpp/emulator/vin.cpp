@@ -9,6 +9,7 @@
 
 #include "detail.h"
 #include "api.h"
+#include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {
 
@@ -84,27 +85,27 @@ int score(const Facts& f, const std::string& text) {
 void vin_decode(Api& api, const Call& call, httplib::Response& res) {
     const std::string vin = vin::normalize(call.route->arg);
     if (const std::string problem = vin::validation_error(vin); !problem.empty())
-        throw HttpError(400, "BadRequestException", "Invalid VIN '" + call.route->arg + "': " + problem);
+        throw HttpError(400, envelope::kBadRequest, "Invalid VIN '" + call.route->arg + "': " + problem);
     const bool verbose = yes_no(call, "verbose");
     const bool all_trims = yes_no(call, "all_trims");
     const vin::Decoder* decoder = api.vin_decoder_->get();
     if (!decoder)
-        throw HttpError(501, "NotImplementedException", "VIN decoding needs the vPIC tables, which this database lacks");
+        throw HttpError(501, envelope::kNotImplemented, "VIN decoding needs the vPIC tables, which this database lacks");
     const vin::Result r = decoder->decode(vin, current_year());
     if (r.status == vin::Result::Status::unknown_wmi)
-        throw HttpError(404, "NotFoundException", "VIN " + vin + ": unknown manufacturer code (WMI) '" + r.wmi + "'");
+        throw HttpError(404, envelope::kNotFound, "VIN " + vin + ": unknown manufacturer code (WMI) '" + r.wmi + "'");
     if (r.status == vin::Result::Status::no_schema)
-        throw HttpError(404, "NotFoundException", "VIN " + vin + ": no VIN schema of WMI '" + r.wmi + "' covers model year " +
+        throw HttpError(404, envelope::kNotFound, "VIN " + vin + ": no VIN schema of WMI '" + r.wmi + "' covers model year " +
                                                       std::to_string(r.year));
     const bool demo = !(call.identity.valid && call.identity.subscribed);
     if (demo && (r.year < schema::kDemoFirstYear || r.year > schema::kDemoLastYear))
-        throw HttpError(404, "NotFoundException", "Model year " + std::to_string(r.year) +
+        throw HttpError(404, envelope::kNotFound, "Model year " + std::to_string(r.year) +
                                                       " is outside the demo data-set (2015-2020): log in with a subscription");
     const std::string* make = r.get(vin::kMake);
     const std::string* model = r.get(vin::kModel);
     if (!make || !model) {
         const std::string* code = r.get(vin::kErrorCode);
-        throw HttpError(404, "NotFoundException", "VIN " + vin + ": no model decodes for model year " + std::to_string(r.year) +
+        throw HttpError(404, envelope::kNotFound, "VIN " + vin + ": no model decodes for model year " + std::to_string(r.year) +
                                                       " (vPIC error code " + (code ? *code : std::string()) + ")");
     }
     const std::string* trim = r.get(vin::kTrim);

@@ -1,13 +1,13 @@
 // libFuzzer target: the page decoder and the error-body parser
-// (cpp/client/page_decode.cpp, parse_error_body).  The first byte picks the
+// (cpp/client/page_decode.cpp, envelope::read_error).  The first byte picks the
 // record and shape; every input decodes or throws DecodeError, nothing else.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "vehicledata/client/client.h"
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
+#include "vehicledata/envelope.h"
 #include "vehicledata/schema.h"
 
 namespace vc = vehicledata::client;
@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)page;
     } catch (const vc::DecodeError&) {
     }
-    vc::ErrorBody e = vc::parse_error_body(body, (data[0] & 4) ? "application/json" : "text/plain");
+    vehicledata::envelope::ErrorBody e =
+        vehicledata::envelope::read_error(body, (data[0] & 4) ? "application/json" : "text/plain");
     (void)e;
     return 0;
 }

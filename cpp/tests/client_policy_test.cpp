@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vehicledata/envelope.h"
 #include "vehicledata/format.h"
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/jwt_cache.h"
@@ -15,6 +16,7 @@
 #include "vehicledata/jwt.h"
 
 namespace vc = vehicledata::client;
+namespace ve = vehicledata::envelope;
 
 TEST(ClientRetry, ExponentialBackoffCapped) {
     vc::RetryPolicy p;
@@ -99,14 +101,14 @@ TEST(ClientJwt, ExpiredTokenIsRenewed) {
 }
 
 TEST(ClientErrors, ErrorBodies) {
-    auto e = vc::parse_error_body(R"({"exception":"BadRequestException","code":400,"url":"\/x","message":"bad year"})",
-                                  "application/json");
+    auto e = ve::read_error(R"({"exception":"BadRequestException","code":400,"url":"\/x","message":"bad year"})",
+                            "application/json");
     EXPECT_EQ(e.exception, "BadRequestException");
     EXPECT_EQ(e.message, "bad year");
-    auto t = vc::parse_error_body("TooManyRequestsException - Max Per Minute: 20\n", "text/plain");
+    auto t = ve::read_error("TooManyRequestsException - Max Per Minute: 20\n", "text/plain");
     EXPECT_EQ(t.exception, "TooManyRequestsException");
     EXPECT_EQ(t.message, "TooManyRequestsException - Max Per Minute: 20");
-    auto plain = vc::parse_error_body("Unauthorized", "text/plain");
+    auto plain = ve::read_error("Unauthorized", "text/plain");
     EXPECT_EQ(plain.exception, "");
     EXPECT_EQ(plain.message, "Unauthorized");
 }
@@ -125,9 +127,9 @@ TEST(ClientErrors, InvalidUtf8InErrorBodiesIsReplaced) {
     EXPECT_EQ(vehicledata::format::valid_utf8("ok \xc3\xa9"), "ok \xc3\xa9");
     EXPECT_EQ(vehicledata::format::valid_utf8("a\xff" "b\xe2\x82"), "a\xef\xbf\xbd" "b\xef\xbf\xbd");
     EXPECT_EQ(vehicledata::format::valid_utf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
-    auto e = vc::parse_error_body("{\"exception\":\"BadRequestException\",\"code\":400,\"url\":\"/x\","
-                                  "\"message\":\"Invalid VIN '\xff\xfe'\"}",
-                                  "application/json");
+    auto e = ve::read_error("{\"exception\":\"BadRequestException\",\"code\":400,\"url\":\"/x\","
+                            "\"message\":\"Invalid VIN '\xff\xfe'\"}",
+                            "application/json");
     EXPECT_EQ(e.exception, "BadRequestException");
     EXPECT_EQ(e.message, "Invalid VIN '\xef\xbf\xbd\xef\xbf\xbd'");
 }

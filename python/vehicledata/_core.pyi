@@ -75,6 +75,41 @@ class _Jwt:
 
 jwt: _Jwt
 
+# ---- envelope (envelope_bindings.cpp) ----------------------------------------------------
+class _Envelope:
+    """The service's exception names (one constant each) and its error body."""
+
+    BAD_REQUEST: str
+    UNAUTHORIZED: str
+    UNAUTHENTICATED: str
+    FORBIDDEN: str
+    DEPRECATED: str
+    NOT_FOUND: str
+    RECORD_NOT_FOUND: str
+    METHOD_NOT_ALLOWED: str
+    REQUEST_TIMEOUT: str
+    PAYLOAD_TOO_LARGE: str
+    URI_TOO_LONG: str
+    RANGE_NOT_SATISFIABLE: str
+    REQUEST_HEADER_FIELDS_TOO_LARGE: str
+    TOO_MANY_REQUESTS: str
+    INTERNAL_ERROR: str
+    NOT_IMPLEMENTED: str
+    BAD_GATEWAY: str
+    SERVICE_UNAVAILABLE: str
+    GATEWAY_TIMEOUT: str
+    HTTP: str
+    EXCEPTIONS: Tuple[str, ...]
+    COLLECTION_MEMBERS: Tuple[str, ...]
+    @staticmethod
+    def exception_for(status: int) -> str: ...
+    @staticmethod
+    def error_json(exception: str, code: int, url: str, message: str) -> str: ...
+    @staticmethod
+    def read_error(body: bytes, content_type: str) -> Dict[str, Any]: ...
+
+envelope: _Envelope
+
 # ---- client (client_bindings.cpp) ---------------------------------------------------------
 class _Page:
     """One decoded page: typed columns of one record type."""

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple, Type
 
+from ._core import envelope as _envelope
+
 
 class VehicleDataError(Exception):
     """Base of every error raised by vehicledata."""
@@ -171,10 +173,11 @@ class LimitError(VehicleDataError):
 
 
 def error_for_status(status: int, exception: Optional[str] = None) -> Type[APIError]:
-    """The exception class for an HTTP status (and the server's exception name)."""
-    if exception == "UnauthenticatedException":
+    """The exception class for an HTTP status (and the server's exception name, one of
+    ``vehicledata._core.envelope.EXCEPTIONS``)."""
+    if exception == _envelope.UNAUTHENTICATED:
         return AuthenticationError
-    if exception == "ServiceUnavailableException":
+    if exception == _envelope.SERVICE_UNAVAILABLE:
         return ServiceUnavailableError
     if status in _BY_STATUS:
         return _BY_STATUS[status]

@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import _core, frames, schema
+from ._core import envelope as _envelope
 from ._targets import build_target, check_target, warn_demo_empty
 from .errors import NotFoundError, PaginationError
 
@@ -348,7 +349,7 @@ class Pager:
             try:
                 core = self._fetcher.get_page(self._target(self.start_page), self.record, "envelope", self.verbose)
             except NotFoundError as e:
-                if self.start_page == 1 or e.exception != "NotFoundException":
+                if self.start_page == 1 or e.exception != _envelope.NOT_FOUND:
                     raise
                 core = self._past_the_end()
             page = Page(core, self.start_page)

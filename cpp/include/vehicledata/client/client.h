@@ -147,13 +147,4 @@ private:
     std::mutex check_mutex_;  // one validation of a disk-cached token at a time
 };
 
-// The server's error body: JSON {exception, code, url, message} or text.
-struct ErrorBody {
-    std::string exception;
-    std::string message;
-};
-// Ill-formed UTF-8 is replaced by U+FFFD (format::valid_utf8), so the message of
-// an error body always converts to text.
-ErrorBody parse_error_body(const std::string& body, const std::string& content_type);
-
 }  // namespace vehicledata::client

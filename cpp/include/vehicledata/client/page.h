@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vehicledata/envelope.h"
 #include "vehicledata/schema.h"
 
 namespace vehicledata::client {
@@ -47,12 +48,8 @@ struct Column {
     }
 };
 
-// The paging block of a collection envelope ("" / 0 where absent).
-struct Collection {
-    bool present = false;
-    std::string url, next, prev, first, last;
-    std::int64_t count = 0, pages = 0, total = 0;
-};
+// The paging block of a collection envelope (vehicledata/envelope.h).
+using Collection = envelope::Collection;
 
 struct Page {
     std::string url;          // the URL requested
