@@ -44,7 +44,7 @@ Field Nest(std::string n, std::string record, bool array, std::string key = {}) 
     return f;
 }
 
-// ---- enumerations of SPEC.md -----------------------------------------------
+// ---- enumerations (docs/resources.md) ----------------------------------------
 const Strings kBodyTypes = {"Cargo Van", "Convertible", "Coupe", "Ext Cargo Minivan", "Ext Cargo Van",
     "Ext Minivan", "Ext Van", "Hatchback", "Minivan", "Passenger Van", "Sedan", "SUV",
     "Truck (Access Cab)", "Truck (Cab Plus)", "Truck (Club Cab)", "Truck (Crew Cab)", "Truck (CrewMax)",
@@ -180,7 +180,7 @@ std::vector<Record> build_records() {
     rs.push_back(R("engine", "engines", true,
                    cat(identity_v2(), engine_measures(), engine_drivetrain(), created_modified(false))));
     {
-        // Legacy engine (nested in the trim detail): SPEC.md lists created and modified.
+        // Legacy engine (nested in the trim detail): docs/resources.md lists created and modified.
         rs.push_back(R("engine_legacy", "engines", false,
                        cat(legacy_ids(), engine_measures(), engine_drivetrain(), legacy_verbose(), created_modified(true))));
     }

@@ -506,7 +506,7 @@ TEST(QueryValidate, EveryJsonFieldOfEveryEndpointResolvesWithEveryOperator) {
 }
 
 TEST(QueryValidate, SpecFieldListsAreAccepted) {
-    // The json field lists of SPEC.md, endpoint by endpoint.
+    // The json field lists of docs/resources.md, endpoint by endpoint.
     const std::vector<std::pair<const char*, std::vector<const char*>>> spec = {
         {"/api/bodies/v2", {"year", "make", "model", "series", "submodel", "trim", "description", "make_id", "model_id",
                             "submodel_id", "trim_id", "type", "doors", "seats", "length", "width", "height", "wheel_base",

@@ -1,4 +1,4 @@
-"""EPA values -> the service's enumerations (SPEC.md).
+"""EPA values -> the service's enumerations (docs/resources.md, docs/dataset.md).
 
 Every function returns a value of the enumeration or None; the builder checks each value
 against the schema table as it writes, so a mapping that drifts fails the build loudly.
@@ -295,7 +295,7 @@ def body_type(vclass: str, model: str, make: str, pv2: float, pv4: float, hpv: f
 
 
 def doors(body: str, model: str, pv2: float, pv4: float) -> int:
-    """Door count; a hatchback's hatch counts as a door (SPEC.md)."""
+    """Door count; a hatchback's hatch counts as a door (docs/dataset.md)."""
     m = " " + model.upper().replace("-", " ") + " "
     if " 3 DOOR " in m or " 3DR " in m:
         return 3

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .epa import SourceError
 
-# Codes the service serves in its demo data-set: one per category (API-NOTES.md).
+# Codes the service serves in its demo data-set: one per category (docs/emulator.md).
 DEMO_CODES = ("B1200", "C1091", "P0100", "U1000")
 
 # The code table's manufacturer labels -> make names as the EPA table spells them.
