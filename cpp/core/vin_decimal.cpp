@@ -3,15 +3,13 @@
 
 #include "vin_decimal.h"
 
+#include "vehicledata/format.h"
+
 namespace vehicledata::vin {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
+using format::trim_blanks;
 
 __int128 pow10(int n) {
     __int128 r = 1;
@@ -22,7 +20,7 @@ __int128 pow10(int n) {
 }  // namespace
 
 bool Decimal::parse(std::string_view s, Decimal& out) {
-    s = trim(s);
+    s = trim_blanks(s);
     if (s.empty() || s.size() > 30) return false;
     out = Decimal{};
     const auto dot = s.find('.');
@@ -56,10 +54,10 @@ std::string Decimal::str() const {
 
 Formula Formula::parse(std::string_view f) {
     Formula out;
-    f = trim(f);
+    f = trim_blanks(f);
     const std::string_view x = "#x#";
     if (f.substr(0, x.size()) != x) return out;
-    f = trim(f.substr(x.size()));
+    f = trim_blanks(f.substr(x.size()));
     if (f.empty() || (f[0] != '*' && f[0] != '/')) return out;
     out.op = f[0];
     out.valid = Decimal::parse(f.substr(1), out.constant);

@@ -5,15 +5,13 @@
 #include <charconv>
 #include <cstdint>
 
+#include "vehicledata/format.h"
+
 namespace vehicledata::emulator {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
+using format::trim_blanks;
 
 bool parse_pos(std::string_view s, std::uint64_t& v) {
     if (s.empty()) return false;
@@ -33,18 +31,18 @@ ByteRange unsatisfiable(std::string problem) {
 }  // namespace
 
 ByteRange parse_byte_range(std::string_view header, std::size_t size) {
-    header = trim(header);
+    header = trim_blanks(header);
     if (header.empty()) return {};
     const auto eq = header.find('=');
     if (eq == std::string_view::npos) return {};
-    std::string unit(trim(header.substr(0, eq)));
+    std::string unit(trim_blanks(header.substr(0, eq)));
     for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (unit != "bytes") return {};
-    const std::string_view set = trim(header.substr(eq + 1));
+    const std::string_view set = trim_blanks(header.substr(eq + 1));
     if (set.find(',') != std::string_view::npos) return {};
     const auto dash = set.find('-');
     if (dash == std::string_view::npos) return unsatisfiable("malformed byte range '" + std::string(set) + "'");
-    const std::string_view a = trim(set.substr(0, dash)), b = trim(set.substr(dash + 1));
+    const std::string_view a = trim_blanks(set.substr(0, dash)), b = trim_blanks(set.substr(dash + 1));
     std::uint64_t first = 0, last = 0;
     const std::string total = std::to_string(size);
     ByteRange r;

@@ -138,3 +138,10 @@ TEST(Format, ValidUtf8ReplacesOnlyIllFormedSequences) {
     EXPECT_EQ(fmt::valid_utf8("a\xFF" "b\xE2\x82"), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
     EXPECT_EQ(fmt::valid_utf8(""), "");
 }
+
+TEST(Format, TrimBlanksStripsSpacesAndTabsOnly) {
+    EXPECT_EQ(fmt::trim_blanks(" \t bytes=0-9 \t"), "bytes=0-9");
+    EXPECT_EQ(fmt::trim_blanks("\n x \r"), "\n x \r");
+    EXPECT_EQ(fmt::trim_blanks(" \t "), "");
+    EXPECT_EQ(fmt::trim_blanks(""), "");
+}

@@ -31,6 +31,9 @@ std::string valid_utf8(std::string_view s);
 std::size_t invalid_utf8_at(std::string_view s);
 // Appends a JSON integer.
 void append_int(std::string& out, std::int64_t v);
+
+// `s` without leading and trailing spaces and tabs (HTTP optional whitespace, SQL-ish text).
+std::string_view trim_blanks(std::string_view s);
 // Appends v rounded half away from zero to `scale` digits after the point
 // ("2.0", "192.10"), no quotes.  scale 0 renders an integer.  Non-finite values
 // render as "0".
