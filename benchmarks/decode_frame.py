@@ -2,8 +2,9 @@
 
 The payloads are trims pages of 10, 100 and 1000 records served by the emulator from the full
 dataset (captured once per run). Every contender decodes the same bytes, in the same process,
-interleaved; instruction counts (valgrind callgrind, since `perf stat` has no hardware counters
-here) and peak memory come from one fresh process per contender. `pyarrow.json` reads the page's
+interleaved; peak memory comes from one fresh process per contender, instructions per call (ours,
+json/orjson + pandas, orjson + polars; valgrind callgrind, since `perf stat` has no hardware counters
+here) from one fresh process for every size. `pyarrow.json` reads the page's
 `data` array re-serialised as NDJSON outside the timing (its input format), then `.to_pandas()`.
 Targets: >= 6x json + pandas and >= 2x the best peer (orjson + polars included). The 10/100/1000
 series is the scaling plot of scenario 6.
@@ -74,19 +75,21 @@ def ours_file(payload_file: str) -> int:
     return len(frames.frame_from_bytes(body, "trim"))
 
 
-INSTR_CODE = ("import sys; sys.path.insert(0, {here!r}); import decode_frame as m; "
-              "m.child({name!r}, {file!r}, {iters})")
+# Instruction counts (one interpreter under callgrind, harness.instructions_per_call): ours and the
+# strongest peers, calls per page size so that each case costs a few seconds under callgrind.
+INSTR_PEERS = (OURS, "json + pandas", "orjson + pandas", "orjson + polars")
+INSTR_CALLS = {10: 200, 100: 50, 1000: 20}
 
 
-def instructions_per_call(ctx: harness.Context, name: str, payload_file: str, iters: int) -> Any:
-    runs = []
-    for n in (0, iters):
-        code = INSTR_CODE.format(here=str(harness.HERE), name=name, file=payload_file, iters=n)
-        runs.append(ctx.instructions([sys.executable, "-c", code]))
-    a, b = runs
-    if a is None or b is None:
-        return None
-    return int((b - a) / iters)
+def instr_cases(files: Dict[str, str]) -> List[Any]:
+    """The callgrind cases: (f"{size} {contender}", fn, calls) for each page size's payload file."""
+    from pathlib import Path
+
+    cases = []
+    for size, f in files.items():
+        fns = contenders(Path(f).read_bytes())
+        cases += [(f"{size} {name}", fns[name], INSTR_CALLS[int(size)]) for name in INSTR_PEERS]
+    return cases
 
 
 def run(ctx: harness.Context) -> List[harness.Result]:
@@ -112,12 +115,6 @@ def run(ctx: harness.Context) -> List[harness.Result]:
             for name in fns:
                 r = ctx.subprocess("decode_frame", "child", name, pfile, 1)
                 res.extra.setdefault(name, {})["peak RSS growth"] = r["growth"]
-        if ctx.count_instructions and (size == 1000 or (ctx.quick and size == 100)):
-            for name in fns:
-                ins = instructions_per_call(ctx, name, pfile, 2 if ctx.quick else 5)
-                if ins is not None:
-                    res.extra.setdefault(name, {})["instructions/call"] = ins
-            res.notes.append("instructions/call: callgrind, (run of k calls - run of 0 calls) / k, in fresh processes")
         if res.extra:
             res.notes.append(f"{number} calls per sample; peak RSS growth: one call in a fresh process after imports")
         if not all(c["met"] for c in res.to_json()["checks"]):
@@ -125,6 +122,10 @@ def run(ctx: harness.Context) -> List[harness.Result]:
                              + "".join("\n  - " + ln for ln in ctx.profile("decode_frame", "ours_file", pfile,
                                                      seconds=2 if ctx.quick else 4)))
         out.append(res)
+    ins = ctx.instructions("decode_frame", "instr_cases", {str(s): str(ctx.payload_file(f"/api/trims/v2?limit={s}"))
+                                                          for s in sizes})
+    for res in out:
+        res.instructions = {k.split(" ", 1)[1]: v for k, v in (ins or {}).items() if k.split(" ", 1)[0] == str(res.x)}
     return out
 
 

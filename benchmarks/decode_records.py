@@ -5,7 +5,8 @@ Ours decodes a 1000-record trims page with the client's decoder and iterates its
 `msrp` of each. The peers decode the same bytes into dicts (`json.loads`, `orjson.loads`,
 `msgspec.json.decode`) or into `msgspec.Struct`s declaring only those three fields (msgspec's
 fastest form: it skips the others), and read the same three fields. Target: no slower than
-`orjson.loads`. Instruction counts by callgrind in fresh processes.
+`orjson.loads`. Instructions per call of every contender by callgrind, all in one fresh process
+(harness.instructions_per_call), printed and tabled with their ratio to ours.
 
     python benchmarks/decode_records.py [--rounds 7] [--quick]
 """
@@ -93,13 +94,11 @@ def ours_file(payload_file: str) -> int:
     return s
 
 
-def child(name: str, payload_file: str, iters: int) -> Dict[str, Any]:
+def instr_cases(payload_file: str, calls: int) -> List[Any]:
+    """The callgrind cases (harness.instructions_per_call): every contender, `calls` calls each."""
     from pathlib import Path
 
-    fns = contenders(Path(payload_file).read_bytes())
-    for _ in range(iters):
-        fns[name]()
-    return {}
+    return [(name, fn, calls) for name, fn in contenders(Path(payload_file).read_bytes()).items()]
 
 
 def run(ctx: harness.Context) -> List[harness.Result]:
@@ -117,13 +116,7 @@ def run(ctx: harness.Context) -> List[harness.Result]:
                          targets=[harness.Target("no slower than orjson.loads dicts (ratio >= 1)", "faster", 1.0,
                                                  peer="orjson.loads dicts")])
     pfile = str(ctx.payload_file(path))
-    k = 2 if ctx.quick else 5
-    code = "import sys; sys.path.insert(0, {h!r}); import decode_records as m; m.child({n!r}, {f!r}, {i})"
-    for name in (fns if ctx.count_instructions else []):
-        runs = [ctx.instructions([sys.executable, "-c", code.format(h=str(harness.HERE), n=name, f=pfile, i=i)])
-                for i in (0, k)]
-        if None not in runs:
-            res.extra.setdefault(name, {})["instructions/call"] = int((runs[1] - runs[0]) / k)  # type: ignore[operator]
+    res.instructions = ctx.instructions("decode_records", "instr_cases", pfile, max(5, 2000 // size)) or {}
     if not all(c["met"] for c in res.to_json()["checks"]):
         res.notes.append("target missed; py-spy profile of ours (leaf functions, share of samples): "
                          + "".join("\n  - " + ln for ln in ctx.profile("decode_records", "ours_file", pfile,

@@ -14,8 +14,8 @@ so a new scenario joins without touching any other file.
 
 A :class:`Result` is one table (and one plot) of the report: named sample lists per contender
 (``samples["orjson + pandas"] = [seconds, ...]``), the unit, which contender is ours, and the
-targets checked against the medians.  Extra measurements (peak RSS, instruction counts, p99,
-429 counts) go in ``extra[contender][key]``; free text in ``notes``.
+targets checked against the medians.  Instruction counts per call go in ``instructions[contender]``;
+other extra measurements (peak RSS, p99, 429 counts) go in ``extra[contender][key]``; free text in ``notes``.
 
 The :class:`Context` gives a scenario what every scenario needs:
 
@@ -28,9 +28,10 @@ The :class:`Context` gives a scenario what every scenario needs:
   ``number`` calls timed together, seconds per call -> samples (take the median);
 * ``ctx.subprocess(module, func, *args)``: runs ``module.func(*args)`` in a fresh interpreter and
   returns its JSON result with the child's peak RSS (VmHWM) added as ``peak_rss``;
-* ``ctx.instructions(argv)``: instructions retired by a command (``perf stat`` when the kernel
-  allows it, else valgrind ``--tool=callgrind``), stable on a shared machine; None unless the run
-  asked for them (``--instructions`` or ``BENCH_INSTRUCTIONS=1``);
+* ``ctx.instructions(module, func, *args)``: instructions per call of the cases ``(label, fn, n)``
+  that ``module.func(*args)`` returns, all in one interpreter under valgrind ``--tool=callgrind``
+  (stable on a shared machine, unlike times); None if valgrind is missing or the run said
+  ``--no-instructions`` (``BENCH_INSTRUCTIONS=0``). Stored in ``Result.instructions``;
 * ``ctx.profile(module, func, *args)``: a py-spy profile (native frames) of a slow path, summarised
   as its top leaf functions: what docs/performance.md shows where a target is missed;
 * ``ctx.rounds`` (``--rounds``, small while developing) and ``ctx.quick`` (``--quick``: smallest
@@ -105,6 +106,7 @@ class Result:
     targets: List[Target] = field(default_factory=list)
     extra: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    instructions: Dict[str, int] = field(default_factory=dict)  # callgrind instructions per call, by contender
     higher_is_better: bool = False  # True for throughputs
     x: Optional[float] = None       # for scaling plots: the size this result was measured at
 
@@ -181,38 +183,44 @@ def prism_binary() -> Optional[Path]:
 
 
 # --------------------------------------------------------------------------- instructions
-_PERF_OK: Optional[bool] = None
+# Instruction counts (valgrind callgrind; `perf stat` has no hardware counters on this VM): stable on a
+# shared machine, unlike times. One interpreter under callgrind runs every case of a scenario: each
+# case once (warm-up), then `n` calls between two calls of the marker `os.getppid`; callgrind dumps its
+# counters on entry to libc's getppid (--dump-before), so dump 2i holds case i's n calls (the imports,
+# the set-up and the warm-ups fall in the odd dumps). A fresh interpreter importing pandas takes
+# ~45 s under callgrind, hence one process for all cases rather than one (or two) per case.
+_CG_CHILD = ("import json,os,sys,importlib; m=importlib.import_module(sys.argv[1]); "
+             "cases=getattr(m,sys.argv[2])(*json.loads(sys.argv[3]))\n"
+             "for label,fn,n in cases:\n"
+             "    fn(); os.getppid()\n"
+             "    for _ in range(n): fn()\n"
+             "    os.getppid()\n"
+             "print('@@CASES@@'+json.dumps([[c[0],c[2]] for c in cases]))")
 
 
-def perf_available() -> bool:
-    global _PERF_OK
-    if _PERF_OK is None:
-        try:
-            p = subprocess.run(["perf", "stat", "-x,", "-e", "instructions", "true"], capture_output=True,
-                               text=True, timeout=30)
-            _PERF_OK = p.returncode == 0 and "not supported" not in p.stderr and "<not" not in p.stderr
-        except (OSError, subprocess.TimeoutExpired):
-            _PERF_OK = False
-    return _PERF_OK
-
-
-def instructions(argv: Sequence[str], env: Optional[Dict[str, str]] = None, timeout: float = 600) -> Optional[int]:
-    """Instructions retired by `argv` (perf stat if allowed, else callgrind); None if neither works."""
-    if perf_available():
-        p = subprocess.run(["perf", "stat", "-x,", "-e", "instructions:u", *argv], capture_output=True, text=True,
-                           env=env, timeout=timeout)
-        for line in p.stderr.splitlines():
-            parts = line.split(",")
-            if len(parts) > 2 and parts[2].startswith("instructions") and parts[0].isdigit():
-                return int(parts[0])
-    if shutil.which("valgrind"):
-        with tempfile.TemporaryDirectory(prefix="vd-cg-") as tmp:
-            p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", *argv],
-                               capture_output=True, text=True, env=env, timeout=timeout)
-            m = re.search(r"Collected\s*:\s*(\d+)", p.stderr)
-            if m:
-                return int(m.group(1))
-    return None
+def instructions_per_call(module: str, func: str, *args: Any, timeout: float = 900) -> Dict[str, int]:
+    """Instructions per call of each case `(label, fn, n)` that `module.func(*args)` returns, in one
+    interpreter under callgrind (see above); {} if valgrind is not installed, raises if the run fails."""
+    if not shutil.which("valgrind"):
+        return {}
+    env = child_env()
+    env["PYTHONHASHSEED"] = "0"  # the same dict/set layouts in every run
+    with tempfile.TemporaryDirectory(prefix="vd-cg-") as tmp:
+        out = Path(tmp) / "cg.out"
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--dump-before=getppid", f"--callgrind-out-file={out}",
+                            sys.executable, "-c", _CG_CHILD, module, func, json.dumps(list(args))],
+                           capture_output=True, text=True, env=env, timeout=timeout)
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("@@CASES@@")]
+        if p.returncode != 0 or not lines:
+            raise RuntimeError(f"callgrind {module}.{func} failed ({p.returncode}):\n{p.stderr[-3000:]}")
+        cases = json.loads(lines[-1][len("@@CASES@@"):])
+        totals: List[int] = []
+        for i in range(1, 2 * len(cases) + 1):
+            m = re.search(r"^totals:\s*(\d+)", (Path(tmp) / f"cg.out.{i}").read_text(), re.M)
+            totals.append(int(m.group(1)) if m else -1)
+        if (Path(tmp) / f"cg.out.{2 * len(cases) + 1}").exists() or min(totals) < 0:
+            raise RuntimeError(f"callgrind {module}.{func}: unexpected dumps (getppid called elsewhere?)")
+    return {label: round(totals[2 * i + 1] / n) for i, (label, n) in enumerate(cases)}
 
 
 # --------------------------------------------------------------------------- context
@@ -344,11 +352,15 @@ class Context:
         best = sorted(leaves.items(), key=lambda kv: -kv[1])[:top]
         return [f"{100 * n / total:4.1f}%  {name}" for name, n in best]
 
-    def instructions(self, argv: Sequence[str], timeout: float = 600) -> Optional[int]:
-        """None unless --instructions: under callgrind a fresh interpreter importing pandas takes minutes."""
+    def instructions(self, module: str, func: str, *args: Any) -> Optional[Dict[str, int]]:
+        """Instructions per call of `module.func(*args)`'s cases (:func:`instructions_per_call`); None if
+        counts are off (--no-instructions) or valgrind is not installed."""
         if not self.count_instructions:
             return None
-        return instructions(argv, env=child_env(), timeout=timeout)
+        if not shutil.which("valgrind"):
+            print("  note: instruction counts: valgrind not installed (Debian `valgrind`)", flush=True)
+            return None
+        return instructions_per_call(module, func, *args) or None
 
     def close(self) -> None:
         self._stack.close()
@@ -381,6 +393,14 @@ def print_result(res: Result) -> None:
             print(f"  target: {t.description}: {c['measured']:.2f} -> {'met' if c['met'] else 'NOT met'}")
     for n in res.notes:
         print(f"  note: {n}")
+    if res.instructions:
+        print("  note: " + instructions_line(res.instructions, res.ours))
+
+
+def instructions_line(ins: Dict[str, int], ours: str) -> str:
+    base = ins.get(ours)
+    return "instructions per call (callgrind): " + "; ".join(
+        f"{k} {v / 1e6:,.2f} M" + (f" ({v / base:.2f}x ours)" if base and k != ours else "") for k, v in ins.items())
 
 
 def fmt(v: float, unit: str) -> str:
@@ -419,9 +439,10 @@ def arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "7")),
                     help="interleaved rounds per measurement (default 7; 2 for a smoke run)")
     ap.add_argument("--quick", action="store_true", help="smallest sizes: a smoke run of the harness")
-    ap.add_argument("--instructions", action="store_true",
-                    default=os.environ.get("BENCH_INSTRUCTIONS", "") not in ("", "0"),
-                    help="count instructions of the decode scenarios (perf stat, else callgrind: slow)")
+    ap.add_argument("--no-instructions", dest="instructions", action="store_false",
+                    default=os.environ.get("BENCH_INSTRUCTIONS", "1") not in ("", "0"),
+                    help="skip the instruction counts of the decode scenarios (callgrind, ~1 min each; "
+                         "also BENCH_INSTRUCTIONS=0)")
     ap.add_argument("--json", default=None, help="also write this scenario's results to this file")
     return ap
 

@@ -56,6 +56,21 @@ def table(res: Dict[str, Any]) -> List[str]:
     return lines
 
 
+def instructions_table(res: Dict[str, Any]) -> List[str]:
+    """Instructions per call (callgrind) and each peer's count over ours: stable where times are noisy."""
+    ins = res.get("instructions") or {}
+    if not ins:
+        return []
+    base = ins.get(res["ours"])
+    lines = ["Instructions per call (valgrind callgrind, one fresh process; stable on a shared machine):", "",
+             "| contender | instructions / call | peer / ours |", "|---|---|---|"]
+    for name, v in ins.items():
+        mine = name == res["ours"]
+        lines.append(f"| {f'**{name}**' if mine else name} | {v / 1e6:,.2f} M | "
+                     f"{'ours' if mine else (f'{v / base:.2f}x' if base else '')} |")
+    return lines + [""]
+
+
 def _cell(key: str, v: Any) -> str:
     if v in ("", None):
         return ""
@@ -166,6 +181,8 @@ def write(data: Dict[str, Any]) -> Path:
            f"Machine: {m['cpu']}, {m['cores']} cores, {m['platform']}, Python {m['python']}, "
            f"load average at the end {', '.join(f'{x:.1f}' for x in m['load_avg'])} (a shared machine: expect noise).",
            "", "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()), ""]
+    if v.get("valgrind") == "not installed":
+        out += ["Instruction counts: valgrind not installed (Debian `valgrind`, installed by `make bench`).", ""]
     missed: List[str] = []
     for s in data["scenarios"]:
         for r in s["results"]:
@@ -190,6 +207,7 @@ def write(data: Dict[str, Any]) -> Path:
         for r in s["results"]:
             out += [f"### {r['title']}", "", f"Unit: {r['unit']}.", ""] + table(r) + [""]
             out += [f"- {n}" for n in r["notes"]] + ([""] if r["notes"] else [])
+            out += instructions_table(r)
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text("\n".join(out).rstrip() + "\n")
     return DOC
