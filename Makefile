@@ -87,7 +87,7 @@ sdist: $(STAMP)/venv
 	$(VPY) -c "from scikit_build_core.build import build_sdist; print('$(DIST)/' + build_sdist('$(DIST)'))"
 
 # Benchmarks (issue 12): peers pinned in pyproject's `bench` extras (installed by `install`), wrk and
-# nginx from Debian, valgrind for instruction counts (BENCH_INSTRUCTIONS=1), Prism from npm under
+# nginx from Debian, valgrind for the decode scenarios' instruction counts, Prism from npm under
 # build/bench-node. BENCH_ARGS passes options to run_all.py (e.g. `--only frame --rounds 2 --quick`).
 BENCH_DEB := wrk nginx-light valgrind
 PRISM := @stoplight/prism-cli@5.16.0

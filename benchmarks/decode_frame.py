@@ -78,7 +78,7 @@ def ours_file(payload_file: str) -> int:
 # Instruction counts (one interpreter under callgrind, harness.instructions_per_call): ours and the
 # strongest peers, calls per page size so that each case costs a few seconds under callgrind.
 INSTR_PEERS = (OURS, "json + pandas", "orjson + pandas", "orjson + polars")
-INSTR_CALLS = {10: 200, 100: 50, 1000: 20}
+INSTR_CALLS = {10: 100, 100: 30, 1000: 10}
 
 
 def instr_cases(files: Dict[str, str]) -> List[Any]:
