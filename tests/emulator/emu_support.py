@@ -53,7 +53,7 @@ class Http:
 
     def _connection(self) -> http.client.HTTPConnection:
         if self._conn is None:
-            self._conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+            self._conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
         return self._conn
 
     def close(self) -> None:
@@ -82,6 +82,11 @@ class Http:
                 self.close()
                 if attempt:
                     raise
+            except BaseException:
+                # A timeout or any other failure leaves the connection mid-exchange: drop it, so
+                # the next request (of this test or a later one) starts on a fresh one.
+                self.close()
+                raise
         raise AssertionError("unreachable")
 
     def get(self, target: str, token: Optional[str] = None, **kw: Any) -> Response:
