@@ -121,7 +121,18 @@ bool write_by_id(Api& api, std::string& out, const schema::Endpoint& e, std::int
 
 bool write_legacy_trim(Api& api, std::string& out, std::int64_t trim_id, bool demo, bool verbose) {
     static const schema::Endpoint& e = *schema::find_endpoint(schema::Kind::Detail, "trims", /*deprecated=*/true);
-    return write_by_id(api, out, e, trim_id, demo, verbose);
+    // The rendered object (one SELECT plus a nested query per member: the bulk of a VIN answer)
+    // is kept in the rows cache until the data change.  Keys of their own (not the searches'
+    // plan/rowid ones): the plan's id in bits above the plans', plus whether the demo predicate
+    // held when the row was found (a demo hit proves the trim in the demo data-set).
+    const Plan& plan = api.plan_of(*schema::find_record(e.record), verbose);
+    const int key = (demo ? 0x8000 : 0x4000) | plan.id;
+    const std::uint64_t generation = api.store_.data_generation();
+    if (api.rows_.append(out, key, trim_id, generation)) return true;
+    const std::size_t start = out.size();
+    if (!write_by_id(api, out, e, trim_id, demo, verbose)) return false;
+    api.rows_.put(key, trim_id, std::string_view(out).substr(start), generation);
+    return true;
 }
 
 void detail_by_id(Api& api, const Call& call, httplib::Response& res) {

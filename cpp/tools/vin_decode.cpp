@@ -3,8 +3,12 @@
 // "trim", "body_class", "error_code", "us"} ("us": microseconds of that decode; null fields
 // when undecoded, "status" for unknown WMI / no schema / invalid).  Used by
 // benchmarks/vin_decode.py for timing and the agreement with other decoders.
-//   vehicledata-vin-decode --db PATH/vehicledata.db < vins.txt
+// With --all, every decoded element instead ({"vin", "status", "year", "make_id", "model_id",
+// "values": [[id, value], ...]}, no timing) and --year Y as the current year: the full answers,
+// to compare two builds of the decoder (tools/vin_compare.sh).
+//   vehicledata-vin-decode --db PATH/vehicledata.db [--all] [--year Y] < vins.txt
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <string>
@@ -17,8 +21,14 @@ using namespace vehicledata;
 
 int main(int argc, char** argv) {
     std::string db;
-    for (int i = 1; i + 1 < argc; ++i)
-        if (std::string(argv[i]) == "--db") db = argv[i + 1];
+    bool all = false;
+    int fixed_year = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--all") all = true;
+        else if (a == "--db" && i + 1 < argc) db = argv[++i];
+        else if (a == "--year" && i + 1 < argc) fixed_year = std::atoi(argv[++i]);
+    }
     if (db.empty()) {
         std::cerr << "usage: vehicledata-vin-decode --db PATH < vins.txt\n";
         return 2;
@@ -37,7 +47,7 @@ int main(int argc, char** argv) {
         const std::time_t now = std::time(nullptr);
         std::tm tm{};
         gmtime_r(&now, &tm);
-        const int year = tm.tm_year + 1900;
+        const int year = fixed_year ? fixed_year : tm.tm_year + 1900;
         std::string line, out;
         while (std::getline(std::cin, line)) {
             const std::string vin = vin::normalize(line);
@@ -55,6 +65,20 @@ int main(int argc, char** argv) {
             out += ",\"status\":";
             out += r.status == vin::Result::Status::ok ? "\"ok\"" : r.status == vin::Result::Status::unknown_wmi ? "\"unknown_wmi\"" : "\"no_schema\"";
             out += ",\"year\":" + std::to_string(r.year);
+            if (all) {
+                out += ",\"wmi\":";
+                format::append_json_string(out, r.wmi);
+                out += ",\"make_id\":" + std::to_string(r.make_id) + ",\"model_id\":" + std::to_string(r.model_id) +
+                       ",\"values\":[";
+                for (std::size_t i = 0; i < r.values.size(); ++i) {
+                    out += (i ? ",[" : "[") + std::to_string(r.values[i].first) + ",";
+                    format::append_json_string(out, r.values[i].second);
+                    out += "]";
+                }
+                out += "]}\n";
+                std::cout << out;
+                continue;
+            }
             for (auto [name, e] : {std::pair<const char*, int>{"make", vin::kMake}, {"model", vin::kModel}, {"series", vin::kSeries},
                                    {"trim", vin::kTrim}, {"body_class", vin::kBodyClass}, {"error_code", vin::kErrorCode}}) {
                 out += ",\"";
