@@ -82,13 +82,6 @@ Key compile_key(std::string_view raw) {
     return k;
 }
 
-bool key_matches(const Key& k, const char* d) {
-    if (k.never) return false;
-    for (int i = 0; i < k.len; ++i)
-        if (!(k.mask[i] & (1ull << symbol(d[i])))) return false;
-    return true;
-}
-
 // Elements whose every matching pattern is kept (spVinDecode_Core's rank exemption).
 bool multi_valued(int e) {
     switch (e) {
@@ -120,6 +113,8 @@ int error_value(const std::vector<int>& codes) {
     return w;
 }
 
+constexpr std::uint32_t kNoString = ~0u;
+
 enum Source : std::uint8_t { kPattern, kEngine, kFormula, kWmi, kYear, kModelMake, kConversion, kDecoding };
 
 }  // namespace
@@ -133,7 +128,16 @@ struct Decoder::Impl {
         std::uint32_t id;
         std::uint16_t element;
     };
-    struct Schema { std::vector<Pat> patterns; bool to_be_qced = false; };
+    // The patterns of one key, [begin, end) in Schema::patterns.
+    struct KeyGroup { std::uint32_t key, begin, end; };
+    struct Schema {
+        std::vector<Pat> patterns;  // by key, then id; the elements run_pass skips left out
+        std::vector<KeyGroup> groups;
+        // Characters each descriptor position's keys allow (all keys, before leaving patterns
+        // out; zero without position checks): what fExtractValidCharsPerWmiYear collects.
+        std::array<std::uint64_t, kKeyLen> valid_chars{};
+        bool to_be_qced = false;
+    };
     struct WmiSchema { std::uint32_t schema; int from, to; };
     struct Wmi {
         int vehicle_type = 0, truck_type = 0;
@@ -153,6 +157,9 @@ struct Decoder::Impl {
     std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::uint32_t>>> model_makes;  // model -> (make id, upper name)
     std::unordered_map<std::uint32_t, std::vector<EnginePat>> engine;  // engine model name id -> patterns
     std::vector<Conv> conversions;
+    // Conversion results of the values patterns and engine patterns give: (conversion index << 32
+    // | value string) -> result string.  Computed values (formula keys) convert on the fly.
+    std::unordered_map<std::uint64_t, std::uint32_t> converted;
     std::array<int, 256> weight{};
     std::array<bool, 256> output{};
     std::vector<std::pair<int, std::string>> output_elements;
@@ -179,11 +186,15 @@ struct Decoder::Impl {
         std::string_view attribute;
         std::int32_t key;     // key index, -1 none
         Source source;
+        std::uint32_t attr_id = 0;            // `attribute` as an index in strings
+        std::uint32_t value_id = kNoString;   // `value` as an index in strings, if it is one
     };
 
     struct Pass {
         int year = 0;
         std::vector<Item> items;
+        std::vector<std::pair<const Item*, const Conv*>> todo;  // conversions (scratch)
+        std::vector<Item> added;
         std::deque<std::string> owned;  // storage of computed values (a deque: views stay valid)
         std::vector<int> codes;
         int model_id = 0, make_id = 0;
@@ -269,10 +280,37 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
         ++m.pattern_count;
         if (p.element_id == 65) m.position_checks = true;
     }
-    for (auto& s : m.schemas)
+    for (auto& s : m.schemas) {
         std::sort(s.patterns.begin(), s.patterns.end(), [](const Impl::Pat& a, const Impl::Pat& b) {
             return a.key != b.key ? a.key < b.key : a.id < b.id;
         });
+        // The characters every key allows, then only the patterns run_pass can take: not the
+        // elements the WMI and model year give, and for plain keys only the output elements.
+        std::uint32_t last = ~0u;
+        for (const auto& pat : s.patterns) {
+            if (pat.key == last) continue;
+            last = pat.key;
+            const Key& k = m.keys[pat.key];
+            if (k.never || !m.position_checks) continue;
+            for (int i = 0; i < k.len; ++i)
+                if (k.mask[i] != kAny) s.valid_chars[i] |= k.mask[i] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[i];
+        }
+        std::vector<Impl::Pat> kept;
+        kept.reserve(s.patterns.size());
+        for (const auto& pat : s.patterns) {
+            const int e = pat.element;
+            if (e == kMake || e == kManufacturer || e == kModelYear || e == kVehicleType) continue;
+            const Key& k = m.keys[pat.key];
+            if (k.never || (!k.formula && !m.output[e])) continue;
+            if (kept.empty() || kept.back().key != pat.key)
+                s.groups.push_back({pat.key, static_cast<std::uint32_t>(kept.size()), 0});
+            kept.push_back(pat);
+            s.groups.back().end = static_cast<std::uint32_t>(kept.size());
+        }
+        s.patterns = std::move(kept);
+        s.patterns.shrink_to_fit();
+        s.groups.shrink_to_fit();
+    }
     // WMIs.
     std::unordered_map<int, std::uint32_t> wmi_of;
     for (const auto& w : t.wmis) {
@@ -312,6 +350,21 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
                                                       ordinal(e.changed_on)});
     }
     for (const auto& c : t.conversions) m.conversions.push_back({c.from_element, c.to_element, Formula::parse(c.formula)});
+    for (std::size_t ci = 0; ci < m.conversions.size(); ++ci) {
+        const Impl::Conv& c = m.conversions[ci];
+        auto convert = [&](std::uint32_t value) {
+            const std::uint64_t key = (static_cast<std::uint64_t>(ci) << 32) | value;
+            if (m.converted.count(key)) return;
+            const std::uint32_t out = m.intern(c.f.apply(m.strings[value]));
+            m.converted.emplace(key, out);
+        };
+        for (const auto& s : m.schemas)
+            for (const auto& pat : s.patterns)
+                if (pat.element == c.from) convert(pat.value);
+        for (const auto& [model, pats] : m.engine)
+            for (const auto& ep : pats)
+                if (ep.element == c.from) convert(ep.value);
+    }
 }
 
 Decoder::~Decoder() = default;
@@ -346,39 +399,40 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     }
     // Valid characters per position over every key of the WMI and year (fExtractValidCharsPerWmiYear).
     std::array<std::uint64_t, kKeyLen> valid_chars{};
+    // The descriptor's characters as symbol bits, plain and with digits as '#'.
+    std::array<std::uint64_t, kKeyLen> dbit, fbit;
+    for (int i = 0; i < kKeyLen; ++i) {
+        dbit[i] = 1ull << symbol(desc[i]);
+        fbit[i] = 1ull << symbol(formula_desc[i]);
+    }
+    auto matches = [](const Key& k, const std::array<std::uint64_t, kKeyLen>& bits) {
+        for (int i = 0; i < k.len; ++i)
+            if (!(k.mask[i] & bits[i])) return false;
+        return true;
+    };
     for (std::size_t v = 0; v < n_valid; ++v) {
-        const auto& pats = schemas[valid[v].first].patterns;
-        std::uint32_t last = ~0u;
-        for (const auto& pat : pats) {
-            if (pat.key == last) continue;
-            last = pat.key;
-            const Key& k = keys[pat.key];
-            if (k.never || !position_checks) continue;
-            for (int i = 0; i < k.len; ++i)
-                if (k.mask[i] != kAny) valid_chars[i] |= k.mask[i] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[i];
-        }
+        const Schema& schema = schemas[valid[v].first];
+        for (int i = 0; i < kKeyLen; ++i) valid_chars[i] |= schema.valid_chars[i];
         // Pattern items.
-        std::uint32_t cur = ~0u;
-        bool hit = false, fhit = false;
-        for (const auto& pat : pats) {
-            if (pat.key != cur) {
-                cur = pat.key;
-                const Key& k = keys[cur];
-                hit = !k.formula && key_matches(k, desc);
-                fhit = k.formula && key_matches(k, formula_desc);
-            }
-            const int e = pat.element;
-            if (e == kMake || e == kManufacturer || e == kModelYear || e == kVehicleType) continue;
-            if (hit) {
-                if (!output[e]) continue;  // Decode NULL or private: spVinDecode_Core leaves them out
-                p.items.push_back({e, valid[v].second, pat.changed, keys[cur].nonstar, pat.id, strings[pat.value],
-                                   strings[pat.attribute], static_cast<std::int32_t>(cur), kPattern});
-            } else if (fhit) {
-                const Key& k = keys[cur];
+        for (const KeyGroup& g : schema.groups) {
+            const Key& k = keys[g.key];
+            if (!k.formula) {
+                if (!matches(k, dbit)) continue;
+                for (std::uint32_t j = g.begin; j < g.end; ++j) {
+                    const Pat& pat = schema.patterns[j];
+                    p.items.push_back({pat.element, valid[v].second, pat.changed, k.nonstar, pat.id, strings[pat.value],
+                                       strings[pat.attribute], static_cast<std::int32_t>(g.key), kPattern, pat.attribute,
+                                       pat.value});
+                }
+            } else {
+                if (!matches(k, fbit)) continue;
                 const int a = k.hash_first, b = k.hash_last;
-                std::string_view val = a >= 0 && b < kKeyLen ? std::string_view(desc + a, b - a + 1) : std::string_view();
-                p.items.push_back({e, 100, pat.changed, k.nonstar, pat.id, own(p, std::string(val)),
-                                   strings[pat.attribute], static_cast<std::int32_t>(cur), kFormula});
+                const std::string_view val = a >= 0 && b < kKeyLen ? std::string_view(desc + a, b - a + 1) : std::string_view();
+                for (std::uint32_t j = g.begin; j < g.end; ++j) {
+                    const Pat& pat = schema.patterns[j];
+                    p.items.push_back({pat.element, 100, pat.changed, k.nonstar, pat.id, own(p, std::string(val)),
+                                       strings[pat.attribute], static_cast<std::int32_t>(g.key), kFormula, pat.attribute});
+                }
             }
         }
     }
@@ -388,15 +442,12 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
         for (const auto& it : p.items)
             if (it.element == kEngineModel && it.source == kPattern && (!best || it.priority > best->priority)) best = &it;
         if (best) {
-            auto sid = string_ids.find(std::string(best->attribute));
-            if (sid != string_ids.end()) {
-                auto ei = engine.find(sid->second);
-                if (ei != engine.end()) {
-                    const Item b = *best;
-                    for (const auto& ep : ei->second)
-                        p.items.push_back({ep.element, 50, ep.changed, b.nonstar, b.id, strings[ep.value],
-                                           strings[ep.attribute], b.key, kEngine});
-                }
+            auto ei = engine.find(best->attr_id);
+            if (ei != engine.end()) {
+                const Item b = *best;
+                for (const auto& ep : ei->second)
+                    p.items.push_back({ep.element, 50, ep.changed, b.nonstar, b.id, strings[ep.value],
+                                       strings[ep.attribute], b.key, kEngine, ep.attribute, ep.value});
             }
         }
     }
@@ -431,15 +482,12 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     };
     // Make: from the model (Make_Model), else the WMI's only make.
     if (Item* model = find(kModel)) {
-        auto sid = string_ids.find(std::string(model->attribute));
-        p.model_id = std::atoi(std::string(model->attribute).c_str());
-        if (sid != string_ids.end()) {
-            auto mi = model_makes.find(sid->second);
-            if (mi != model_makes.end() && !mi->second.empty()) {
-                p.make_id = mi->second.front().first;
-                const Item m = *model;
-                p.items.push_back({kMake, 1000, 0, m.nonstar, m.id, strings[mi->second.front().second], {}, m.key, kModelMake});
-            }
+        p.model_id = std::atoi(strings[model->attr_id].c_str());
+        auto mi = model_makes.find(model->attr_id);
+        if (mi != model_makes.end() && !mi->second.empty()) {
+            p.make_id = mi->second.front().first;
+            const Item m = *model;
+            p.items.push_back({kMake, 1000, 0, m.nonstar, m.id, strings[mi->second.front().second], {}, m.key, kModelMake});
         }
     } else if (w.makes.size() == 1) {
         p.make_id = w.makes.front().first;
@@ -447,21 +495,36 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     }
     // Conversions (one level, highest priority source first).
     {
-        std::vector<std::pair<const Item*, const Conv*>> todo;
+        auto& todo = p.todo;
+        todo.clear();
         for (const auto& c : conversions)
             for (const auto& it : p.items)
                 if (it.element == c.from) todo.emplace_back(&it, &c);
-        std::stable_sort(todo.begin(), todo.end(), [](const auto& a, const auto& b) {
-            return a.first->priority != b.first->priority ? a.first->priority > b.first->priority
-                                                          : a.first->changed > b.first->changed;
-        });
-        std::vector<Item> added;
+        // Stable insertion sort (a handful of entries; std::stable_sort would allocate).
+        for (std::size_t i = 1; i < todo.size(); ++i) {
+            const auto x = todo[i];
+            std::size_t j = i;
+            auto before = [](const Item* a, const Item* b) {
+                return a->priority != b->priority ? a->priority > b->priority : a->changed > b->changed;
+            };
+            for (; j > 0 && before(x.first, todo[j - 1].first); --j) todo[j] = todo[j - 1];
+            todo[j] = x;
+        }
+        auto& added = p.added;
+        added.clear();
         for (const auto& [it, c] : todo) {
             bool present = false;
             for (const auto& x : p.items) present = present || x.element == c->to;
             for (const auto& x : added) present = present || x.element == c->to;
             if (present) continue;
-            added.push_back({c->to, 100, 0, it->nonstar, it->id, own(p, c->f.apply(it->value)), {}, it->key, kConversion});
+            std::uint32_t vid = kNoString;
+            if (it->value_id != kNoString) {
+                const auto ci = static_cast<std::uint64_t>(c - conversions.data());
+                auto f = converted.find((ci << 32) | it->value_id);
+                if (f != converted.end()) vid = f->second;
+            }
+            const std::string_view value = vid != kNoString ? std::string_view(strings[vid]) : own(p, c->f.apply(it->value));
+            added.push_back({c->to, 100, 0, it->nonstar, it->id, value, {}, it->key, kConversion, 0, vid});
         }
         for (auto& a : added) p.items.push_back(a);
     }
