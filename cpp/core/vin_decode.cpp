@@ -160,6 +160,7 @@ struct Decoder::Impl {
     // Conversion results of the values patterns and engine patterns give: (conversion index << 32
     // | value string) -> result string.  Computed values (formula keys) convert on the fly.
     std::unordered_map<std::uint64_t, std::uint32_t> converted;
+    std::array<bool, 256> conversion_source{};  // elements some conversion starts from
     std::array<int, 256> weight{};
     std::array<bool, 256> output{};
     std::vector<std::pair<int, std::string>> output_elements;
@@ -352,6 +353,7 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
     for (const auto& c : t.conversions) m.conversions.push_back({c.from_element, c.to_element, Formula::parse(c.formula)});
     for (std::size_t ci = 0; ci < m.conversions.size(); ++ci) {
         const Impl::Conv& c = m.conversions[ci];
+        if (c.from >= 0 && c.from < 256) m.conversion_source[static_cast<std::size_t>(c.from)] = true;
         auto convert = [&](std::uint32_t value) {
             const std::uint64_t key = (static_cast<std::uint64_t>(ci) << 32) | value;
             if (m.converted.count(key)) return;
@@ -497,9 +499,28 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     {
         auto& todo = p.todo;
         todo.clear();
-        for (const auto& c : conversions)
-            for (const auto& it : p.items)
-                if (it.element == c.from) todo.emplace_back(&it, &c);
+        // The items conversions start from, and the elements present (one scan of the items).
+        std::array<bool, 256> present_elements{};
+        std::array<const Item*, 16> sources;
+        std::size_t n_sources = 0;
+        bool overflow = false;
+        for (const auto& it : p.items) {
+            if (it.element < 0 || it.element >= 256) continue;
+            present_elements[static_cast<std::size_t>(it.element)] = true;
+            if (conversion_source[static_cast<std::size_t>(it.element)]) {
+                if (n_sources < sources.size()) sources[n_sources++] = &it;
+                else overflow = true;
+            }
+        }
+        if (!overflow) {
+            for (const auto& c : conversions)
+                for (std::size_t i = 0; i < n_sources; ++i)
+                    if (sources[i]->element == c.from) todo.emplace_back(sources[i], &c);
+        } else {
+            for (const auto& c : conversions)
+                for (const auto& it : p.items)
+                    if (it.element == c.from) todo.emplace_back(&it, &c);
+        }
         // Stable insertion sort (a handful of entries; std::stable_sort would allocate).
         for (std::size_t i = 1; i < todo.size(); ++i) {
             const auto x = todo[i];
@@ -513,9 +534,11 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
         auto& added = p.added;
         added.clear();
         for (const auto& [it, c] : todo) {
-            bool present = false;
-            for (const auto& x : p.items) present = present || x.element == c->to;
-            for (const auto& x : added) present = present || x.element == c->to;
+            bool present = c->to >= 0 && c->to < 256 ? present_elements[static_cast<std::size_t>(c->to)] : false;
+            if (c->to < 0 || c->to >= 256) {
+                for (const auto& x : p.items) present = present || x.element == c->to;
+                for (const auto& x : added) present = present || x.element == c->to;
+            }
             if (present) continue;
             std::uint32_t vid = kNoString;
             if (it->value_id != kNoString) {
@@ -525,6 +548,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
             }
             const std::string_view value = vid != kNoString ? std::string_view(strings[vid]) : own(p, c->f.apply(it->value));
             added.push_back({c->to, 100, 0, it->nonstar, it->id, value, {}, it->key, kConversion, 0, vid});
+            if (c->to >= 0 && c->to < 256) present_elements[static_cast<std::size_t>(c->to)] = true;
         }
         for (auto& a : added) p.items.push_back(a);
     }
@@ -727,9 +751,21 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     }
     r.make_id = p.make_id;
     r.model_id = p.model_id;
-    std::stable_sort(p.items.begin(), p.items.end(), [](const Impl::Item& a, const Impl::Item& b) {
-        return a.element != b.element ? a.element < b.element : a.priority > b.priority;
-    });
+    // Stable insertion sort: the items are in element order but for the few run_pass appends
+    // last (std::stable_sort would allocate a buffer).
+    {
+        auto& items = p.items;
+        auto before = [](const Impl::Item& a, const Impl::Item& b) {
+            return a.element != b.element ? a.element < b.element : a.priority > b.priority;
+        };
+        for (std::size_t i = 1; i < items.size(); ++i) {
+            if (!before(items[i], items[i - 1])) continue;
+            Impl::Item x = items[i];
+            std::size_t j = i;
+            for (; j > 0 && before(x, items[j - 1]); --j) items[j] = items[j - 1];
+            items[j] = x;
+        }
+    }
     r.values.reserve(p.items.size());
     for (const auto& it : p.items) {
         if (it.element < 0 || it.element >= 256 || !m.output[it.element]) continue;
