@@ -18,6 +18,8 @@ namespace {
 
 constexpr int kKeyLen = 14;  // descriptor: positions 4-8, '|', 10-17
 constexpr std::uint64_t kAny = ~0ull;
+constexpr int kSymbols = 39;       // symbol() values
+constexpr std::size_t kIndexedGroups = 24;  // schemas with this many key groups get an index
 
 int symbol(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -137,6 +139,12 @@ struct Decoder::Impl {
         // out; zero without position checks): what fExtractValidCharsPerWmiYear collects.
         std::array<std::uint64_t, kKeyLen> valid_chars{};
         bool to_be_qced = false;
+        // With many groups, which groups' keys allow each symbol at each position: bit g of
+        // index[(position * kSymbols + symbol) * words + g / 64] (positions past a key's end allow
+        // every symbol); `formula` marks the groups of '#' keys.  The groups a descriptor matches
+        // are then the AND over its 14 positions.
+        std::uint32_t words = 0;
+        std::vector<std::uint64_t> index, formula;
     };
     struct WmiSchema { std::uint32_t schema; int from, to; };
     struct Wmi {
@@ -311,6 +319,20 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
         s.patterns = std::move(kept);
         s.patterns.shrink_to_fit();
         s.groups.shrink_to_fit();
+        if (s.groups.size() >= kIndexedGroups) {
+            s.words = static_cast<std::uint32_t>((s.groups.size() + 63) / 64);
+            s.index.assign(static_cast<std::size_t>(kKeyLen) * kSymbols * s.words, 0);
+            s.formula.assign(s.words, 0);
+            for (std::size_t g = 0; g < s.groups.size(); ++g) {
+                const Key& k = m.keys[s.groups[g].key];
+                const std::uint64_t bitg = 1ull << (g % 64);
+                if (k.formula) s.formula[g / 64] |= bitg;
+                for (int pos = 0; pos < kKeyLen; ++pos)
+                    for (int sym = 0; sym < kSymbols; ++sym)
+                        if (pos >= k.len || ((k.mask[pos] >> sym) & 1))
+                            s.index[(static_cast<std::size_t>(pos) * kSymbols + sym) * s.words + g / 64] |= bitg;
+            }
+        }
     }
     // WMIs.
     std::unordered_map<int, std::uint32_t> wmi_of;
@@ -403,9 +425,12 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     std::array<std::uint64_t, kKeyLen> valid_chars{};
     // The descriptor's characters as symbol bits, plain and with digits as '#'.
     std::array<std::uint64_t, kKeyLen> dbit, fbit;
+    std::array<int, kKeyLen> dsym, fsym;
     for (int i = 0; i < kKeyLen; ++i) {
-        dbit[i] = 1ull << symbol(desc[i]);
-        fbit[i] = 1ull << symbol(formula_desc[i]);
+        dsym[i] = symbol(desc[i]);
+        fsym[i] = symbol(formula_desc[i]);
+        dbit[i] = 1ull << dsym[i];
+        fbit[i] = 1ull << fsym[i];
     }
     auto matches = [](const Key& k, const std::array<std::uint64_t, kKeyLen>& bits) {
         for (int i = 0; i < k.len; ++i)
@@ -415,11 +440,10 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     for (std::size_t v = 0; v < n_valid; ++v) {
         const Schema& schema = schemas[valid[v].first];
         for (int i = 0; i < kKeyLen; ++i) valid_chars[i] |= schema.valid_chars[i];
-        // Pattern items.
-        for (const KeyGroup& g : schema.groups) {
+        // Pattern items: the groups whose key matches, in order.
+        auto take = [&](const KeyGroup& g) {
             const Key& k = keys[g.key];
             if (!k.formula) {
-                if (!matches(k, dbit)) continue;
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
                     const Pat& pat = schema.patterns[j];
                     p.items.push_back({pat.element, valid[v].second, pat.changed, k.nonstar, pat.id, strings[pat.value],
@@ -427,7 +451,6 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                                        pat.value});
                 }
             } else {
-                if (!matches(k, fbit)) continue;
                 const int a = k.hash_first, b = k.hash_last;
                 const std::string_view val = a >= 0 && b < kKeyLen ? std::string_view(desc + a, b - a + 1) : std::string_view();
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
@@ -435,6 +458,27 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                     p.items.push_back({pat.element, 100, pat.changed, k.nonstar, pat.id, own(p, std::string(val)),
                                        strings[pat.attribute], static_cast<std::int32_t>(g.key), kFormula, pat.attribute});
                 }
+            }
+        };
+        if (schema.words == 0) {
+            for (const KeyGroup& g : schema.groups) {
+                const Key& k = keys[g.key];
+                if (matches(k, k.formula ? fbit : dbit)) take(g);
+            }
+            continue;
+        }
+        const std::uint32_t words = schema.words;
+        for (std::uint32_t w = 0; w < words; ++w) {
+            std::uint64_t plain = ~0ull, form = ~0ull;
+            for (int i = 0; i < kKeyLen; ++i) {
+                plain &= schema.index[(static_cast<std::size_t>(i) * kSymbols + dsym[i]) * words + w];
+                form &= schema.index[(static_cast<std::size_t>(i) * kSymbols + fsym[i]) * words + w];
+            }
+            std::uint64_t hits = (plain & ~schema.formula[w]) | (form & schema.formula[w]);
+            while (hits) {
+                const int b = __builtin_ctzll(hits);
+                hits &= hits - 1;
+                take(schema.groups[static_cast<std::size_t>(w) * 64 + b]);
             }
         }
     }
