@@ -117,6 +117,13 @@ int error_value(const std::vector<int>& codes) {
 
 constexpr std::uint32_t kNoString = ~0u;
 
+// Appends a non-negative int below 1000 (error codes, VIN positions) as decimal digits.
+void append_small(std::string& out, int v) {
+    if (v >= 100) out += static_cast<char>('0' + v / 100);
+    if (v >= 10) out += static_cast<char>('0' + v / 10 % 10);
+    out += static_cast<char>('0' + v % 10);
+}
+
 enum Source : std::uint8_t { kPattern, kEngine, kFormula, kWmi, kYear, kModelMake, kConversion, kDecoding };
 
 }  // namespace
@@ -202,8 +209,11 @@ struct Decoder::Impl {
     struct Pass {
         int year = 0;
         std::vector<Item> items;
+        std::size_t sorted = 0;  // items[0, sorted) are in element order (the winners)
         std::vector<std::pair<const Item*, const Conv*>> todo;  // conversions (scratch)
         std::vector<Item> added;
+        // The texts of the decoding items (kept between decodes: their capacity is reused).
+        std::string corrected, error_bytes, additional, invalid, code_list, text;
         std::deque<std::string> owned;  // storage of computed values (a deque: views stay valid)
         std::vector<int> codes;
         int model_id = 0, make_id = 0;
@@ -520,6 +530,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
             if (i == 0 || p.items[i].element != p.items[i - 1].element || multi_valued(p.items[i].element))
                 p.items[out++] = p.items[i];
         p.items.resize(out);
+        p.sorted = out;
     }
     auto find = [&](int element) -> Item* {
         for (auto& it : p.items)
@@ -599,7 +610,12 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
 
     // ---- error codes (spVinDecode_ErrorCode and the checks of spVinDecode_Core)
     std::vector<int>& codes = p.codes;
-    std::string corrected, error_bytes, additional;
+    std::string& corrected = p.corrected;
+    std::string& error_bytes = p.error_bytes;
+    std::string& additional = p.additional;
+    corrected.clear();
+    error_bytes.clear();
+    additional.clear();
     bool any_pattern = false;
     for (const auto& it : p.items) any_pattern = any_pattern || it.key >= 0;
     if (!any_pattern) {
@@ -686,14 +702,20 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     // 15 (6-character WMIs).
     const bool car_mpv_lt = w.vehicle_type == 2 || w.vehicle_type == 7 || (w.vehicle_type == 3 && w.truck_type == 1);
     const int start = nine ? 15 : car_mpv_lt ? 13 : 14;
-    std::string invalid;
+    std::string& invalid = p.invalid;
+    invalid.clear();
     for (int j = start; j <= 17; ++j) {
         const char c = vin[j - 1];
-        if (!(c >= '0' && c <= '9')) invalid += (invalid.empty() ? "" : ", ") + std::to_string(j) + ":" + c;
+        if (!(c >= '0' && c <= '9')) {
+            if (!invalid.empty()) invalid += ", ";
+            append_small(invalid, j);
+            invalid += ':';
+            invalid += c;
+        }
     }
     if (!invalid.empty()) {
         codes.push_back(400);
-        if (corrected.empty()) corrected = std::string(vin);
+        if (corrected.empty()) corrected.assign(vin);
         for (int j = start; j <= 17; ++j)
             if (!(vin[j - 1] >= '0' && vin[j - 1] <= '9')) corrected[j - 1] = '!';
     }
@@ -707,33 +729,46 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     bool clean = true;
     for (int c : codes) clean = clean && c == 14;
     if (clean) codes.insert(codes.begin(), 0);
-    if (!invalid.empty())
-        additional = (additional.empty() ? "" : additional + " ") + "Invalid character(s): " + invalid + ";";
+    auto add_text = [&](std::string_view t) {
+        if (!additional.empty()) additional += ' ';
+        additional += t;
+    };
+    if (!invalid.empty()) {
+        add_text("Invalid character(s): ");
+        additional += invalid;
+        additional += ';';
+    }
     const Item* bc = find(kBodyClass);
-    static const int incomplete_bodies[] = {65, 107, 70, 74, 63, 72, 112, 62, 64, 76, 78, 71, 77, 67, 116, 75};
+    static constexpr std::string_view incomplete_bodies[] = {"65", "107", "70", "74", "63", "72", "112", "62",
+                                                             "64", "76",  "78", "71", "77", "67", "116", "75"};
     bool incomplete = w.vehicle_type == 10;
     if (bc)
-        for (int id : incomplete_bodies) incomplete = incomplete || bc->attribute == std::to_string(id);
+        for (std::string_view id : incomplete_bodies) incomplete = incomplete || bc->attribute == id;
     if (incomplete)
-        additional = (additional.empty() ? "" : additional + " ") +
-                     "Incomplete Vehicle Warning - Please be advised that the vehicle may have been altered and may not be "
-                     "an accurate representation of the vehicle in its current condition.";
+        add_text("Incomplete Vehicle Warning - Please be advised that the vehicle may have been altered and may not be "
+                 "an accurate representation of the vehicle in its current condition.");
     if (!conclusive)
-        additional = (additional.empty() ? "" : additional + " ") +
-                     "The Model Year decoded for this VIN may be incorrect. If you know the Model year, please enter it and "
-                     "decode again to get more accurate information.";
-    std::string code_list, text;
+        add_text("The Model Year decoded for this VIN may be incorrect. If you know the Model year, please enter it and "
+                 "decode again to get more accurate information.");
+    std::string& code_list = p.code_list;
+    std::string& text = p.text;
+    code_list.clear();
+    text.clear();
     for (int c : codes) {
-        code_list += (code_list.empty() ? "" : ",") + std::to_string(c);
-        text += (text.empty() ? "" : "; ") + std::to_string(c) + " - " + error_name(c);
+        if (!code_list.empty()) code_list += ',';
+        append_small(code_list, c);
+        if (!text.empty()) text += "; ";
+        append_small(text, c);
+        text += " - ";
+        text += error_name(c);
     }
     std::string descriptor(vin.substr(0, nine ? 14 : 11));
     descriptor[8] = '*';
-    p.items.push_back({kSuggestedVin, 999, 0, 0, 0, own(p, corrected), {}, -1, kDecoding});
-    p.items.push_back({kErrorCode, 999, 0, 0, 0, own(p, code_list), {}, -1, kDecoding});
-    p.items.push_back({kPossibleValues, 999, 0, 0, 0, own(p, error_bytes), {}, -1, kDecoding});
-    p.items.push_back({kAdditionalErrorText, 999, 0, 0, 0, own(p, additional), {}, -1, kDecoding});
-    p.items.push_back({kErrorText, 999, 0, 0, 0, own(p, text), {}, -1, kDecoding});
+    p.items.push_back({kSuggestedVin, 999, 0, 0, 0, corrected, {}, -1, kDecoding});
+    p.items.push_back({kErrorCode, 999, 0, 0, 0, code_list, {}, -1, kDecoding});
+    p.items.push_back({kPossibleValues, 999, 0, 0, 0, error_bytes, {}, -1, kDecoding});
+    p.items.push_back({kAdditionalErrorText, 999, 0, 0, 0, additional, {}, -1, kDecoding});
+    p.items.push_back({kErrorText, 999, 0, 0, 0, text, {}, -1, kDecoding});
     p.items.push_back({kDescriptor, 999, 0, 0, 0, own(p, descriptor), {}, -1, kDecoding});
 }
 
@@ -795,32 +830,36 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     }
     r.make_id = p.make_id;
     r.model_id = p.model_id;
-    // Stable insertion sort: the items are in element order but for the few run_pass appends
-    // last (std::stable_sort would allocate a buffer).
-    {
-        auto& items = p.items;
-        auto before = [](const Impl::Item& a, const Impl::Item& b) {
-            return a.element != b.element ? a.element < b.element : a.priority > b.priority;
-        };
-        for (std::size_t i = 1; i < items.size(); ++i) {
-            if (!before(items[i], items[i - 1])) continue;
-            Impl::Item x = items[i];
-            std::size_t j = i;
-            for (; j > 0 && before(x, items[j - 1]); --j) items[j] = items[j - 1];
-            items[j] = x;
-        }
+    // The items by element, stably (as std::stable_sort, which would allocate a buffer): the
+    // first p.sorted are in order already, the few run_pass appends after them are sorted by
+    // insertion and merged in.
+    auto before = [](const Impl::Item& a, const Impl::Item& b) {
+        return a.element != b.element ? a.element < b.element : a.priority > b.priority;
+    };
+    auto& items = p.items;
+    const std::size_t head = p.sorted;
+    for (std::size_t i = head + 1; i < items.size(); ++i) {
+        if (!before(items[i], items[i - 1])) continue;
+        Impl::Item x = items[i];
+        std::size_t j = i;
+        for (; j > head && before(x, items[j - 1]); --j) items[j] = items[j - 1];
+        items[j] = x;
     }
-    r.values.reserve(p.items.size());
-    for (const auto& it : p.items) {
-        if (it.element < 0 || it.element >= 256 || !m.output[it.element]) continue;
+    r.values.reserve(items.size());
+    auto emit = [&](const Impl::Item& it) {
+        if (it.element < 0 || it.element >= 256 || !m.output[it.element]) return;
         if (!r.values.empty() && r.values.back().first == it.element) {
             if (!it.value.empty()) {
                 r.values.back().second += "; ";
                 r.values.back().second += it.value;
             }
-            continue;
+            return;
         }
         r.values.emplace_back(it.element, std::string(it.value));
+    };
+    for (std::size_t i = 0, j = head; i < head || j < items.size();) {
+        if (j == items.size() || (i < head && !before(items[j], items[i]))) emit(items[i++]);
+        else emit(items[j++]);
     }
     return r;
 }
