@@ -199,10 +199,9 @@ struct Decoder::Impl {
         int nonstar;
         std::uint32_t id;
         std::string_view value;
-        std::string_view attribute;
         std::int32_t key;     // key index, -1 none
         Source source;
-        std::uint32_t attr_id = 0;            // `attribute` as an index in strings
+        std::uint32_t attr_id = 0;            // the raw attribute, an index in strings ("": 0)
         std::uint32_t value_id = kNoString;   // `value` as an index in strings, if it is one
     };
 
@@ -457,7 +456,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
                     const Pat& pat = schema.patterns[j];
                     p.items.push_back({pat.element, valid[v].second, pat.changed, k.nonstar, pat.id, strings[pat.value],
-                                       strings[pat.attribute], static_cast<std::int32_t>(g.key), kPattern, pat.attribute,
+                                       static_cast<std::int32_t>(g.key), kPattern, pat.attribute,
                                        pat.value});
                 }
             } else {
@@ -466,7 +465,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
                     const Pat& pat = schema.patterns[j];
                     p.items.push_back({pat.element, 100, pat.changed, k.nonstar, pat.id, own(p, std::string(val)),
-                                       strings[pat.attribute], static_cast<std::int32_t>(g.key), kFormula, pat.attribute});
+                                       static_cast<std::int32_t>(g.key), kFormula, pat.attribute});
                 }
             }
         };
@@ -503,18 +502,18 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                 const Item b = *best;
                 for (const auto& ep : ei->second)
                     p.items.push_back({ep.element, 50, ep.changed, b.nonstar, b.id, strings[ep.value],
-                                       strings[ep.attribute], b.key, kEngine, ep.attribute, ep.value});
+                                       b.key, kEngine, ep.attribute, ep.value});
             }
         }
     }
     // WMI items and the model year (priority 100).
     if (w.vehicle_type_name)
-        p.items.push_back({kVehicleType, 100, 0, 0, 0, strings[w.vehicle_type_name], {}, -1, kWmi});
+        p.items.push_back({kVehicleType, 100, 0, 0, 0, strings[w.vehicle_type_name], -1, kWmi});
     if (w.manufacturer_name) {
-        p.items.push_back({kManufacturer, 100, 0, 0, 0, strings[w.manufacturer_name], {}, -1, kWmi});
-        p.items.push_back({kManufacturerId, 100, 0, 0, 0, strings[w.manufacturer_id], {}, -1, kWmi});
+        p.items.push_back({kManufacturer, 100, 0, 0, 0, strings[w.manufacturer_name], -1, kWmi});
+        p.items.push_back({kManufacturerId, 100, 0, 0, 0, strings[w.manufacturer_id], -1, kWmi});
     }
-    p.items.push_back({kModelYear, 100, 0, 0, 0, own(p, std::to_string(year)), {}, -1, kYear});
+    p.items.push_back({kModelYear, 100, 0, 0, 0, own(p, std::to_string(year)), -1, kYear});
 
     // One winner per element: Priority desc, changed desc, shortest key, id.
     std::sort(p.items.begin(), p.items.end(), [](const Item& a, const Item& b) {
@@ -544,11 +543,11 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
         if (mi != model_makes.end() && !mi->second.empty()) {
             p.make_id = mi->second.front().first;
             const Item m = *model;
-            p.items.push_back({kMake, 1000, 0, m.nonstar, m.id, strings[mi->second.front().second], {}, m.key, kModelMake});
+            p.items.push_back({kMake, 1000, 0, m.nonstar, m.id, strings[mi->second.front().second], m.key, kModelMake});
         }
     } else if (w.makes.size() == 1) {
         p.make_id = w.makes.front().first;
-        p.items.push_back({kMake, -100, 0, 0, 0, strings[w.makes.front().second], {}, -1, kWmi});
+        p.items.push_back({kMake, -100, 0, 0, 0, strings[w.makes.front().second], -1, kWmi});
     }
     // Conversions (one level, highest priority source first).
     {
@@ -602,7 +601,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                 if (f != converted.end()) vid = f->second;
             }
             const std::string_view value = vid != kNoString ? std::string_view(strings[vid]) : own(p, c->f.apply(it->value));
-            added.push_back({c->to, 100, 0, it->nonstar, it->id, value, {}, it->key, kConversion, 0, vid});
+            added.push_back({c->to, 100, 0, it->nonstar, it->id, value, it->key, kConversion, 0, vid});
             if (c->to >= 0 && c->to < 256) present_elements[static_cast<std::size_t>(c->to)] = true;
         }
         for (auto& a : added) p.items.push_back(a);
@@ -743,7 +742,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                                                              "64", "76",  "78", "71", "77", "67", "116", "75"};
     bool incomplete = w.vehicle_type == 10;
     if (bc)
-        for (std::string_view id : incomplete_bodies) incomplete = incomplete || bc->attribute == id;
+        for (std::string_view id : incomplete_bodies) incomplete = incomplete || strings[bc->attr_id] == id;
     if (incomplete)
         add_text("Incomplete Vehicle Warning - Please be advised that the vehicle may have been altered and may not be "
                  "an accurate representation of the vehicle in its current condition.");
@@ -764,12 +763,12 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     }
     std::string descriptor(vin.substr(0, nine ? 14 : 11));
     descriptor[8] = '*';
-    p.items.push_back({kSuggestedVin, 999, 0, 0, 0, corrected, {}, -1, kDecoding});
-    p.items.push_back({kErrorCode, 999, 0, 0, 0, code_list, {}, -1, kDecoding});
-    p.items.push_back({kPossibleValues, 999, 0, 0, 0, error_bytes, {}, -1, kDecoding});
-    p.items.push_back({kAdditionalErrorText, 999, 0, 0, 0, additional, {}, -1, kDecoding});
-    p.items.push_back({kErrorText, 999, 0, 0, 0, text, {}, -1, kDecoding});
-    p.items.push_back({kDescriptor, 999, 0, 0, 0, own(p, descriptor), {}, -1, kDecoding});
+    p.items.push_back({kSuggestedVin, 999, 0, 0, 0, corrected, -1, kDecoding});
+    p.items.push_back({kErrorCode, 999, 0, 0, 0, code_list, -1, kDecoding});
+    p.items.push_back({kPossibleValues, 999, 0, 0, 0, error_bytes, -1, kDecoding});
+    p.items.push_back({kAdditionalErrorText, 999, 0, 0, 0, additional, -1, kDecoding});
+    p.items.push_back({kErrorText, 999, 0, 0, 0, text, -1, kDecoding});
+    p.items.push_back({kDescriptor, 999, 0, 0, 0, own(p, descriptor), -1, kDecoding});
 }
 
 Result Decoder::decode(std::string_view vin, int current_year) const {
@@ -845,7 +844,16 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
         for (; j > head && before(x, items[j - 1]); --j) items[j] = items[j - 1];
         items[j] = x;
     }
-    r.values.reserve(items.size());
+    {
+        std::array<bool, 256> seen{};
+        std::size_t n = 0;
+        for (const auto& it : items)
+            if (it.element >= 0 && it.element < 256 && m.output[it.element] && !seen[it.element]) {
+                seen[it.element] = true;
+                ++n;
+            }
+        r.values.reserve(n);
+    }
     auto emit = [&](const Impl::Item& it) {
         if (it.element < 0 || it.element >= 256 || !m.output[it.element]) return;
         if (!r.values.empty() && r.values.back().first == it.element) {

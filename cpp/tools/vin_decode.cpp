@@ -5,7 +5,7 @@
 // benchmarks/vin_decode.py for timing and the agreement with other decoders.
 // With --all, every decoded element instead ({"vin", "status", "year", "make_id", "model_id",
 // "values": [[id, value], ...]}, no timing) and --year Y as the current year: the full answers,
-// to compare two builds of the decoder (tools/vin_compare.sh).
+// to compare two builds of the decoder (tools/vin_compare.py).
 //   vehicledata-vin-decode --db PATH/vehicledata.db [--all] [--year Y] < vins.txt
 #include <chrono>
 #include <cstdlib>
