@@ -129,3 +129,34 @@ TEST(VinDecode, CheckDigitWarningSixCharacterWmiAndUnknown) {
     EXPECT_EQ(s.year, 2014);  // trucks: both cycles decoded, 1984 has no model
     EXPECT_EQ(d.decode("9ZZCDEA00EP000000", 2026).status, vin::Result::Status::unknown_wmi);
 }
+
+// A schema with many keys (the decoder indexes their characters per position): the same
+// precedence as a small schema, formula keys on digits, a key past the descriptor's 14.
+TEST(VinDecode, SchemaWithManyKeys) {
+    vin::Tables t = tables();
+    int id = 100;
+    for (char c : std::string("ABCDEFGHJKLMNPRSTUVWXYZ0123456789")) {
+        // Series by position 5: the plain key "C<c>" beats the class "C[<c>]" (fewer key characters).
+        t.patterns.push_back({++id, 101, std::string("C") + c, 34, std::string("S-") + c, "2014-01-01"});
+        t.patterns.push_back({++id, 101, std::string("C[") + c + "]", 34, std::string("Class-") + c, "2014-01-01"});
+    }
+    t.patterns.push_back({++id, 101, "*****|***#", 109, "#", "2014-01-01"});  // Trim2: position 13, a digit
+    t.patterns.push_back({++id, 101, "*****|*****************", 109, "never", "2014-01-01"});  // too long
+    t.elements.push_back({34, "Series", "", true, false, 60});
+    t.elements.push_back({109, "Trim2", "", true, false, 60});
+    vin::Decoder d(t);
+    auto decode = [&](std::string vin) {
+        vin[8] = vin::check_digit(vin);
+        return d.decode(vin, 2026);
+    };
+    const vin::Result r = decode("1ABCKEA00EP070000");
+    ASSERT_EQ(r.status, vin::Result::Status::ok);
+    EXPECT_EQ(value(r, vin::kSeries), "S-K");
+    EXPECT_EQ(value(r, vin::kTrim2), "7");  // the formula key's digit
+    EXPECT_EQ(value(r, vin::kTrim), "Short");
+    EXPECT_EQ(value(r, vin::kModel), "New");
+    const vin::Result q = decode("1ABC7EA00EP0A0000");
+    EXPECT_EQ(value(q, vin::kSeries), "S-7");
+    EXPECT_EQ(value(q, vin::kTrim2), "<none>");  // position 13 'A': the '#' key does not match
+    EXPECT_EQ(value(decode("1ABDKEA00EP070000"), vin::kSeries), "<none>");  // position 4 not 'C'
+}
