@@ -21,6 +21,7 @@
 #include "store.h"
 #include "usage.h"
 #include "vehicledata/schema.h"
+#include "vin.h"
 #include "vin_load.h"
 
 namespace vehicledata::emulator {
@@ -48,6 +49,7 @@ public:
     RowCache rows_;
     // The VIN decoder over the vPIC tables, loading from the constructor on its own thread.
     std::unique_ptr<VinDecoderSlot> vin_decoder_;
+    VinTrimCache vin_trims_;  // the catalogue trims of the VIN answers' year/make/model
     std::map<std::string, std::string> synthetic_;  // record name -> X-Emulator-Synthetic value (absent: none)
 
 private:

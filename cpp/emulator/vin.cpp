@@ -120,16 +120,25 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
     }();
     if (r.model_id > 0 && has_map) {
         const Facts facts = facts_of(r);
-        Statement st = api.store_.statement(
-            "SELECT t.id, lower(t.trim || ' ' || t.submodel || ' ' || t.description) FROM trims t "
-            "JOIN vpic_models vm ON vm.model_id = t.model_id JOIN vpic_makes vk ON vk.make_id = t.make_id "
-            "WHERE t.year = ? AND vm.vpic_model_id = ? AND vk.vpic_make_id = ? ORDER BY t.id LIMIT 500");
-        st.bind({query::Scalar(static_cast<std::int64_t>(r.year)), query::Scalar(static_cast<std::int64_t>(r.model_id)),
-                 query::Scalar(static_cast<std::int64_t>(r.make_id))});
-        while (st.step()) {
-            const unsigned char* t = sqlite3_column_text(st.get(), 1);
-            ranked.emplace_back(score(facts, t ? reinterpret_cast<const char*>(t) : ""), sqlite3_column_int64(st.get(), 0));
+        const std::uint64_t generation = api.store_.data_generation();
+        std::shared_ptr<const VinTrimCache::Trims> trims = api.vin_trims_.get(r.year, r.model_id, r.make_id, generation);
+        if (!trims) {
+            auto fresh = std::make_shared<VinTrimCache::Trims>();
+            Statement st = api.store_.statement(
+                "SELECT t.id, lower(t.trim || ' ' || t.submodel || ' ' || t.description) FROM trims t "
+                "JOIN vpic_models vm ON vm.model_id = t.model_id JOIN vpic_makes vk ON vk.make_id = t.make_id "
+                "WHERE t.year = ? AND vm.vpic_model_id = ? AND vk.vpic_make_id = ? ORDER BY t.id LIMIT 500");
+            st.bind({query::Scalar(static_cast<std::int64_t>(r.year)), query::Scalar(static_cast<std::int64_t>(r.model_id)),
+                     query::Scalar(static_cast<std::int64_t>(r.make_id))});
+            while (st.step()) {
+                const unsigned char* t = sqlite3_column_text(st.get(), 1);
+                fresh->emplace_back(sqlite3_column_int64(st.get(), 0), t ? reinterpret_cast<const char*>(t) : "");
+            }
+            api.vin_trims_.put(r.year, r.model_id, r.make_id, fresh, generation);
+            trims = std::move(fresh);
         }
+        ranked.reserve(trims->size());
+        for (const auto& [id, text] : *trims) ranked.emplace_back(score(facts, text), id);
         std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         if (!all_trims && !ranked.empty()) {
             const int top = ranked.front().first;
@@ -185,6 +194,40 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
     }
     out.push_back('}');
     set_json(res, std::move(out));
+}
+
+namespace {
+// (year, model, make) as one key; false when an id does not fit its 24 bits.
+bool trims_key(int year, int model_id, int make_id, std::uint64_t& key) {
+    if (year < 0 || year >= 1 << 16 || model_id < 0 || model_id >= 1 << 24 || make_id < 0 || make_id >= 1 << 24) return false;
+    key = (static_cast<std::uint64_t>(year) << 48) | (static_cast<std::uint64_t>(model_id) << 24) |
+          static_cast<std::uint64_t>(make_id);
+    return true;
+}
+}  // namespace
+
+std::shared_ptr<const VinTrimCache::Trims> VinTrimCache::get(int year, int model_id, int make_id, std::uint64_t generation) {
+    std::uint64_t key = 0;
+    if (!trims_key(year, model_id, make_id, key)) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (generation != generation_) return nullptr;
+    auto it = lists_.find(key);
+    return it == lists_.end() ? nullptr : it->second;
+}
+
+void VinTrimCache::put(int year, int model_id, int make_id, std::shared_ptr<const Trims> trims, std::uint64_t generation) {
+    std::uint64_t key = 0;
+    if (!trims || !trims_key(year, model_id, make_id, key)) return;
+    std::size_t size = 64;
+    for (const auto& t : *trims) size += 48 + t.second.size();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (generation < generation_) return;
+    if (generation != generation_ || bytes_ + size > kMaxBytes) {
+        generation_ = generation;
+        lists_.clear();
+        bytes_ = 0;
+    }
+    if (lists_.emplace(key, std::move(trims)).second) bytes_ += size;
 }
 
 }  // namespace vehicledata::emulator
