@@ -167,13 +167,16 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
         } else if (f->name == "specs") {
             out.push_back('{');
             bool sf = true;
+            // Both in ascending element id: one walk.  The keys are snake_case ([a-z0-9_]): no escapes.
+            auto v = r.values.begin();
             for (const auto& [id, key] : decoder->output_elements()) {
                 if (!sf) out.push_back(',');
                 sf = false;
-                format::append_json_string(out, key);
-                out.push_back(':');
-                const std::string* v = r.get(id);
-                if (v) format::append_json_string(out, *v);
+                out.push_back('"');
+                out.append(key);
+                out.append("\":");
+                while (v != r.values.end() && v->first < id) ++v;
+                if (v != r.values.end() && v->first == id) format::append_json_string(out, v->second);
                 else out.append("null");
             }
             out.push_back('}');
