@@ -245,6 +245,10 @@ public:
         return ::poll(&p, 1, write_timeout_ms_) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
     }
     ssize_t read(char* ptr, size_t size) override {
+        if (size == 1 && pos_ < c_.request_length) {  // httplib reads the head a byte at a time
+            *ptr = c_.buf[pos_++];
+            return 1;
+        }
         const std::size_t n = std::min(size, c_.request_length - pos_);
         std::memcpy(ptr, c_.buf.data() + pos_, n);
         pos_ += n;

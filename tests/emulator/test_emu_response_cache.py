@@ -25,7 +25,8 @@ TARGETS = [
     "/api/makes/v2",
     "/api/years/v2",
     "/api/models/v2?verbose=yes&limit=2",
-    "/api/vehicle-attributes/v2?attribute=engine_type",
+    "/api/vehicle-attributes?attribute=engines.engine_type",
+    "/api/vin/1HGCM82633A004352",
 ]
 
 
@@ -76,7 +77,8 @@ def test_hits_are_byte_identical_to_uncached_answers(pair: Tuple[Http, Http, Emu
                     if token:
                         hdrs["Authorization"] = f"Bearer {token}"
                     want = _raw(off_url, method, target, hdrs)
-                    assert want.startswith(b"HTTP/1.1 200 "), (target, name, want[:200])
+                    if name == "premium":  # (demo callers get a 404 for this VIN's 2003: compared all the same)
+                        assert want.startswith(b"HTTP/1.1 200 "), (target, name, want[:200])
                     for _ in range(2):  # a miss (stored), then a hit
                         got = _raw(emu_on.url, method, target, hdrs)
                         assert got == want, (target, name, accept, method)
