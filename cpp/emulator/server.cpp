@@ -404,6 +404,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
 
     // The response cache (response_cache.h): after every per-request check above, in place of the
     // handler. A truncating fault bypasses it.
+    store_->release_retired();  // no Statement of this thread is alive here (also on a hit: as before)
     const bool cacheable = !truncate && response_cache_.enabled() && cacheable_kind(route->kind);
     std::string key;
     std::uint64_t generation = 0;
@@ -413,7 +414,6 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         if (auto hit = response_cache_.find(key, generation)) return send_cached(req, res, key, std::move(hit));
     }
     try {
-        store_->release_retired();  // no Statement of this thread is alive here
         api_->handle(call, res);
         if (cacheable && res.status == 200 && res.content_length_ == 0 && !res.is_chunked_content_provider_) {
             auto entry = std::make_shared<CachedResponse>();
