@@ -129,7 +129,8 @@ _NUMPY_KINDS = frozenset(("int64", "float64", "bool", "timestamp"))
 
 @lru_cache(maxsize=64)
 def _column_index(names: Tuple[str, ...]) -> Any:
-    """The columns Index of a frame (built once per set of names: pages of one record share it)."""
+    """The columns Index of a frame (built once per set of names: pages of one record share it;
+    each frame gets its own view, as ``df.columns.name = ...`` sets the name in place)."""
     import pandas as pd
 
     return pd.Index(list(names))
@@ -139,10 +140,189 @@ def _frame(pd: Any, names: Sequence[str], arrays: Sequence[Any], n: int) -> "pd.
     """A DataFrame of ready column arrays of length n (pandas' checks and inference skipped: they
     are most of the cost of a small page)."""
     try:
-        return pd.DataFrame._from_arrays(list(arrays), columns=_column_index(tuple(names)),
+        return pd.DataFrame._from_arrays(list(arrays), columns=_column_index(tuple(names))._view(),
                                          index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # pragma: no cover - a pandas without the private constructor
         return pd.DataFrame(dict(zip(names, arrays)), copy=False)
+
+
+def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
+    """``page_to_pandas`` through pandas' public array constructors (and ``_frame``): the reference
+    the fast path (:class:`_FastFrames`) is tested against, and its fallback."""
+    import pandas as pd
+
+    pa = _pyarrow()
+    n = page.rows
+    cols = page.columns()
+    if pa is None:
+        arrays = [_pandas_column(pd, None, c, n) for c in cols]
+    else:
+        batch = _batch(pa, page)
+        arrays = [_pandas_column(pd, None, c, n) if c["kind"] in _NUMPY_KINDS
+                  else _arrow_pandas_array(pd, pa, batch.column(i), n, c["kind"]) for i, c in enumerate(cols)]
+    return _frame(pd, [c["name"] for c in cols], arrays, n)
+
+
+# ---- the fast path: pandas' internal constructors ------------------------------------------
+#
+# A DataFrame of a small page costs almost only pandas object construction (docs/performance.md,
+# section 1): the public constructors validate and infer what the page already knows. The fast
+# path builds each column's array with the array class's ``_simple_new`` (or the two attributes an
+# ArrowExtensionArray has), one block per column, and the BlockManager and DataFrame without
+# checks, with the per-layout metadata (dtypes, block classes, which blocks pandas consolidates,
+# the columns Index) computed once per record layout. It relies on pandas internals as of pandas
+# 2.2-3.0 (the project pins pandas 3.0.1, pyproject.toml [dev]); if any of them is missing, or the
+# first frame of a layout does not equal the public construction's, the public path is used instead
+# (a pandas upgrade can cost speed, never correctness). tests/client/test_client_fast_frames.py
+# compares both paths for every record type.
+
+class _Layout:
+    """What the fast path needs to know about one page layout (column names, kinds and types)."""
+
+    __slots__ = ("columns", "kinds", "klasses", "two_d", "arrow", "consolidate", "verified")
+
+    def __init__(self, fast: "_FastFrames", cols: Sequence[Dict[str, Any]], with_arrow: bool) -> None:
+        self.columns = fast.pd.Index([c["name"] for c in cols])
+        self.kinds = tuple(fast.column_kind(c, with_arrow) for c in cols)
+        dtypes = [fast.dtypes[k] for k in self.kinds]
+        self.arrow = with_arrow and not all(k in _NUMPY_KINDS for k in self.kinds)  # a column from the Arrow export
+        self.klasses = tuple(fast.get_block_type(d) for d in dtypes)
+        # Extension arrays pandas keeps 1-D (Int64, boolean, string) vs numpy and datetime blocks (1 x n).
+        self.two_d = tuple(not fast.is_1d_only(d) for d in dtypes)
+        # Blocks pandas would merge (numpy dtypes: float64, datetime64[s], object): as the public
+        # path does, the manager is consolidated when two columns share such a dtype.
+        merged = [d for d in dtypes if fast.np.dtype in type(d).__mro__]
+        self.consolidate = len(merged) != len(set(merged))
+        self.verified = False
+
+
+class _FastFrames:
+    """Page -> DataFrame through pandas' internal constructors (see above); ``None`` from
+    :func:`_fast_frames` when this pandas lacks one of them."""
+
+    def __init__(self, pd: Any, pa: Any) -> None:
+        import numpy as np
+        from pandas._libs.internals import BlockPlacement
+        from pandas.core.arrays import BooleanArray, DatetimeArray, IntegerArray
+        from pandas.core.dtypes.common import is_1d_only_ea_dtype
+        from pandas.core.internals.blocks import get_block_type
+        from pandas.core.internals.managers import BlockManager
+
+        self.np, self.pd, self.pa = np, pd, pa
+        self.BlockPlacement, self.BlockManager, self.get_block_type = BlockPlacement, BlockManager, get_block_type
+        self.is_1d_only = is_1d_only_ea_dtype
+        self.IntegerArray, self.BooleanArray, self.DatetimeArray = IntegerArray, BooleanArray, DatetimeArray
+        self.from_mgr = pd.DataFrame._from_mgr
+        self.int64 = pd.Int64Dtype()
+        self.utc_us = pd.DatetimeTZDtype("us", "UTC")
+        self.days = np.dtype(PANDAS_DTYPES["date"])
+        self.nat = np.iinfo(np.int64).min
+        self.string_array: Any = None
+        self.string_dtype: Any = None
+        if pa is not None:
+            from pandas.core.arrays.string_arrow import ArrowStringArray
+
+            self.string_array = ArrowStringArray
+            self.string_dtype = ArrowStringArray(pa.array([], pa.large_string())).dtype
+            self.table_new = pa.Table.from_batches
+        self.dtypes = {"int64": self.int64, "float64": np.dtype("float64"), "bool": pd.BooleanDtype(),
+                       "timestamp": self.utc_us, "json": np.dtype(object), "date": self.days,
+                       "string": self.string_dtype if pa is not None else np.dtype(object)}
+        self.layouts: Dict[Tuple[Any, ...], _Layout] = {}
+        # Every internal used below, checked once on a page with a column of each kind.
+        self.integer_new, self.boolean_new = IntegerArray._simple_new, BooleanArray._simple_new
+        self.datetime_new = DatetimeArray._simple_new
+        self.range_new = pd.RangeIndex._simple_new
+
+    @staticmethod
+    def column_kind(col: Dict[str, Any], with_arrow: bool) -> str:
+        kind = col["kind"]
+        if kind in _NUMPY_KINDS or kind == "json":
+            return str(kind)
+        if col["type"] == "date":
+            return "date"
+        return "string"
+
+    def layout(self, cols: Sequence[Dict[str, Any]], with_arrow: bool) -> _Layout:
+        key = (with_arrow,) + tuple((c["name"], c["kind"], c["type"]) for c in cols)
+        found = self.layouts.get(key)
+        if found is None:
+            if len(self.layouts) > 256:  # pragma: no cover - many ad hoc layouts
+                self.layouts.clear()
+            found = self.layouts[key] = _Layout(self, cols, with_arrow)
+        return found
+
+    def array(self, kind: str, col: Dict[str, Any], i: int, table: Any, n: int) -> Any:
+        """Column ``col`` (number ``i`` of the page) as its pandas array, the values of
+        :func:`_pandas_column` / :func:`_arrow_pandas_array` without their checks."""
+        if kind == "int64":
+            return self.integer_new(col["values"], ~col["valid"])
+        if kind == "float64":
+            return col["values"].copy()  # pandas' construction stacks (copies) numpy columns
+        if kind == "string":
+            if table is None:
+                return _python_strings(col, n)
+            arr = self.string_array.__new__(self.string_array)  # ArrowExtensionArray's two attributes
+            arr._pa_array = table.column(i)  # a ChunkedArray (one chunk: the page)
+            arr._dtype = self.string_dtype
+            return arr
+        if kind == "timestamp":
+            values = col["values"]
+            if col["null_count"]:
+                values = values.copy()
+                values[~col["valid"]] = self.nat
+            return self.datetime_new(values.view("M8[us]"), dtype=self.utc_us)
+        if kind == "bool":
+            return self.boolean_new(col["values"].astype(bool), ~col["valid"])
+        if kind == "date" and table is not None:
+            days = table.column(i).to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls
+            return self.datetime_new(days, dtype=self.days)
+        if kind == "json" and table is not None:
+            return _json_values(table.column(i).to_pylist(), n)
+        return _pandas_column(self.pd, None, col, n)
+
+    def frame(self, page: Any) -> "pd.DataFrame":
+        n = page.rows
+        cols = page.columns()
+        pa = self.pa
+        lay = self.layout(cols, pa is not None)
+        table = self.table_new([_batch(pa, page)]) if pa is not None and lay.arrow else None
+        place = self.BlockPlacement
+        blocks = []
+        for i, (kind, col, klass, two_d) in enumerate(zip(lay.kinds, cols, lay.klasses, lay.two_d)):
+            values = self.array(kind, col, i, table, n)
+            if two_d:
+                values = values.reshape(1, n)
+            blocks.append(klass(values, ndim=2, placement=place(slice(i, i + 1, 1)), refs=None))
+        axes = [lay.columns._view(), self.range_new(range(n))]
+        mgr = self.BlockManager(tuple(blocks), axes, verify_integrity=False)
+        if lay.consolidate:
+            mgr._consolidate_inplace()
+        df = self.from_mgr(mgr, axes)
+        if not lay.verified:  # the first frame of a layout: the same as pandas' public construction?
+            _check_same(self.pd, df, _page_to_pandas_public(page))
+            lay.verified = True
+        return df
+
+
+def _check_same(pd: Any, fast: Any, public: Any) -> None:
+    pd.testing.assert_frame_equal(fast, public, check_exact=True)
+    if [b.dtype for b in fast._mgr.blocks] != [b.dtype for b in public._mgr.blocks]:
+        raise AssertionError("other blocks than pandas' own construction")
+
+
+_FAST: Dict[str, Any] = {}
+
+
+def _fast_frames(pd: Any, pa: Any) -> Optional[_FastFrames]:
+    """The fast path for this pandas (and pyarrow or not), or None if it lacks an internal."""
+    key = "arrow" if pa is not None else "numpy"
+    if key not in _FAST:
+        try:
+            _FAST[key] = _FastFrames(pd, pa)
+        except (ImportError, AttributeError, TypeError):  # pragma: no cover - another pandas
+            _FAST[key] = None
+    return _FAST[key]  # type: ignore[no-any-return]
 
 
 def arrow_type(pa: Any, schema_type: str) -> Any:
@@ -197,16 +377,14 @@ def page_to_pandas(page: Any) -> "pd.DataFrame":
     """One core Page -> DataFrame (column buffers wrapped, not copied through Python objects)."""
     import pandas as pd
 
-    pa = _pyarrow()
-    n = page.rows
-    cols = page.columns()
-    if pa is None:
-        arrays = [_pandas_column(pd, None, c, n) for c in cols]
-    else:
-        batch = _batch(pa, page)
-        arrays = [_pandas_column(pd, None, c, n) if c["kind"] in _NUMPY_KINDS
-                  else _arrow_pandas_array(pd, pa, batch.column(i), n, c["kind"]) for i, c in enumerate(cols)]
-    return _frame(pd, [c["name"] for c in cols], arrays, n)
+    fast = _fast_frames(pd, _pyarrow())
+    if fast is not None:
+        try:
+            return fast.frame(page)
+        except (AttributeError, TypeError, ValueError, AssertionError):  # pragma: no cover - another pandas
+            _FAST.clear()
+            _FAST["arrow"] = _FAST["numpy"] = None
+    return _page_to_pandas_public(page)
 
 
 def pages_to_pandas(pages: Sequence[Any], record: Optional[str] = None) -> "pd.DataFrame":
