@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 from . import _core
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    import polars as pl
     import pyarrow as pa
 
 #: Schema type -> pandas dtype of its column in every DataFrame of the package: pages of the API
@@ -179,20 +180,33 @@ def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
 class _Layout:
     """What the fast path needs to know about one page layout (column names, kinds and types)."""
 
-    __slots__ = ("columns", "kinds", "klasses", "two_d", "arrow", "consolidate", "verified")
+    __slots__ = ("columns", "kinds", "blocks", "arrow", "consolidate", "verified")
 
     def __init__(self, fast: "_FastFrames", cols: Sequence[Dict[str, Any]], with_arrow: bool) -> None:
+        np = fast.np
         self.columns = fast.pd.Index([c["name"] for c in cols])
         self.kinds = tuple(fast.column_kind(c, with_arrow) for c in cols)
-        dtypes = [fast.dtypes[k] for k in self.kinds]
         self.arrow = with_arrow and not all(k in _NUMPY_KINDS for k in self.kinds)  # a column from the Arrow export
-        self.klasses = tuple(fast.get_block_type(d) for d in dtypes)
-        # Extension arrays pandas keeps 1-D (Int64, boolean, string) vs numpy and datetime blocks (1 x n).
-        self.two_d = tuple(not fast.is_1d_only(d) for d in dtypes)
-        # Blocks pandas would merge (numpy dtypes: float64, datetime64[s], object): as the public
-        # path does, the manager is consolidated when two columns share such a dtype.
-        merged = [d for d in dtypes if fast.np.dtype in type(d).__mro__]
-        self.consolidate = len(merged) != len(set(merged))
+        dtypes = [fast.dtypes[k] for k in self.kinds]
+        # The blocks of pandas' own construction (_form_blocks): a run of columns of one numpy dtype
+        # (float64, datetime64[s], object) is one stacked block, an extension array one block
+        # (1-D: Int64, boolean, string; 1 x n: datetime64[us, UTC]). Blocks: (klass, columns, how)
+        # with how "1d", "2d" or the numpy dtype to stack into.
+        self.blocks: List[Tuple[Any, Tuple[int, ...], Any]] = []
+        runs: Dict[Any, int] = {}
+        for i, d in enumerate(dtypes):
+            klass = fast.get_block_type(d)
+            if isinstance(d, np.dtype):
+                last = self.blocks[-1] if self.blocks else None
+                if last is not None and last[2] == d and last[1][-1] == i - 1:
+                    self.blocks[-1] = (klass, last[1] + (i,), d)
+                else:
+                    self.blocks.append((klass, (i,), d))
+                    runs[d] = runs.get(d, 0) + 1
+            else:
+                self.blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
+        # Runs of one dtype apart: pandas then merges them (BlockManager._consolidate_inplace).
+        self.consolidate = any(r > 1 for r in runs.values())
         self.verified = False
 
 
@@ -258,7 +272,7 @@ class _FastFrames:
         if kind == "int64":
             return self.integer_new(col["values"], ~col["valid"])
         if kind == "float64":
-            return col["values"].copy()  # pandas' construction stacks (copies) numpy columns
+            return col["values"]
         if kind == "string":
             if table is None:
                 return _python_strings(col, n)
@@ -275,8 +289,7 @@ class _FastFrames:
         if kind == "bool":
             return self.boolean_new(col["values"].astype(bool), ~col["valid"])
         if kind == "date" and table is not None:
-            days = table.column(i).to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls
-            return self.datetime_new(days, dtype=self.days)
+            return table.column(i).to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls; stacked
         if kind == "json" and table is not None:
             return _json_values(table.column(i).to_pylist(), n)
         return _pandas_column(self.pd, None, col, n)
@@ -287,13 +300,21 @@ class _FastFrames:
         pa = self.pa
         lay = self.layout(cols, pa is not None)
         table = self.table_new([_batch(pa, page)]) if pa is not None and lay.arrow else None
+        arrays = [self.array(kind, col, i, table, n) for i, (kind, col) in enumerate(zip(lay.kinds, cols))]
         place = self.BlockPlacement
         blocks = []
-        for i, (kind, col, klass, two_d) in enumerate(zip(lay.kinds, cols, lay.klasses, lay.two_d)):
-            values = self.array(kind, col, i, table, n)
-            if two_d:
-                values = values.reshape(1, n)
-            blocks.append(klass(values, ndim=2, placement=place(slice(i, i + 1, 1)), refs=None))
+        for klass, where, how in lay.blocks:
+            if how == "1d":
+                values = arrays[where[0]]
+            elif how == "2d":
+                values = arrays[where[0]].reshape(1, n)
+            else:  # stacked (a copy), as pandas stacks numpy columns
+                values = self.np.empty((len(where), n), dtype=how)
+                for row, i in enumerate(where):
+                    values[row] = arrays[i]
+                if how.kind == "M":
+                    values = self.datetime_new(values, dtype=how)
+            blocks.append(klass(values, ndim=2, placement=place(slice(where[0], where[-1] + 1, 1)), refs=None))
         axes = [lay.columns._view(), self.range_new(range(n))]
         mgr = self.BlockManager(tuple(blocks), axes, verify_integrity=False)
         if lay.consolidate:
@@ -429,10 +450,43 @@ class ArrowStream:
         return _core.client.arrow_stream(self._schema_page, pages)
 
 
-def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope") -> "pd.DataFrame":
-    """Decode a response body straight to a DataFrame (benchmarks, offline files)."""
-    return page_to_pandas(_core.client.decode(body, record, shape, ""))
+def _polars() -> Any:
+    try:
+        import polars
+    except ImportError:
+        raise ImportError("to_polars() needs polars: pip install 'vehicledata[polars]'") from None
+    return polars
 
 
-__all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "frame_from_bytes",
+def page_to_polars(page: Any) -> "pl.DataFrame":
+    """One core Page -> polars DataFrame, imported by polars from the page's Arrow C Data Interface
+    export: the types of the Arrow column of the module docstring's table (Int64, Float64, Boolean,
+    String, Date, Datetime("us", "UTC"); nested columns stay JSON text, String). Numbers, timestamps
+    and validity are polars views of the page's buffers (not copied); polars converts text to its own
+    string layout."""
+    return _polars().DataFrame(page)  # type: ignore[no-any-return]
+
+
+@overload
+def frame_from_bytes(body: bytes, record: str = ..., shape: str = ...,
+                     kind: Literal["pandas"] = ...) -> "pd.DataFrame": ...
+
+
+@overload
+def frame_from_bytes(body: bytes, record: str = ..., shape: str = ...,
+                     *, kind: Literal["polars"]) -> "pl.DataFrame": ...
+
+
+def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope",
+                     kind: str = "pandas") -> Union["pd.DataFrame", "pl.DataFrame"]:
+    """Decode a response body straight to a DataFrame (benchmarks, offline files): a pandas one,
+    or with ``kind="polars"`` a polars one (:func:`page_to_polars`)."""
+    if kind not in ("pandas", "polars"):
+        raise ValueError(f"kind must be 'pandas' or 'polars', not {kind!r}")
+    page = _core.client.decode(body, record, shape, "")
+    return page_to_polars(page) if kind == "polars" else page_to_pandas(page)
+
+
+__all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "page_to_polars",
+           "frame_from_bytes",
            "arrow_type", "arrow_to_pandas", "pandas_dtype", "PANDAS_DTYPES", "ArrowStream"]
