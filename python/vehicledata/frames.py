@@ -185,7 +185,7 @@ class _Layout:
     def __init__(self, fast: "_FastFrames", cols: Sequence[Dict[str, Any]], with_arrow: bool) -> None:
         np = fast.np
         self.columns = fast.pd.Index([c["name"] for c in cols])
-        self.kinds = tuple(fast.column_kind(c, with_arrow) for c in cols)
+        self.kinds = tuple(fast.column_kind(c) for c in cols)
         self.arrow = with_arrow and not all(k in _NUMPY_KINDS for k in self.kinds)  # a column from the Arrow export
         dtypes = [fast.dtypes[k] for k in self.kinds]
         # The blocks of pandas' own construction (_form_blocks): a run of columns of one numpy dtype
@@ -218,14 +218,13 @@ class _FastFrames:
         import numpy as np
         from pandas._libs.internals import BlockPlacement
         from pandas.core.arrays import BooleanArray, DatetimeArray, IntegerArray
-        from pandas.core.dtypes.common import is_1d_only_ea_dtype
+        from pandas.core.dtypes import common
         from pandas.core.internals.blocks import get_block_type
         from pandas.core.internals.managers import BlockManager
 
         self.np, self.pd, self.pa = np, pd, pa
         self.BlockPlacement, self.BlockManager, self.get_block_type = BlockPlacement, BlockManager, get_block_type
-        self.is_1d_only = is_1d_only_ea_dtype
-        self.IntegerArray, self.BooleanArray, self.DatetimeArray = IntegerArray, BooleanArray, DatetimeArray
+        self.is_1d_only = getattr(common, "is_1d_only_ea_dtype")
         self.from_mgr = pd.DataFrame._from_mgr
         self.int64 = pd.Int64Dtype()
         self.utc_us = pd.DatetimeTZDtype("us", "UTC")
@@ -243,13 +242,15 @@ class _FastFrames:
                        "timestamp": self.utc_us, "json": np.dtype(object), "date": self.days,
                        "string": self.string_dtype if pa is not None else np.dtype(object)}
         self.layouts: Dict[Tuple[Any, ...], _Layout] = {}
-        # Every internal used below, checked once on a page with a column of each kind.
-        self.integer_new, self.boolean_new = IntegerArray._simple_new, BooleanArray._simple_new
-        self.datetime_new = DatetimeArray._simple_new
+        # The internal constructors (an AttributeError here: this pandas lacks one; the public path is used).
+        self.integer_new = getattr(IntegerArray, "_simple_new")
+        self.boolean_new = getattr(BooleanArray, "_simple_new")
+        self.datetime_new = getattr(DatetimeArray, "_simple_new")
         self.range_new = pd.RangeIndex._simple_new
 
     @staticmethod
-    def column_kind(col: Dict[str, Any], with_arrow: bool) -> str:
+    def column_kind(col: Dict[str, Any]) -> str:
+        """The column's kind in the page (int64, float64, bool, timestamp, json), or date or string."""
         kind = col["kind"]
         if kind in _NUMPY_KINDS or kind == "json":
             return str(kind)
