@@ -258,8 +258,10 @@ class _FastFrames:
             return "date"
         return "string"
 
-    def layout(self, cols: Sequence[Dict[str, Any]], with_arrow: bool) -> _Layout:
-        key = (with_arrow,) + tuple((c["name"], c["kind"], c["type"]) for c in cols)
+    def layout(self, page: Any, cols: Sequence[Dict[str, Any]], with_arrow: bool) -> _Layout:
+        # A page's columns are its record's fields (with verbose: more of them), in the schema
+        # table's order: the record, the number of columns and the last name identify the layout.
+        key = (with_arrow, page.record, len(cols), cols[-1]["name"] if cols else "")
         found = self.layouts.get(key)
         if found is None:
             if len(self.layouts) > 256:  # pragma: no cover - many ad hoc layouts
@@ -299,7 +301,7 @@ class _FastFrames:
         n = page.rows
         cols = page.columns()
         pa = self.pa
-        lay = self.layout(cols, pa is not None)
+        lay = self.layout(page, cols, pa is not None)
         table = self.table_new([_batch(pa, page)]) if pa is not None and lay.arrow else None
         arrays = [self.array(kind, col, i, table, n) for i, (kind, col) in enumerate(zip(lay.kinds, cols))]
         place = self.BlockPlacement
