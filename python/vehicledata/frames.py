@@ -169,13 +169,13 @@ def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
 # A DataFrame of a small page costs almost only pandas object construction (docs/performance.md,
 # section 1): the public constructors validate and infer what the page already knows. The fast
 # path builds each column's array with the array class's ``_simple_new`` (or the two attributes an
-# ArrowExtensionArray has), one block per column, and the BlockManager and DataFrame without
-# checks, with the per-layout metadata (dtypes, block classes, which blocks pandas consolidates,
-# the columns Index) computed once per record layout. It relies on pandas internals as of pandas
-# 2.2-3.0 (the project pins pandas 3.0.1, pyproject.toml [dev]); if any of them is missing, or the
-# first frame of a layout does not equal the public construction's, the public path is used instead
-# (a pandas upgrade can cost speed, never correctness). tests/client/test_client_fast_frames.py
-# compares both paths for every record type.
+# ArrowExtensionArray has), the blocks pandas would build, and the BlockManager and DataFrame
+# without checks, with the per-layout metadata (dtypes, block classes, which columns pandas stacks,
+# the columns Index) computed once per record layout. It is written against the internals of
+# pandas 3.0.1 (the project's pin, pyproject.toml [dev]); with another pandas, if one of them is
+# missing, or if the first frame of a layout differs from the public construction's (values,
+# dtypes, blocks), the public path is used from then on: an upgrade can cost speed, not
+# correctness. tests/client/test_client_fast_frames.py compares both paths for every record type.
 
 class _Layout:
     """What the fast path needs to know about one page layout (column names, kinds and types)."""
