@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 from . import _core
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    import polars as pl
     import pyarrow as pa
 
 #: Schema type -> pandas dtype of its column in every DataFrame of the package: pages of the API
@@ -129,7 +130,8 @@ _NUMPY_KINDS = frozenset(("int64", "float64", "bool", "timestamp"))
 
 @lru_cache(maxsize=64)
 def _column_index(names: Tuple[str, ...]) -> Any:
-    """The columns Index of a frame (built once per set of names: pages of one record share it)."""
+    """The columns Index of a frame (built once per set of names: pages of one record share it;
+    each frame gets its own view, as ``df.columns.name = ...`` sets the name in place)."""
     import pandas as pd
 
     return pd.Index(list(names))
@@ -139,10 +141,212 @@ def _frame(pd: Any, names: Sequence[str], arrays: Sequence[Any], n: int) -> "pd.
     """A DataFrame of ready column arrays of length n (pandas' checks and inference skipped: they
     are most of the cost of a small page)."""
     try:
-        return pd.DataFrame._from_arrays(list(arrays), columns=_column_index(tuple(names)),
+        return pd.DataFrame._from_arrays(list(arrays), columns=_column_index(tuple(names))._view(),
                                          index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # pragma: no cover - a pandas without the private constructor
         return pd.DataFrame(dict(zip(names, arrays)), copy=False)
+
+
+def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
+    """``page_to_pandas`` through pandas' public array constructors (and ``_frame``): the reference
+    the fast path (:class:`_FastFrames`) is tested against, and its fallback."""
+    import pandas as pd
+
+    pa = _pyarrow()
+    n = page.rows
+    cols = page.columns()
+    if pa is None:
+        arrays = [_pandas_column(pd, None, c, n) for c in cols]
+    else:
+        batch = _batch(pa, page)
+        arrays = [_pandas_column(pd, None, c, n) if c["kind"] in _NUMPY_KINDS
+                  else _arrow_pandas_array(pd, pa, batch.column(i), n, c["kind"]) for i, c in enumerate(cols)]
+    return _frame(pd, [c["name"] for c in cols], arrays, n)
+
+
+# ---- the fast path: pandas' internal constructors ------------------------------------------
+#
+# A DataFrame of a small page costs almost only pandas object construction (docs/performance.md,
+# section 1): the public constructors validate and infer what the page already knows. The fast
+# path builds each column's array with the array class's ``_simple_new`` (or the two attributes an
+# ArrowExtensionArray has), the blocks pandas would build, and the BlockManager and DataFrame
+# without checks, with the per-layout metadata (dtypes, block classes, which columns pandas stacks,
+# the columns Index) computed once per record layout. It is written against the internals of
+# pandas 3.0.1 (the project's pin, pyproject.toml [dev]); with another pandas, if one of them is
+# missing, or if the first frame of a layout differs from the public construction's (values,
+# dtypes, blocks), the public path is used from then on: an upgrade can cost speed, not
+# correctness. tests/client/test_client_fast_frames.py compares both paths for every record type.
+
+class _Layout:
+    """What the fast path needs to know about one page layout (column names, kinds and types)."""
+
+    __slots__ = ("columns", "kinds", "blocks", "arrow", "consolidate", "verified")
+
+    def __init__(self, fast: "_FastFrames", cols: Sequence[Dict[str, Any]], with_arrow: bool) -> None:
+        np = fast.np
+        self.columns = fast.pd.Index([c["name"] for c in cols])
+        self.kinds = tuple(fast.column_kind(c) for c in cols)
+        self.arrow = with_arrow and not all(k in _NUMPY_KINDS for k in self.kinds)  # a column from the Arrow export
+        dtypes = [fast.dtypes[k] for k in self.kinds]
+        # The blocks of pandas' own construction (_form_blocks): a run of columns of one numpy dtype
+        # (float64, datetime64[s], object) is one stacked block, an extension array one block
+        # (1-D: Int64, boolean, string; 1 x n: datetime64[us, UTC]). Blocks: (klass, columns, how)
+        # with how "1d", "2d" or the numpy dtype to stack into.
+        self.blocks: List[Tuple[Any, Tuple[int, ...], Any]] = []
+        runs: Dict[Any, int] = {}
+        for i, d in enumerate(dtypes):
+            klass = fast.get_block_type(d)
+            if isinstance(d, np.dtype):
+                last = self.blocks[-1] if self.blocks else None
+                if last is not None and last[2] == d and last[1][-1] == i - 1:
+                    self.blocks[-1] = (klass, last[1] + (i,), d)
+                else:
+                    self.blocks.append((klass, (i,), d))
+                    runs[d] = runs.get(d, 0) + 1
+            else:
+                self.blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
+        # Runs of one dtype apart: pandas then merges them (BlockManager._consolidate_inplace).
+        self.consolidate = any(r > 1 for r in runs.values())
+        self.verified = False
+
+
+class _FastFrames:
+    """Page -> DataFrame through pandas' internal constructors (see above); ``None`` from
+    :func:`_fast_frames` when this pandas lacks one of them."""
+
+    def __init__(self, pd: Any, pa: Any) -> None:
+        import numpy as np
+        from pandas._libs.internals import BlockPlacement
+        from pandas.core.arrays import BooleanArray, DatetimeArray, IntegerArray
+        from pandas.core.dtypes import common
+        from pandas.core.internals.blocks import get_block_type
+        from pandas.core.internals.managers import BlockManager
+
+        self.np, self.pd, self.pa = np, pd, pa
+        self.BlockPlacement, self.BlockManager, self.get_block_type = BlockPlacement, BlockManager, get_block_type
+        self.is_1d_only = getattr(common, "is_1d_only_ea_dtype")
+        self.from_mgr = pd.DataFrame._from_mgr
+        self.int64 = pd.Int64Dtype()
+        self.utc_us = pd.DatetimeTZDtype("us", "UTC")
+        self.days = np.dtype(PANDAS_DTYPES["date"])
+        self.nat = np.iinfo(np.int64).min
+        self.string_array: Any = None
+        self.string_dtype: Any = None
+        if pa is not None:
+            from pandas.core.arrays.string_arrow import ArrowStringArray
+
+            self.string_array = ArrowStringArray
+            self.string_dtype = ArrowStringArray(pa.array([], pa.large_string())).dtype
+            self.table_new = pa.Table.from_batches
+        self.dtypes = {"int64": self.int64, "float64": np.dtype("float64"), "bool": pd.BooleanDtype(),
+                       "timestamp": self.utc_us, "json": np.dtype(object), "date": self.days,
+                       "string": self.string_dtype if pa is not None else np.dtype(object)}
+        self.layouts: Dict[Tuple[Any, ...], _Layout] = {}
+        # The internal constructors (an AttributeError here: this pandas lacks one; the public path is used).
+        self.integer_new = getattr(IntegerArray, "_simple_new")
+        self.boolean_new = getattr(BooleanArray, "_simple_new")
+        self.datetime_new = getattr(DatetimeArray, "_simple_new")
+        self.range_new = pd.RangeIndex._simple_new
+
+    @staticmethod
+    def column_kind(col: Dict[str, Any]) -> str:
+        """The column's kind in the page (int64, float64, bool, timestamp, json), or date or string."""
+        kind = col["kind"]
+        if kind in _NUMPY_KINDS or kind == "json":
+            return str(kind)
+        if col["type"] == "date":
+            return "date"
+        return "string"
+
+    def layout(self, page: Any, cols: Sequence[Dict[str, Any]], with_arrow: bool) -> _Layout:
+        # A page's columns are its record's fields (with verbose: more of them), in the schema
+        # table's order: the record, the number of columns and the last name identify the layout.
+        key = (with_arrow, page.record, len(cols), cols[-1]["name"] if cols else "")
+        found = self.layouts.get(key)
+        if found is None:
+            if len(self.layouts) > 256:  # pragma: no cover - many ad hoc layouts
+                self.layouts.clear()
+            found = self.layouts[key] = _Layout(self, cols, with_arrow)
+        return found
+
+    def array(self, kind: str, col: Dict[str, Any], i: int, table: Any, n: int) -> Any:
+        """Column ``col`` (number ``i`` of the page) as its pandas array, the values of
+        :func:`_pandas_column` / :func:`_arrow_pandas_array` without their checks."""
+        if kind == "int64":
+            return self.integer_new(col["values"], ~col["valid"])
+        if kind == "float64":
+            return col["values"]
+        if kind == "string":
+            if table is None:
+                return _python_strings(col, n)
+            arr = self.string_array.__new__(self.string_array)  # ArrowExtensionArray's two attributes
+            arr._pa_array = table.column(i)  # a ChunkedArray (one chunk: the page)
+            arr._dtype = self.string_dtype
+            return arr
+        if kind == "timestamp":
+            values = col["values"]
+            if col["null_count"]:
+                values = values.copy()
+                values[~col["valid"]] = self.nat
+            return self.datetime_new(values.view("M8[us]"), dtype=self.utc_us)
+        if kind == "bool":
+            return self.boolean_new(col["values"].astype(bool), ~col["valid"])
+        if kind == "date" and table is not None:
+            return table.column(i).to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls; stacked
+        if kind == "json" and table is not None:
+            return _json_values(table.column(i).to_pylist(), n)
+        return _pandas_column(self.pd, None, col, n)
+
+    def frame(self, page: Any) -> "pd.DataFrame":
+        n = page.rows
+        cols = page.columns()
+        pa = self.pa
+        lay = self.layout(page, cols, pa is not None)
+        table = self.table_new([_batch(pa, page)]) if pa is not None and lay.arrow else None
+        arrays = [self.array(kind, col, i, table, n) for i, (kind, col) in enumerate(zip(lay.kinds, cols))]
+        place = self.BlockPlacement
+        blocks = []
+        for klass, where, how in lay.blocks:
+            if how == "1d":
+                values = arrays[where[0]]
+            elif how == "2d":
+                values = arrays[where[0]].reshape(1, n)
+            else:  # stacked (a copy), as pandas stacks numpy columns
+                values = self.np.empty((len(where), n), dtype=how)
+                for row, i in enumerate(where):
+                    values[row] = arrays[i]
+                if how.kind == "M":
+                    values = self.datetime_new(values, dtype=how)
+            blocks.append(klass(values, ndim=2, placement=place(slice(where[0], where[-1] + 1, 1)), refs=None))
+        axes = [lay.columns._view(), self.range_new(range(n))]
+        mgr = self.BlockManager(tuple(blocks), axes, verify_integrity=False)
+        if lay.consolidate:
+            mgr._consolidate_inplace()
+        df = self.from_mgr(mgr, axes)
+        if not lay.verified:  # the first frame of a layout: the same as pandas' public construction?
+            _check_same(self.pd, df, _page_to_pandas_public(page))
+            lay.verified = True
+        return df
+
+
+def _check_same(pd: Any, fast: Any, public: Any) -> None:
+    pd.testing.assert_frame_equal(fast, public, check_exact=True)
+    if [b.dtype for b in fast._mgr.blocks] != [b.dtype for b in public._mgr.blocks]:
+        raise AssertionError("other blocks than pandas' own construction")
+
+
+_FAST: Dict[str, Any] = {}
+
+
+def _fast_frames(pd: Any, pa: Any) -> Optional[_FastFrames]:
+    """The fast path for this pandas (and pyarrow or not), or None if it lacks an internal."""
+    key = "arrow" if pa is not None else "numpy"
+    if key not in _FAST:
+        try:
+            _FAST[key] = _FastFrames(pd, pa)
+        except (ImportError, AttributeError, TypeError):  # pragma: no cover - another pandas
+            _FAST[key] = None
+    return _FAST[key]  # type: ignore[no-any-return]
 
 
 def arrow_type(pa: Any, schema_type: str) -> Any:
@@ -197,16 +401,14 @@ def page_to_pandas(page: Any) -> "pd.DataFrame":
     """One core Page -> DataFrame (column buffers wrapped, not copied through Python objects)."""
     import pandas as pd
 
-    pa = _pyarrow()
-    n = page.rows
-    cols = page.columns()
-    if pa is None:
-        arrays = [_pandas_column(pd, None, c, n) for c in cols]
-    else:
-        batch = _batch(pa, page)
-        arrays = [_pandas_column(pd, None, c, n) if c["kind"] in _NUMPY_KINDS
-                  else _arrow_pandas_array(pd, pa, batch.column(i), n, c["kind"]) for i, c in enumerate(cols)]
-    return _frame(pd, [c["name"] for c in cols], arrays, n)
+    fast = _fast_frames(pd, _pyarrow())
+    if fast is not None:
+        try:
+            return fast.frame(page)
+        except (AttributeError, TypeError, ValueError, AssertionError):  # pragma: no cover - another pandas
+            _FAST.clear()
+            _FAST["arrow"] = _FAST["numpy"] = None
+    return _page_to_pandas_public(page)
 
 
 def pages_to_pandas(pages: Sequence[Any], record: Optional[str] = None) -> "pd.DataFrame":
@@ -251,10 +453,43 @@ class ArrowStream:
         return _core.client.arrow_stream(self._schema_page, pages)
 
 
-def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope") -> "pd.DataFrame":
-    """Decode a response body straight to a DataFrame (benchmarks, offline files)."""
-    return page_to_pandas(_core.client.decode(body, record, shape, ""))
+def _polars() -> Any:
+    try:
+        import polars
+    except ImportError:
+        raise ImportError("to_polars() needs polars: pip install 'vehicledata[polars]'") from None
+    return polars
 
 
-__all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "frame_from_bytes",
+def page_to_polars(page: Any) -> "pl.DataFrame":
+    """One core Page -> polars DataFrame, imported by polars from the page's Arrow C Data Interface
+    export: the types of the Arrow column of the module docstring's table (Int64, Float64, Boolean,
+    String, Date, Datetime("us", "UTC"); nested columns stay JSON text, String). Numbers, timestamps
+    and validity are polars views of the page's buffers (not copied); polars converts text to its own
+    string layout."""
+    return _polars().DataFrame(page)  # type: ignore[no-any-return]
+
+
+@overload
+def frame_from_bytes(body: bytes, record: str = ..., shape: str = ...,
+                     kind: Literal["pandas"] = ...) -> "pd.DataFrame": ...
+
+
+@overload
+def frame_from_bytes(body: bytes, record: str = ..., shape: str = ...,
+                     *, kind: Literal["polars"]) -> "pl.DataFrame": ...
+
+
+def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope",
+                     kind: str = "pandas") -> Union["pd.DataFrame", "pl.DataFrame"]:
+    """Decode a response body straight to a DataFrame (benchmarks, offline files): a pandas one,
+    or with ``kind="polars"`` a polars one (:func:`page_to_polars`)."""
+    if kind not in ("pandas", "polars"):
+        raise ValueError(f"kind must be 'pandas' or 'polars', not {kind!r}")
+    page = _core.client.decode(body, record, shape, "")
+    return page_to_polars(page) if kind == "polars" else page_to_pandas(page)
+
+
+__all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "page_to_polars",
+           "frame_from_bytes",
            "arrow_type", "arrow_to_pandas", "pandas_dtype", "PANDAS_DTYPES", "ArrowStream"]

@@ -32,6 +32,7 @@ from .errors import NotFoundError, PaginationError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    import polars as pl
     import pyarrow as pa
 
     from ._fetcher import Fetcher
@@ -250,12 +251,16 @@ class Page:
     def to_arrow(self) -> "pa.Table":
         return frames.page_to_arrow(self._core)
 
+    def to_polars(self) -> "pl.DataFrame":
+        """This page as a polars DataFrame (``frames.page_to_polars``: the Arrow export, numbers not copied)."""
+        return frames.page_to_polars(self._core)
+
     def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
         """The Arrow PyCapsule protocol: ``pa.record_batch(page)`` (the C++ columns, not copied)."""
         return self._core.__arrow_c_array__(requested_schema)
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
-        """The Arrow PyCapsule stream protocol: ``pa.table(page)``, ``polars.from_arrow(page)``..."""
+        """The Arrow PyCapsule stream protocol: ``pa.table(page)``, ``polars.DataFrame(page)``..."""
         return self._core.__arrow_c_stream__(requested_schema)
 
     def __repr__(self) -> str:
@@ -620,6 +625,11 @@ class Pager:
     def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
         """Every page in one Arrow table (same path and page size as to_pandas)."""
         return frames.page_to_arrow(self._bulk_collected(page_size))
+
+    def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
+        """Every page in one polars DataFrame (same path and page size as to_pandas; the types of
+        ``frames.page_to_polars``). Needs polars: ``pip install 'vehicledata[polars]'``."""
+        return frames.page_to_polars(self._bulk_collected(page_size))
 
     def _known(self) -> Optional[Tuple[int, int]]:
         return (self._first.total, self._first.pages) if self._first is not None else self._seen

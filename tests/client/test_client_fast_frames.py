@@ -1,0 +1,154 @@
+"""The fast page -> DataFrame path (pandas' internal constructors, frames._FastFrames) against
+pandas' public construction (frames._page_to_pandas_public): the same frames, dtypes and values,
+for every record type, empty pages and pages of 1, 10 and 1000 records with nulls; and the
+fallbacks when a pandas lacks the internals."""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List
+
+import pandas as pd
+import pytest
+
+from vehicledata import _core, frames, schema
+
+SEARCHES = sorted(p for p, e in schema.endpoints().items() if e.kind == "search" and e.shape == "envelope")
+
+
+@pytest.fixture(autouse=True)
+def fresh_fast_path():
+    """Each test starts without a cached fast path (and leaves none behind)."""
+    frames._FAST.clear()
+    yield
+    frames._FAST.clear()
+
+
+def _same(page: Any) -> pd.DataFrame:
+    """page_to_pandas through the fast path, checked against the public construction."""
+    fast = frames.page_to_pandas(page)
+    assert frames._FAST.get("arrow") is not None, "the fast path fell back to the public one"
+    public = frames._page_to_pandas_public(page)
+    pd.testing.assert_frame_equal(fast, public, check_exact=True)
+    assert [str(b.dtype) for b in fast._mgr.blocks] == [str(b.dtype) for b in public._mgr.blocks]
+    assert isinstance(fast.index, pd.RangeIndex) and len(fast.index) == page.rows
+    return fast
+
+
+def _with_nulls(raw: Dict[str, Any], size: int) -> bytes:
+    """The first `size` records of a page, every third with all its fields null and every third
+    with its fields missing."""
+    rows: List[Dict[str, Any]] = []
+    for i, rec in enumerate(raw["data"][:size]):
+        rows.append(rec if i % 3 == 0 else {} if i % 3 == 2 else {k: None for k in rec})
+    return json.dumps({**raw, "data": rows}).encode()
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+@pytest.mark.parametrize("name", sorted(schema.records()))
+def test_an_empty_page_of_every_record(name, verbose):
+    df = _same(frames.empty_page(name, verbose))
+    assert len(df) == 0
+    fields = schema.record(name).record_fields(verbose)
+    assert list(df.columns) == [f.name for f in fields]
+    for f in fields:
+        assert df[f.name].dtype == pd.api.types.pandas_dtype(frames.pandas_dtype(f.type)), (name, f.name)
+
+
+@pytest.mark.parametrize("path", SEARCHES)
+def test_pages_of_every_search_with_nulls(raw_json, path):
+    ep = schema.endpoint(path)
+    checked = 0
+    for verbose in ([False, True] if ep.verbose else [False]):
+        raw = raw_json(f"{path}?limit=1000" + ("&verbose=yes" if verbose else ""))
+        assert raw["data"], path
+        for size in (1, 10, 1000):
+            for body in (json.dumps({**raw, "data": raw["data"][:size]}).encode(), _with_nulls(raw, size)):
+                page = _core.client.decode(body, ep.record, "envelope", "", verbose)
+                df = _same(page)
+                assert len(df) == min(size, len(raw["data"]))
+                checked += 1
+    assert checked >= 6
+
+
+@pytest.mark.parametrize("path,record,verbose", [("/api/trims", "trim_legacy", True),
+                                                  ("/api/mileages/v2", "mileage", False)])
+def test_nulls_of_every_type_are_missing_values(raw_json, path, record, verbose):
+    raw = raw_json(f"{path}?limit=10" + ("&verbose=yes" if verbose else ""))
+    df = _same(_core.client.decode(_with_nulls(raw, 10), record, "envelope", "", verbose))
+    for name in df.columns:
+        assert df[name].isna().tolist()[1:3] == [True, True], name
+        assert df[name].isna().iloc[0] == (raw["data"][0].get(name) is None), name
+
+
+def test_nulls_and_values_of_every_type():
+    types = {f.type for p, e in schema.endpoints().items() if e.kind == "search" and e.shape == "envelope"
+             for f in schema.record(e.record).record_fields(True)}
+    assert types == {"int", "int64", "decimal", "string", "timestamp", "nested"}
+    page = _core.client.decode(b'[{"date": "2024-03-10", "count": 7}, {"date": null, "count": null},'
+                               b' {"count": 3}]', "usage_day", "array", "")
+    df = _same(page)
+    assert df["date"].tolist()[0] == pd.Timestamp("2024-03-10") and df["date"].isna().tolist() == [False, True, True]
+    assert df["count"].tolist() == [7, pd.NA, 3]
+
+
+def test_the_fast_path_makes_its_frames_as_cheap_pandas_objects(raw_json):
+    raw = raw_json("/api/trims/v2?limit=10")
+    page = _core.client.decode(json.dumps(raw).encode(), "trim", "envelope", "")
+    a, b = frames.page_to_pandas(page), frames.page_to_pandas(page)
+    a.columns.name = "renamed"
+    a.index.name = "row"
+    assert b.columns.name is None and b.index.name is None  # the cached columns Index is not shared
+    fresh = frames.page_to_pandas(page)
+    assert fresh.columns.name is None and fresh.index.name is None
+    a.loc[0, "make"] = "changed"
+    assert b.loc[0, "make"] == raw["data"][0]["make"]
+
+
+def test_floats_are_copied_as_pandas_copies_them(raw_json):
+    raw = raw_json("/api/bodies/v2?limit=5")
+    page = _core.client.decode(json.dumps(raw).encode(), "body", "envelope", "")
+    a = frames.page_to_pandas(page)
+    assert a["length"].dtype == "float64"
+    a.loc[0, "length"] = -1.0
+    assert frames.page_to_pandas(page).loc[0, "length"] == float(raw["data"][0]["length"])
+
+
+def test_without_the_internals_the_public_path_gives_the_same(raw_json, monkeypatch):
+    raw = raw_json("/api/trims/v2?limit=10&verbose=yes")
+    page = _core.client.decode(_with_nulls(raw, 10), "trim", "envelope", "", True)
+    want = _same(page)
+
+    def missing(*args: Any, **kw: Any) -> None:
+        raise AttributeError("type object 'BlockManager' has no attribute 'from_blocks'")
+
+    frames._FAST.clear()
+    monkeypatch.setattr(frames._FastFrames, "__init__", missing)
+    got = frames.page_to_pandas(page)
+    assert frames._FAST == {"arrow": None}
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_a_pandas_that_builds_differently_gets_the_public_path(raw_json, monkeypatch):
+    raw = raw_json("/api/engines/v2?limit=10")
+    page = _core.client.decode(json.dumps(raw).encode(), "engine", "envelope", "")
+    want = frames._page_to_pandas_public(page)
+
+    def differs(pd_: Any, fast: Any, public: Any) -> None:
+        raise AssertionError("DataFrame.iloc[:, 0] (column name=\"id\") are different")
+
+    monkeypatch.setattr(frames, "_check_same", differs)
+    got = frames.page_to_pandas(page)
+    assert frames._FAST == {"arrow": None, "numpy": None}  # disabled for the rest of the process
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    pd.testing.assert_frame_equal(frames.page_to_pandas(page), want, check_exact=True)
+
+
+def test_without_pyarrow_both_paths_agree(raw_json, monkeypatch):
+    monkeypatch.setattr(frames, "_pyarrow", lambda: None)
+    raw = raw_json("/api/trims/v2?limit=10&verbose=yes")
+    page = _core.client.decode(_with_nulls(raw, 10), "trim", "envelope", "", True)
+    fast = frames.page_to_pandas(page)
+    assert frames._FAST.get("numpy") is not None
+    public = frames._page_to_pandas_public(page)
+    pd.testing.assert_frame_equal(fast, public, check_exact=True)
+    assert fast["make"].dtype == object and fast["make"][0] == raw["data"][0]["make"]
