@@ -56,8 +56,8 @@ PROFILE = {
                        "body is sent from the shared cached entry, no copy; nginx sends the file with sendfile",
     "filtered json query": "profile: 137k instructions/request from the response cache (226k rendered): 33k "
                            "more than page 100 for the long query string, parsed by httplib and by the emulator",
-    "vin decode": "profile: 105k instructions/request from the response cache (1.20M rendered: the legacy trims "
-                  "of the answer, write_legacy_trim, nested queries)",
+    "vin decode": "profile: 105k instructions/request from the response cache; a VIN not yet answered takes the "
+                  "handler's path, 0.26M (1.20M before the VIN caches: benchmarks/notes/vin.md)",
 }
 
 def free_port() -> int:
