@@ -43,23 +43,21 @@ CASES = {  # name -> (target, Prism serves it)
 }
 OPENAPI = harness.ROOT.parent / "shared" / "reference" / "openapi-2.1.29.json"
 # Where the emulator's time goes per case (hand-written; valgrind --tool=callgrind on the emulator,
-# 1 connection, after a warm-up, 2026-11-23: instructions per request inclusive of
-# httplib::Server::process_request).  nginx answers each case from a file with sendfile and no
-# parsing beyond the request line; the emulator builds every answer.
+# --threads 1, 1 connection, after a warm-up, 2026-11-23: instructions per request inclusive of
+# httplib::Server::process_request; benchmarks/notes/serve.md).  nginx answers each case from a file
+# with sendfile and no parsing beyond the request line; the emulator answers repeated requests from its
+# response cache (docs/emulator.md, "Response cache") after the per-request checks.
 PROFILE = {
-    "trims page 100": "profile: 145k instructions/request: httplib's own request parsing 55k (read_headers, "
-                      "char-by-char getline, a case-insensitive multimap), the search 39k (records from the row "
-                      "cache, envelope, links), response writing 23k; the JWT check was 63k before each worker "
-                      "kept its last verified token (docs/reliability.md, the gate)",
-    "trims page 1000": "the 317 KB body dominates: one copy of each cached record into the response string, "
-                       "then send(2); nginx sends the file with sendfile",
-    "filtered json query": "profile: 226k instructions/request: the search 83k (the json filter parsed and "
-                           "normalised, the SQL of the cached id list, 100 records and the links), httplib's "
-                           "parsing 55k; below 0.8x of nginx because each answer is computed, not a file",
-    "vin decode": "profile: 1.08M instructions/request, 90% in the handler: the decode itself is ~5 us "
-                  "(scenario vin), but each answer renders its catalogue trims in the legacy /api/trims/{id} shape "
-                  "(write_legacy_trim: 520k instructions for this VIN's 2 trims, nested engine/body/mileage queries; "
-                  "SQLite steps are 60% of the request); caching rendered legacy trims would be the next step",
+    "trims page 100": "profile: 103k instructions/request from the response cache (146k rendered): httplib's "
+                      "own request parsing ~48k (read_headers, char-by-char getline, a case-insensitive "
+                      "multimap, decode_url), response writing 24k, our dispatch 16k (query, JWT, rate limit, "
+                      "usage, cache lookup)",
+    "trims page 1000": "profile: 103k instructions/request from the response cache (372k rendered): the 317 KB "
+                       "body is sent from the shared cached entry, no copy; nginx sends the file with sendfile",
+    "filtered json query": "profile: 137k instructions/request from the response cache (226k rendered): 33k "
+                           "more than page 100 for the long query string, parsed by httplib and by the emulator",
+    "vin decode": "profile: 105k instructions/request from the response cache (1.20M rendered: the legacy trims "
+                  "of the answer, write_legacy_trim, nested queries)",
 }
 
 def free_port() -> int:

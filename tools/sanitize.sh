@@ -9,6 +9,9 @@ set -euo pipefail
 build=${1:?build dir}
 shift
 root=$(cd "$(dirname "$0")/.." && pwd)
+# Absolute: tests run snippets, notebooks and pytest subprocesses in other directories, and they
+# find the sanitized emulator through VEHICLEDATA_EMULATOR_BIN below.
+case $build in /*) ;; *) build=$PWD/$build ;; esac
 py=${VPY:-$root/.venv/bin/python}
 pybind11_dir=$("$py" -c 'import pybind11; print(pybind11.get_cmake_dir())')
 cmake -S "$root" -B "$build" -DVEHICLEDATA_SANITIZE=ON -DBUILD_TESTING=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \

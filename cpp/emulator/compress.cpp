@@ -64,6 +64,14 @@ Coding offered_coding(const std::string& accept_encoding) {
     return Coding::Identity;
 }
 
+bool compress_body(const std::string& in, Coding coding, std::string& out) {
+    return coding != Coding::Identity && pack(in, out, coding == Coding::Gzip ? 31 : 15);
+}
+
+bool compressible_type(const std::string& type) {
+    return type.rfind("application/json", 0) == 0 || type.rfind("text/", 0) == 0;
+}
+
 void compress_response(const httplib::Request& req, httplib::Response& res) {
     // The emulator decides the coding: cpp-httplib must not (it would pick brotli for
     // any text/* body). The Request object is the server's own, not a constant.
@@ -78,12 +86,11 @@ void compress_response(const httplib::Request& req, httplib::Response& res) {
     const auto route = match_route(req.path);
     if (route && route->kind == schema::Kind::Login) return;  // login answers: never compressed
     res.set_header("Vary", "Accept-Encoding");
-    const bool text = json || type.rfind("application/json", 0) == 0 || type.rfind("text/", 0) == 0;
-    if (!text || res.body.size() <= kCompressMinBytes || res.has_header("Content-Encoding")) return;
+    if (!compressible_type(type) || res.body.size() <= kCompressMinBytes || res.has_header("Content-Encoding")) return;
     const Coding coding = offered_coding(accept);
     if (coding == Coding::Identity) return;
     std::string packed;
-    if (!pack(res.body, packed, coding == Coding::Gzip ? 31 : 15)) return;
+    if (!compress_body(res.body, coding, packed)) return;
     res.body = std::move(packed);
     res.set_header("Content-Encoding", coding == Coding::Gzip ? "gzip" : "deflate");
 }

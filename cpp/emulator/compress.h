@@ -23,6 +23,12 @@ enum class Coding { Identity, Gzip, Deflate };
 // when offered with q > 0 (or through "*"); else identity.
 Coding offered_coding(const std::string& accept_encoding);
 
+// `in` compressed with `coding` (gzip or deflate, zlib at its fastest level); false on failure.
+bool compress_body(const std::string& in, Coding coding, std::string& out);
+
+// Whether a body of this Content-Type may be compressed (JSON or text).
+bool compressible_type(const std::string& content_type);
+
 // Applies the rule to a response about to be sent (in-memory JSON or text
 // bodies; streamed bodies such as the feed ZIP keep their bytes), marks JSON
 // with a charset, and removes the request's Accept-Encoding so that

@@ -129,6 +129,7 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
         state.usage.reset();
         state.faults.clear();
         state.stats.reset();
+        state.response_cache.reset_counts();
         state.maintenance = false;
         state.clock.set_offset_seconds(0);
         state.store.untouch();
@@ -201,7 +202,9 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
     }
     if (path == "/_emulator/stats") {
         if (m != "GET") return wrong_method("GET");
-        return ok_json(res, state.stats.to_json());
+        std::string out = state.stats.to_json();
+        out.pop_back();  // the closing brace: the response cache's figures join the object
+        return ok_json(res, out + ",\"response_cache\":" + state.response_cache.to_json() + "}");
     }
     write_error(res, 404, envelope::kNotFound, path, "Not Found: unknown control route", false);
 }

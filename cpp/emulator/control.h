@@ -9,6 +9,7 @@
 #include "auth.h"
 #include "faults.h"
 #include "rate_limiter.h"
+#include "response_cache.h"
 #include "store.h"
 #include "usage.h"
 
@@ -24,6 +25,7 @@ struct ControlState {
     Faults& faults;
     Stats& stats;
     std::atomic<bool>& maintenance;
+    ResponseCache& response_cache;  // cleared by the server after every control request but GET
 };
 
 // Answers a control-plane request (the caller has checked control access).

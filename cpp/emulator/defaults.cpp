@@ -28,6 +28,7 @@ std::string defaults_json() {
     number("max_header_bytes", o.max_header_bytes);
     number("request_timeout", o.request_timeout);
     number("idle_timeout", o.idle_timeout);
+    number("response_cache_mb", o.response_cache_mb);
     out.append("},\"accounts\":{");
     bool first = true;
     for (const Account& a : default_accounts()) {

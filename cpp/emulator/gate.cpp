@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -244,25 +245,34 @@ public:
         return ::poll(&p, 1, write_timeout_ms_) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
     }
     ssize_t read(char* ptr, size_t size) override {
+        if (size == 1 && pos_ < c_.request_length) {  // httplib reads the head a byte at a time
+            *ptr = c_.buf[pos_++];
+            return 1;
+        }
         const std::size_t n = std::min(size, c_.request_length - pos_);
         std::memcpy(ptr, c_.buf.data() + pos_, n);
         pos_ += n;
         return static_cast<ssize_t>(n);
     }
+    // httplib writes a response's status line and headers in one call, then its body: the head
+    // is held and goes out with the body in one sendmsg(2) (one segment for a small answer).
     ssize_t write(const char* ptr, size_t size) override {
-        std::size_t done = 0;
-        while (done < size) {
-            const ssize_t w = ::send(c_.fd, ptr + done, size - done, MSG_NOSIGNAL);
-            if (w > 0) {
-                done += static_cast<std::size_t>(w);
-            } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-                pollfd p{c_.fd, POLLOUT, 0};
-                if (::poll(&p, 1, write_timeout_ms_) <= 0) return fail();
-            } else {
-                return fail();
-            }
+        if (!held_used_ && size <= kHoldMax) {
+            held_used_ = true;
+            held_.assign(ptr, size);
+            return static_cast<ssize_t>(size);
         }
+        if (!send_all(held_.data(), held_.size(), ptr, size)) return fail();
+        held_.clear();
         return static_cast<ssize_t>(size);
+    }
+    // Sends a held head that no body followed (HEAD, an empty body); false on failure.
+    bool flush() {
+        if (held_.empty()) return !failed_;
+        const bool ok = send_all(held_.data(), held_.size(), nullptr, 0);
+        held_.clear();
+        if (!ok) failed_ = true;
+        return ok;
     }
     void get_remote_ip_and_port(std::string& ip, int& port) const override {
         ip = c_.remote_ip;
@@ -276,14 +286,44 @@ public:
     bool failed() const { return failed_; }
 
 private:
+    static constexpr std::size_t kHoldMax = 8192;
     ssize_t fail() {
         failed_ = true;
         return -1;
+    }
+    // Writes a then b, waiting (write timeout) while the socket is full.
+    bool send_all(const char* a, std::size_t an, const char* b, std::size_t bn) {
+        iovec iov[2] = {{const_cast<char*>(a), an}, {const_cast<char*>(b), bn}};
+        int first = an == 0 ? 1 : 0;
+        while (first < 2) {
+            msghdr m{};
+            m.msg_iov = iov + first;
+            m.msg_iovlen = static_cast<std::size_t>(2 - first);
+            const ssize_t w = ::sendmsg(c_.fd, &m, MSG_NOSIGNAL);
+            if (w > 0) {
+                std::size_t done = static_cast<std::size_t>(w);
+                while (first < 2 && done >= iov[first].iov_len) done -= iov[first++].iov_len;
+                if (first < 2) {
+                    iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + done;
+                    iov[first].iov_len -= done;
+                }
+            } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+                pollfd p{c_.fd, POLLOUT, 0};
+                if (::poll(&p, 1, write_timeout_ms_) <= 0) return false;
+            } else if (w == 0 && iov[first].iov_len == 0) {
+                ++first;
+            } else {
+                return false;
+            }
+        }
+        return true;
     }
     Conn& c_;
     int write_timeout_ms_;
     std::size_t pos_ = 0;
     bool failed_ = false;
+    bool held_used_ = false;
+    std::string held_;
 };
 
 }  // namespace
@@ -493,6 +533,7 @@ struct Gate::Impl {
                 ConnStream strm(*c, limits.write_timeout_ms);
                 bool closed = false;
                 core.process_request(strm, c->eof, closed, nullptr);
+                strm.flush();
                 c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
                 if (closed || c->eof || strm.failed()) {
                     c->close_after = true;

@@ -32,7 +32,8 @@ std::string usage_text() {
            "] [--max-headers " + n(d.max_headers) + "]\n"
            "                            [--max-header-bytes " + n(d.max_header_bytes) + "] [--request-timeout " +
            n(d.request_timeout) + "] [--idle-timeout " + n(d.idle_timeout) + "]\n"
-           "                            [--control-token T] [--parent-pid PID] [--print-defaults]\n"
+           "                            [--response-cache-mb " + n(d.response_cache_mb) +
+           "] [--control-token T] [--parent-pid PID] [--print-defaults]\n"
            "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n"
            "--print-defaults prints the option defaults and demo accounts as JSON and exits.\n";
 }
@@ -86,6 +87,8 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
             o.request_timeout = parse_number<int>(flag, need(), 1, 3600);
         } else if (flag == "--idle-timeout") {
             o.idle_timeout = parse_number<int>(flag, need(), 1, 3600);
+        } else if (flag == "--response-cache-mb") {
+            o.response_cache_mb = parse_number<int>(flag, need(), 0, 1 << 20);
         } else if (flag == "--control-token") {
             o.control_token = need();
             if (o.control_token.empty()) throw OptionsError("--control-token must not be empty");

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <thread>
 
 #include "compress.h"
@@ -106,6 +107,31 @@ bool same_secret(const std::string& a, const std::string& b) {
     return diff == 0;
 }
 
+// The endpoints whose 200 answers are a function of the request target and the caller's access
+// tier only (response_cache.h); logins, account usage and the data feed are not.
+bool cacheable_kind(schema::Kind k) {
+    using schema::Kind;
+    return k == Kind::Search || k == Kind::Years || k == Kind::Attributes || k == Kind::Detail || k == Kind::Vin;
+}
+
+// The response cache's key of a call: the access tier (a demo caller never gets a full-access
+// body), the current UTC year for the VIN decoder (model years are decoded relative to it), and
+// the request target as sent.
+std::string cache_key(const Call& call, const std::string& target) {
+    std::string key;
+    key.reserve(target.size() + 8);
+    key.push_back(full_access(call) ? 'F' : 'D');
+    if (call.route->kind == schema::Kind::Vin) {
+        const std::time_t now = std::time(nullptr);
+        std::tm tm{};
+        gmtime_r(&now, &tm);
+        format::append_int(key, tm.tm_year + 1900);
+    }
+    key.push_back(' ');
+    key.append(target);
+    return key;
+}
+
 }  // namespace
 
 void write_error(httplib::Response& res, int status, const std::string& exception, const std::string& url,
@@ -133,7 +159,8 @@ void write_deprecated(httplib::Response& res, const schema::Endpoint& endpoint) 
 Server::Server(Options options)
     : options_(std::move(options)),
       limiter_(static_cast<std::int64_t>(options_.window_seconds) * 1000),
-      login_limiter_(static_cast<std::int64_t>(options_.window_seconds) * 1000) {
+      login_limiter_(static_cast<std::int64_t>(options_.window_seconds) * 1000),
+      response_cache_(static_cast<std::size_t>(options_.response_cache_mb) << 20) {
     store_ = std::make_unique<Store>(options_.db.empty() ? default_database_path() : options_.db);
     auto accounts = options_.accounts_file.empty() ? default_accounts() : load_accounts(options_.accounts_file);
     auth_ = std::make_unique<Auth>(std::move(accounts),
@@ -265,8 +292,11 @@ void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
             write_error(res, 403, envelope::kForbidden, path, why, false);
             return;
         }
-        ControlState state{clock_, *store_, limiter_, login_limiter_, usage_, faults_, stats_, maintenance_};
+        ControlState state{clock_,  *store_, limiter_,     login_limiter_, usage_,
+                           faults_, stats_,  maintenance_, response_cache_};
         control(state, req, res);
+        // reset, clock, faults, maintenance, touch: whatever a change did, no cached answer outlives it.
+        if (req.method != "GET" && req.method != "HEAD") response_cache_.clear();
         return;
     }
     serve(req, res);
@@ -372,9 +402,29 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         if (call.identity.valid) usage_.count(call.identity.account_id, now_ms / 1000);
     }
 
+    // The response cache (response_cache.h): after every per-request check above, in place of the
+    // handler. A truncating fault bypasses it.
+    store_->release_retired();  // no Statement of this thread is alive here (also on a hit: as before)
+    const bool cacheable = !truncate && response_cache_.enabled() && cacheable_kind(route->kind);
+    std::string key;
+    std::uint64_t generation = 0;
+    if (cacheable) {
+        key = cache_key(call, req.target);
+        generation = store_->data_generation();  // before rendering: a change meanwhile makes the entry stale
+        if (auto hit = response_cache_.find(key, generation)) return send_cached(req, res, key, std::move(hit));
+    }
     try {
-        store_->release_retired();  // no Statement of this thread is alive here
         api_->handle(call, res);
+        if (cacheable && res.status == 200 && res.content_length_ == 0 && !res.is_chunked_content_provider_) {
+            auto entry = std::make_shared<CachedResponse>();
+            entry->body = std::move(res.body);
+            entry->headers = std::move(res.headers);
+            entry->generation = generation;
+            res.body.clear();
+            res.headers.clear();
+            response_cache_.put(key, entry);
+            return send_cached(req, res, key, std::move(entry));
+        }
     } catch (const HttpError& e) {
         write_error(res, e.status, e.exception, raw_path(req), e.what(), text);
     } catch (const std::exception& e) {
@@ -395,6 +445,43 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
             });
         }
     }
+}
+
+void Server::send_cached(const httplib::Request& req, httplib::Response& res, const std::string& key,
+                         std::shared_ptr<const CachedResponse> entry) {
+    res.status = 200;
+    res.headers = entry->headers;
+    const std::string type = res.get_header_value("Content-Type");
+    res.headers.erase("Content-Type");  // set_content_provider sets it again
+    std::shared_ptr<const CachedResponse> send = entry;
+    // compress_response's rule (compress.h), applied here because the body is not in res.body.
+    if (entry->body.size() > kCompressMinBytes && compressible_type(type)) {
+        const Coding coding = offered_coding(req.get_header_value("Accept-Encoding"));
+        if (coding != Coding::Identity) {
+            const std::string packed_key = (coding == Coding::Gzip ? "gzip:" : "deflate:") + key;
+            auto packed = response_cache_.find(packed_key, entry->generation, false);
+            if (!packed) {
+                auto p = std::make_shared<CachedResponse>();
+                p->generation = entry->generation;
+                if (compress_body(entry->body, coding, p->body)) {
+                    response_cache_.put(packed_key, p);
+                    packed = std::move(p);
+                }
+            }
+            if (packed) {
+                send = std::move(packed);
+                res.set_header("Content-Encoding", coding == Coding::Gzip ? "gzip" : "deflate");
+            }
+        }
+    }
+    if (send->body.empty()) {
+        res.set_header("Content-Type", type);
+        return;
+    }
+    res.set_content_provider(send->body.size(), type,
+                             [send](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                                 return sink.write(send->body.data() + offset, length);
+                             });
 }
 
 }  // namespace vehicledata::emulator

@@ -19,6 +19,7 @@
 #include "rate_limiter.h"
 #include "options.h"
 #include "api.h"
+#include "response_cache.h"
 #include "routes.h"
 #include "store.h"
 #include "usage.h"
@@ -44,6 +45,11 @@ private:
     // The control plane's guard: loopback clients only, or the --control-token header.
     bool control_allowed(const httplib::Request& req, std::string& why) const;
     void apply_fault(const Fault& f, const httplib::Request& req, httplib::Response& res, bool text);
+    // Answers from a response-cache entry (or one just rendered): its headers, the coding the
+    // request offers (a compressed variant is cached under its own key), the body sent from the
+    // shared entry without a copy.
+    void send_cached(const httplib::Request& req, httplib::Response& res, const std::string& key,
+                     std::shared_ptr<const CachedResponse> entry);
 
     Options options_;
     Clock clock_;
@@ -56,6 +62,7 @@ private:
     Stats stats_;
     std::atomic<bool> maintenance_{false};
     std::unique_ptr<Api> api_;
+    ResponseCache response_cache_;
     HttpCore http_;
     std::unique_ptr<Gate> gate_;
     int port_ = -1;

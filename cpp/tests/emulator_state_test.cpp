@@ -34,6 +34,9 @@ TEST(EmulatorOptions, ParsesEveryFlagAndRejectsBadOnes) {
     EXPECT_THROW(emu::parse_options({"--port", "x"}, help), emu::OptionsError);
     EXPECT_THROW(emu::parse_options({"--rate-limit"}, help), emu::OptionsError);
     EXPECT_THROW(emu::parse_options({"--bogus"}, help), emu::OptionsError);
+    EXPECT_EQ(emu::parse_options({"--response-cache-mb", "0"}, help).response_cache_mb, 0);
+    EXPECT_EQ(emu::parse_options({"--response-cache-mb=512"}, help).response_cache_mb, 512);
+    EXPECT_THROW(emu::parse_options({"--response-cache-mb", "-1"}, help), emu::OptionsError);
     emu::parse_options({"--help"}, help);
     EXPECT_TRUE(help);
 }
@@ -75,7 +78,7 @@ TEST(EmulatorDefaults, PrintsTheOptionDefaultsAndTheDemoAccounts) {
         {"window_seconds", o.window_seconds}, {"token_ttl", o.token_ttl}, {"threads", o.threads},
         {"max_connections", o.max_connections}, {"max_headers", o.max_headers},
         {"max_header_bytes", o.max_header_bytes}, {"request_timeout", o.request_timeout},
-        {"idle_timeout", o.idle_timeout}};
+        {"idle_timeout", o.idle_timeout}, {"response_cache_mb", o.response_cache_mb}};
     EXPECT_EQ(opts.size(), std::size(numbers) + 1);
     for (const auto& [name, value] : numbers) EXPECT_EQ(std::int64_t(opts[name]), value) << name;
     // The accounts, in the table's order; their values are a valid --accounts file.

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PRINTED = {
     "options": {"host": "127.0.0.1", "port": 0, "rate_limit": 600, "login_rate_limit": 20, "window_seconds": 60,
                 "token_ttl": 604800, "threads": 16, "max_connections": 512, "max_headers": 100,
-                "max_header_bytes": 16384, "request_timeout": 10, "idle_timeout": 5},
+                "max_header_bytes": 16384, "request_timeout": 10, "idle_timeout": 5,
+                "response_cache_mb": 64},
     "accounts": {
         "premium": {"api_token": "demo-premium-token", "api_secret": "demo-premium-secret",
                     "subscribed": True, "data_feed": True, "rate_limit_type": "hard"},
