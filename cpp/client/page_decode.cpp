@@ -36,6 +36,18 @@ namespace {
 // Nested values reach Python's json.loads (recursive): refuse deeper ones here.
 constexpr int kMaxNesting = 256;
 
+// The thread's parser keeps its buffers (about 6 bytes per byte of the largest body it has read)
+// between pages; above this capacity they are released after the page instead.
+constexpr std::size_t kKeepParserCapacity = 4u << 20;
+
+// The decoding thread's parser, released after a page larger than kKeepParserCapacity.
+struct ParserLease {
+    od::parser& parser;
+    ~ParserLease() {
+        if (parser.capacity() > kKeepParserCapacity) parser = od::parser{};
+    }
+};
+
 int nesting_depth(std::string_view raw) {
     int depth = 0, deepest = 0;
     bool in_string = false;
@@ -401,7 +413,9 @@ std::vector<const schema::Field*> decoded_fields(const schema::Record& record, b
 
 Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url,
                  bool verbose) {
-    thread_local od::parser parser;
+    thread_local od::parser thread_parser;
+    ParserLease lease{thread_parser};
+    od::parser& parser = lease.parser;
     Page page;
     page.url = url;
     page.record = record.name;
@@ -424,6 +438,12 @@ Page decode_page(const std::string& body, const schema::Record& record, schema::
     }
     Builder b{page.columns, url, view.data(), view.data() + view.size()};
     if (schema::record_quirk(record) == schema::Quirk::LegacyTrimVerbose) b.aliases = &schema::legacy_trim_aliases();
+    // Room for a somewhat larger page: the pages of a crawl differ in size by a few percent, and
+    // each reallocation holds the old buffers and the new at once.
+    if (parser.capacity() < view.size()) {
+        auto err = parser.allocate(view.size() + view.size() / 8);
+        (void)err;  // on failure, iterate() tries the exact size and reports
+    }
     od::document doc;
     if (auto err = parser.iterate(view).get(doc)) b.fail(std::string("malformed JSON: ") + simdjson::error_message(err), view.data());
     b.doc = &doc;

@@ -15,31 +15,54 @@ void take(std::vector<T>& dst, std::vector<T>& src) {
 
 bool stringy(ColumnKind k) { return k == ColumnKind::String || k == ColumnKind::Json; }
 
-}  // namespace
+// Rows (and, for text, bytes) reserved once.  A std::string that outgrows its capacity copies
+// itself whole into a new buffer, old and new resident at once: for a merged page that is the
+// largest column twice over, so its text is reserved with room to spare rather than regrown.
+void reserve_column(Column& n, std::size_t rows, std::size_t bytes) {
+    n.valid.reserve(rows);
+    if (n.kind == ColumnKind::Float64) {
+        n.floats.reserve(rows);
+    } else if (stringy(n.kind)) {
+        n.offsets.reserve(rows + 1);
+        n.bytes.reserve(bytes);
+    } else {
+        n.ints.reserve(rows);
+        if (n.kind == ColumnKind::Timestamp) n.utc_offset_minutes.reserve(rows);
+    }
+}
 
-Page empty_like(const Page& src, std::size_t reserve_rows, std::size_t reserve_bytes_per_row) {
+Page header_like(const Page& src) {
     Page out;
     out.record = src.record;
     out.url = src.url;
     out.collection = src.collection;
+    return out;
+}
+
+Column column_like(const Column& c) {
+    Column n;
+    n.name = c.name;
+    n.type = c.type;
+    n.kind = c.kind;
+    return n;
+}
+
+std::size_t text_reserve(const Column& sample, std::size_t rows) {
+    // The sample's bytes per row, a quarter more, plus 8: later pages of a crawl may hold longer
+    // text (or text where the first had nulls).  Capacity never touched costs address space only.
+    const std::size_t per_row = sample.size() ? sample.bytes.size() * 5 / 4 / sample.size() + 8 : 16;
+    return rows * per_row;
+}
+
+}  // namespace
+
+Page empty_like(const Page& src, std::size_t reserve_rows, std::size_t reserve_bytes_per_row) {
+    Page out = header_like(src);
     for (const auto& c : src.columns) {
-        Column n;
-        n.name = c.name;
-        n.type = c.type;
-        n.kind = c.kind;
-        if (reserve_rows) {
-            n.valid.reserve(reserve_rows);
-            if (n.kind == ColumnKind::Float64) {
-                n.floats.reserve(reserve_rows);
-            } else if (stringy(n.kind)) {
-                n.offsets.reserve(reserve_rows + 1);
-                std::size_t per_row = c.size() ? c.bytes.size() / c.size() + 1 : 16;
-                n.bytes.reserve(reserve_rows * (reserve_bytes_per_row ? reserve_bytes_per_row : per_row));
-            } else {
-                n.ints.reserve(reserve_rows);
-                if (n.kind == ColumnKind::Timestamp) n.utc_offset_minutes.reserve(reserve_rows);
-            }
-        }
+        Column n = column_like(c);
+        if (reserve_rows)
+            reserve_column(n, reserve_rows,
+                           reserve_bytes_per_row ? reserve_rows * reserve_bytes_per_row : text_reserve(c, reserve_rows));
         out.columns.push_back(std::move(n));
     }
     return out;
@@ -73,9 +96,19 @@ void append_page(Page& dst, Page&& src) {
 
 Page concat_pages(const std::vector<Page*>& pages) {
     if (pages.empty()) return Page{};
+    // Every source is at hand: rows and text bytes reserved exactly (capacity == size).
     std::size_t rows = 0;
     for (auto* p : pages) rows += p->rows;
-    Page out = empty_like(*pages[0], rows);
+    const Page& shape = *pages[0];
+    Page out = header_like(shape);
+    for (std::size_t k = 0; k < shape.columns.size(); ++k) {
+        Column n = column_like(shape.columns[k]);
+        std::size_t bytes = 0;
+        for (auto* p : pages)
+            if (k < p->columns.size()) bytes += p->columns[k].bytes.size();
+        reserve_column(n, rows, bytes);
+        out.columns.push_back(std::move(n));
+    }
     for (auto* p : pages) append_page(out, std::move(*p));
     return out;
 }

@@ -64,12 +64,14 @@ struct Page {
 
 ColumnKind column_kind(schema::Type type);
 
-// An empty page with the columns of `src` (same record), rows reserved.
+// An empty page with the columns of `src` (same record), rows reserved (text: reserve_bytes_per_row,
+// else the bytes per row of `src` with room for longer text, so that a merged page does not regrow).
 Page empty_like(const Page& src, std::size_t reserve_rows = 0, std::size_t reserve_bytes_per_row = 0);
 // Append src's rows to dst (same record and columns) and release src's
 // buffers.  Throws std::invalid_argument on mismatched pages.
 void append_page(Page& dst, Page&& src);
-// Concatenate pages of one record, releasing each source's buffers as it goes.
+// Concatenate pages of one record (reserved exactly: capacity == size), releasing each
+// source's buffers as it goes.
 Page concat_pages(const std::vector<Page*>& pages);
 
 // The fields decode_page() makes columns of: record.record_fields(verbose).
