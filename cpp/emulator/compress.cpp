@@ -72,6 +72,11 @@ bool compressible_type(const std::string& type) {
     return type.rfind("application/json", 0) == 0 || type.rfind("text/", 0) == 0;
 }
 
+Coding coding_for(const std::string& accept_encoding, const std::string& content_type, std::size_t size) {
+    if (size <= kCompressMinBytes || !compressible_type(content_type)) return Coding::Identity;
+    return offered_coding(accept_encoding);
+}
+
 void compress_response(const httplib::Request& req, httplib::Response& res) {
     // The emulator decides the coding: cpp-httplib must not (it would pick brotli for
     // any text/* body). The Request object is the server's own, not a constant.
@@ -86,8 +91,8 @@ void compress_response(const httplib::Request& req, httplib::Response& res) {
     const auto route = match_route(req.path);
     if (route && route->kind == schema::Kind::Login) return;  // login answers: never compressed
     res.set_header("Vary", "Accept-Encoding");
-    if (!compressible_type(type) || res.body.size() <= kCompressMinBytes || res.has_header("Content-Encoding")) return;
-    const Coding coding = offered_coding(accept);
+    if (res.has_header("Content-Encoding")) return;
+    const Coding coding = coding_for(accept, type, res.body.size());
     if (coding == Coding::Identity) return;
     std::string packed;
     if (!compress_body(res.body, coding, packed)) return;

@@ -29,6 +29,10 @@ bool compress_body(const std::string& in, Coding coding, std::string& out);
 // Whether a body of this Content-Type may be compressed (JSON or text).
 bool compressible_type(const std::string& content_type);
 
+// The rule itself: the coding for a body of `size` bytes and this Content-Type, given the request's
+// Accept-Encoding (identity for small or non-text bodies, or when no coding is offered).
+Coding coding_for(const std::string& accept_encoding, const std::string& content_type, std::size_t size);
+
 // Applies the rule to a response about to be sent (in-memory JSON or text
 // bodies; streamed bodies such as the feed ZIP keep their bytes), marks JSON
 // with a charset, and removes the request's Accept-Encoding so that

@@ -454,24 +454,22 @@ void Server::send_cached(const httplib::Request& req, httplib::Response& res, co
     const std::string type = res.get_header_value("Content-Type");
     res.headers.erase("Content-Type");  // set_content_provider sets it again
     std::shared_ptr<const CachedResponse> send = entry;
-    // compress_response's rule (compress.h), applied here because the body is not in res.body.
-    if (entry->body.size() > kCompressMinBytes && compressible_type(type)) {
-        const Coding coding = offered_coding(req.get_header_value("Accept-Encoding"));
-        if (coding != Coding::Identity) {
-            const std::string packed_key = (coding == Coding::Gzip ? "gzip:" : "deflate:") + key;
-            auto packed = response_cache_.find(packed_key, entry->generation, false);
-            if (!packed) {
-                auto p = std::make_shared<CachedResponse>();
-                p->generation = entry->generation;
-                if (compress_body(entry->body, coding, p->body)) {
-                    response_cache_.put(packed_key, p);
-                    packed = std::move(p);
-                }
+    // The compression rule (compress.h), applied here because the body is not in res.body.
+    if (const Coding coding = coding_for(req.get_header_value("Accept-Encoding"), type, entry->body.size());
+        coding != Coding::Identity) {
+        const std::string packed_key = (coding == Coding::Gzip ? "gzip:" : "deflate:") + key;
+        auto packed = response_cache_.find(packed_key, entry->generation, false);
+        if (!packed) {
+            auto p = std::make_shared<CachedResponse>();
+            p->generation = entry->generation;
+            if (compress_body(entry->body, coding, p->body)) {
+                response_cache_.put(packed_key, p);
+                packed = std::move(p);
             }
-            if (packed) {
-                send = std::move(packed);
-                res.set_header("Content-Encoding", coding == Coding::Gzip ? "gzip" : "deflate");
-            }
+        }
+        if (packed) {
+            send = std::move(packed);
+            res.set_header("Content-Encoding", coding == Coding::Gzip ? "gzip" : "deflate");
         }
     }
     if (send->body.empty()) {
