@@ -207,12 +207,14 @@ struct Decoder::Impl {
 
     struct Pass {
         int year = 0;
+        std::array<std::pair<std::uint32_t, int>, 64> schemas;  // (schema, priority)
+        std::size_t n_schemas = 0;
         std::vector<Item> items;
         std::size_t sorted = 0;  // items[0, sorted) are in element order (the winners)
         std::vector<std::pair<const Item*, const Conv*>> todo;  // conversions (scratch)
         std::vector<Item> added;
         // The texts of the decoding items (kept between decodes: their capacity is reused).
-        std::string corrected, error_bytes, additional, invalid, code_list, text;
+        std::string corrected, error_bytes, additional, invalid, code_list, text, unused;
         std::deque<std::string> owned;  // storage of computed values (a deque: views stay valid)
         std::vector<int> codes;
         int model_id = 0, make_id = 0;
@@ -223,7 +225,10 @@ struct Decoder::Impl {
         return p.owned.back();
     }
 
-    void run_pass(std::string_view vin, const Wmi& w, int year, bool conclusive, Pass& p) const;
+    // The schemas valid for `year`, with their priority (the latest YearFrom that covers it), into p.
+    void valid_schemas(const Wmi& w, int year, Pass& p) const;
+    // One model year pass over the schemas valid_schemas put in p.
+    void run_pass(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const;
 };
 
 Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
@@ -411,8 +416,20 @@ const std::string* Result::get(int element) const {
     return it != values.end() && it->first == element ? &it->second : nullptr;
 }
 
-void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool conclusive, Pass& p) const {
+void Decoder::Impl::valid_schemas(const Wmi& w, int year, Pass& p) const {
     p.year = year;
+    p.n_schemas = 0;
+    for (const auto& s : w.schemas) {
+        if (year < s.from || year > s.to || schemas[s.schema].to_be_qced) continue;
+        bool found = false;
+        for (std::size_t i = 0; i < p.n_schemas; ++i)
+            if (p.schemas[i].first == s.schema) { p.schemas[i].second = std::max(p.schemas[i].second, s.from); found = true; }
+        if (!found && p.n_schemas < p.schemas.size()) p.schemas[p.n_schemas++] = {s.schema, s.from};
+    }
+}
+
+void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const {
+    const int year = p.year;
     char desc[kKeyLen], formula_desc[kKeyLen];
     for (int i = 0; i < 5; ++i) desc[i] = vin[3 + i];
     desc[5] = '|';
@@ -420,16 +437,8 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     for (int i = 0; i < kKeyLen; ++i) formula_desc[i] = desc[i] >= '0' && desc[i] <= '9' ? '#' : desc[i];
     const bool nine = vin[2] == '9';
 
-    // Schemas valid for the year, with their priority (the latest YearFrom that covers it).
-    std::array<std::pair<std::uint32_t, int>, 64> valid;
-    std::size_t n_valid = 0;
-    for (const auto& s : w.schemas) {
-        if (year < s.from || year > s.to || schemas[s.schema].to_be_qced) continue;
-        bool found = false;
-        for (std::size_t i = 0; i < n_valid; ++i)
-            if (valid[i].first == s.schema) { valid[i].second = std::max(valid[i].second, s.from); found = true; }
-        if (!found && n_valid < valid.size()) valid[n_valid++] = {s.schema, s.from};
-    }
+    const auto& valid = p.schemas;
+    const std::size_t n_valid = p.n_schemas;
     // Valid characters per position over every key of the WMI and year (fExtractValidCharsPerWmiYear).
     std::array<std::uint64_t, kKeyLen> valid_chars{};
     // The descriptor's characters as symbol bits, plain and with digits as '#'.
@@ -644,9 +653,13 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
             }
             built.push_back(r);
         }
-        std::string full = nine ? std::string(vin.substr(0, 3)) + built + std::string(vin.substr(11, 3))
-                                : std::string(vin.substr(0, 3)) + built;
-        if (full.size() < vin.size()) full += std::string(vin.substr(full.size(), 3));
+        // The VIN with '!' at the positions in error (only built when there are errors).
+        auto full = [&] {
+            std::string f = nine ? std::string(vin.substr(0, 3)) + built + std::string(vin.substr(11, 3))
+                                 : std::string(vin.substr(0, 3)) + built;
+            if (f.size() < vin.size()) f += std::string(vin.substr(f.size(), 3));
+            return f;
+        };
         if (errors == 1) {
             if (last_replacements.size() == 1) {
                 std::string v(vin);
@@ -668,17 +681,18 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                     error_bytes = "(" + std::to_string(last_pos) + ":" + fresh + ")";
                 } else {
                     codes.push_back(4);
-                    corrected = full;
+                    corrected = full();
                     error_bytes = "(" + std::to_string(last_pos) + ":" + last_replacements + ")";
                 }
             }
         } else if (errors > 1) {
             codes.push_back(5);
-            corrected = full;
+            corrected = full();
             error_bytes = replacements;
         }
         // Unused positions: 4-8 and 11 that no decoding pattern's key constrains to the VIN's character.
-        std::string unused;
+        std::string& unused = p.unused;
+        unused.clear();
         for (int i : {4, 5, 6, 7, 8, 11}) {
             bool used = false;
             for (const auto& it : p.items) {
@@ -690,11 +704,16 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                     used = (m & bit(vin[i - 1])) != 0;
                 }
             }
-            if (!used) unused += (unused.empty() ? "" : ",") + std::to_string(i);
+            if (!used) {
+                if (!unused.empty()) unused += ',';
+                append_small(unused, i);
+            }
         }
         if (!unused.empty()) {
             codes.push_back(14);
-            additional = "Unused position(s): " + unused + ";";
+            additional += "Unused position(s): ";
+            additional += unused;
+            additional += ';';
         }
     }
     // Characters that must be digits: from position 13 (cars, MPVs, light trucks), 14 (others),
@@ -799,10 +818,22 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     thread_local Impl::Pass passes[2];
     int n = 1;
     for (auto& q : passes) { q.items.clear(); q.owned.clear(); q.codes.clear(); q.make_id = q.model_id = 0; }
-    m.run_pass(vin, w, year, conclusive, passes[0]);
+    m.valid_schemas(w, year, passes[0]);
+    m.run_pass(vin, w, conclusive, passes[0]);
     if (!conclusive) {
-        m.run_pass(vin, w, year - 30, conclusive, passes[1]);
-        n = 2;
+        // The earlier cycle's pass can only win with schemas of its own: with none, it has no
+        // pattern (error code 8, which outweighs any of the first pass's codes, or ties it when
+        // the first has none either); with the same schemas, every item but the model year is the
+        // same and the score's last term, the year, is higher in the first pass.
+        Impl::Pass& q = passes[1];
+        m.valid_schemas(w, year - 30, q);
+        const bool same = q.n_schemas == passes[0].n_schemas &&
+                          std::equal(q.schemas.begin(), q.schemas.begin() + static_cast<std::ptrdiff_t>(q.n_schemas),
+                                     passes[0].schemas.begin());
+        if (q.n_schemas != 0 && !same) {
+            m.run_pass(vin, w, conclusive, q);
+            n = 2;
+        }
     }
     // Best pass: error value, elements weight, patterns, model year.
     auto score = [&](const Impl::Pass& p) {
