@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <unordered_map>
 
 #include "vehicledata/vin.h"
@@ -410,9 +411,9 @@ Decoder::~Decoder() = default;
 const std::vector<std::pair<int, std::string>>& Decoder::output_elements() const { return impl_->output_elements; }
 std::size_t Decoder::pattern_count() const { return impl_->pattern_count; }
 
-const std::string* Result::get(int element) const {
+const std::string_view* Result::get(int element) const {
     auto it = std::lower_bound(values.begin(), values.end(), element,
-                               [](const std::pair<int, std::string>& v, int e) { return v.first < e; });
+                               [](const std::pair<int, std::string_view>& v, int e) { return v.first < e; });
     return it != values.end() && it->first == element ? &it->second : nullptr;
 }
 
@@ -885,20 +886,49 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
             }
         r.values.reserve(n);
     }
+    // Values the tables hold are viewed where they are; the others are gathered in `scratch`
+    // (per thread) and copied into the Result's buffer at the end: `moved` lists (value index,
+    // offset in scratch) of those.
+    thread_local std::string scratch;
+    thread_local std::vector<std::pair<std::size_t, std::size_t>> moved;
+    scratch.clear();
+    moved.clear();
+    auto in_tables = [&](const Impl::Item& it) {
+        return it.value.empty() || it.source == kPattern || it.source == kEngine || it.source == kWmi ||
+               it.source == kModelMake || (it.source == kConversion && it.value_id != kNoString);
+    };
     auto emit = [&](const Impl::Item& it) {
         if (it.element < 0 || it.element >= 256 || !m.output[it.element]) return;
         if (!r.values.empty() && r.values.back().first == it.element) {
-            if (!it.value.empty()) {
-                r.values.back().second += "; ";
-                r.values.back().second += it.value;
+            // A multi-valued element: the values joined with "; ", in scratch.
+            if (it.value.empty()) return;
+            if (moved.empty() || moved.back().first != r.values.size() - 1) {
+                moved.emplace_back(r.values.size() - 1, scratch.size());
+                scratch += r.values.back().second;
             }
+            scratch += "; ";
+            scratch += it.value;
             return;
         }
-        r.values.emplace_back(it.element, std::string(it.value));
+        if (in_tables(it)) {
+            r.values.emplace_back(it.element, it.value);
+            return;
+        }
+        moved.emplace_back(r.values.size(), scratch.size());
+        scratch += it.value;
+        r.values.emplace_back(it.element, std::string_view());
     };
     for (std::size_t i = 0, j = head; i < head || j < items.size();) {
         if (j == items.size() || (i < head && !before(items[j], items[i]))) emit(items[i++]);
         else emit(items[j++]);
+    }
+    if (!moved.empty()) {
+        r.buffer.reset(new char[scratch.size()]);
+        std::copy(scratch.begin(), scratch.end(), r.buffer.get());
+        for (std::size_t k = 0; k < moved.size(); ++k) {
+            const std::size_t end = k + 1 < moved.size() ? moved[k + 1].second : scratch.size();
+            r.values[moved[k].first].second = std::string_view(r.buffer.get() + moved[k].second, end - moved[k].second);
+        }
     }
     return r;
 }
