@@ -160,6 +160,19 @@ struct Decoder::Impl {
         std::uint32_t vehicle_type_name = 0, manufacturer_name = 0, manufacturer_id = 0;
         std::vector<WmiSchema> schemas;
         std::vector<std::pair<int, std::uint32_t>> makes;  // (make id, upper name)
+        // The schemas as model years see them, precomputed: the years split into segments
+        // [year_start[k], year_start[k + 1]) (the last one open) over which the same schemas are
+        // valid; segment k's valid schemas (not to be QC'ed, each with its priority: the latest
+        // YearFrom that covers the year) are valid[valid_begin[k], valid_begin[k + 1]), and
+        // covered[k] says whether any schema covers its years at all.
+        std::vector<int> year_start;
+        std::vector<std::uint32_t> valid_begin;
+        std::vector<std::pair<std::uint32_t, int>> valid;
+        std::vector<bool> covered;
+        // The segment of a year, -1 before the first.
+        int segment(int year) const {
+            return static_cast<int>(std::upper_bound(year_start.begin(), year_start.end(), year) - year_start.begin()) - 1;
+        }
     };
     struct EnginePat { std::uint16_t element; std::uint32_t value, attribute, changed; };
     struct Conv { int from, to; Formula f; };
@@ -208,7 +221,7 @@ struct Decoder::Impl {
 
     struct Pass {
         int year = 0;
-        std::array<std::pair<std::uint32_t, int>, 64> schemas;  // (schema, priority)
+        const std::pair<std::uint32_t, int>* schemas = nullptr;  // (schema, priority)
         std::size_t n_schemas = 0;
         std::vector<Item> items;
         std::size_t sorted = 0;  // items[0, sorted) are in element order (the winners)
@@ -377,6 +390,32 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
         if (wi == wmi_of.end()) continue;
         m.wmis[wi->second].schemas.push_back({schema_of(ws.schema_id), ws.year_from, ws.year_to ? ws.year_to : 2999});
     }
+    for (auto& w : m.wmis) {
+        for (const auto& s : w.schemas) {
+            w.year_start.push_back(s.from);
+            w.year_start.push_back(s.to + 1);
+        }
+        std::sort(w.year_start.begin(), w.year_start.end());
+        w.year_start.erase(std::unique(w.year_start.begin(), w.year_start.end()), w.year_start.end());
+        for (const int year : w.year_start) {
+            // The schemas valid for the year, in the order of the WMI's schema list (at most 64).
+            const std::size_t first = w.valid.size();
+            bool covered = false;
+            w.valid_begin.push_back(static_cast<std::uint32_t>(first));
+            for (const auto& s : w.schemas) {
+                if (year < s.from || year > s.to) continue;
+                covered = true;
+                if (m.schemas[s.schema].to_be_qced) continue;
+                bool found = false;
+                for (std::size_t i = first; i < w.valid.size(); ++i)
+                    if (w.valid[i].first == s.schema) { w.valid[i].second = std::max(w.valid[i].second, s.from); found = true; }
+                if (!found && w.valid.size() - first < 64) w.valid.emplace_back(s.schema, s.from);
+            }
+            w.covered.push_back(covered);
+        }
+        w.valid_begin.push_back(static_cast<std::uint32_t>(w.valid.size()));
+        w.valid.shrink_to_fit();
+    }
     for (const auto& [make, model] : t.make_models) {
         const std::string* n = name_of("Make", std::to_string(make));
         if (n) m.model_makes[m.intern(std::to_string(model))].emplace_back(make, m.intern(upper(*n)));
@@ -419,14 +458,9 @@ const std::string_view* Result::get(int element) const {
 
 void Decoder::Impl::valid_schemas(const Wmi& w, int year, Pass& p) const {
     p.year = year;
-    p.n_schemas = 0;
-    for (const auto& s : w.schemas) {
-        if (year < s.from || year > s.to || schemas[s.schema].to_be_qced) continue;
-        bool found = false;
-        for (std::size_t i = 0; i < p.n_schemas; ++i)
-            if (p.schemas[i].first == s.schema) { p.schemas[i].second = std::max(p.schemas[i].second, s.from); found = true; }
-        if (!found && p.n_schemas < p.schemas.size()) p.schemas[p.n_schemas++] = {s.schema, s.from};
-    }
+    const int k = w.segment(year);
+    p.schemas = k < 0 ? nullptr : w.valid.data() + w.valid_begin[static_cast<std::size_t>(k)];
+    p.n_schemas = k < 0 ? 0 : w.valid_begin[static_cast<std::size_t>(k) + 1] - w.valid_begin[static_cast<std::size_t>(k)];
 }
 
 void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const {
@@ -829,8 +863,7 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
         Impl::Pass& q = passes[1];
         m.valid_schemas(w, year - 30, q);
         const bool same = q.n_schemas == passes[0].n_schemas &&
-                          std::equal(q.schemas.begin(), q.schemas.begin() + static_cast<std::ptrdiff_t>(q.n_schemas),
-                                     passes[0].schemas.begin());
+                          std::equal(q.schemas, q.schemas + q.n_schemas, passes[0].schemas);
         if (q.n_schemas != 0 && !same) {
             m.run_pass(vin, w, conclusive, q);
             n = 2;
@@ -852,8 +885,8 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     if (n == 2 && score(passes[1]) > score(passes[0])) best = 1;
     Impl::Pass& p = passes[best];
     // A schema must cover the year for any pattern to decode.
-    bool has_schema = false;
-    for (const auto& s : w.schemas) has_schema = has_schema || (p.year >= s.from && p.year <= s.to);
+    const int segment = w.segment(p.year);
+    const bool has_schema = segment >= 0 && w.covered[static_cast<std::size_t>(segment)];
     r.year = p.year;
     if (!has_schema) {
         r.status = Result::Status::no_schema;
