@@ -219,8 +219,17 @@ struct Decoder::Impl {
         std::uint32_t value_id = kNoString;   // `value` as an index in strings, if it is one
     };
 
+    // An item's rank as run_pass sorts them: element asc, then (inverted) priority desc, changed
+    // desc, nonstar asc, id asc; `index` is the item's, not compared.
+    struct SortKey {
+        std::uint64_t element_priority, changed_nonstar;
+        std::uint32_t id, index;
+    };
+
     struct Pass {
         int year = 0;
+        std::vector<SortKey> order;   // scratch of the winners' sort
+        std::vector<Item> gathered;   // scratch: the items in sorted order
         const std::pair<std::uint32_t, int>* schemas = nullptr;  // (schema, priority)
         std::size_t n_schemas = 0;
         std::vector<Item> items;
@@ -559,14 +568,28 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
     }
     p.items.push_back({kModelYear, 100, 0, 0, 0, own(p, std::to_string(year)), -1, kYear});
 
-    // One winner per element: Priority desc, changed desc, shortest key, id.
-    std::sort(p.items.begin(), p.items.end(), [](const Item& a, const Item& b) {
-        if (a.element != b.element) return a.element < b.element;
-        if (a.priority != b.priority) return a.priority > b.priority;
-        if (a.changed != b.changed) return a.changed > b.changed;
-        if (a.nonstar != b.nonstar) return a.nonstar < b.nonstar;
-        return a.id < b.id;
-    });
+    // One winner per element: Priority desc, changed desc, shortest key, id.  Sorted as packed
+    // keys of 24 bytes (the same comparisons as on the items, so the same order, ties included),
+    // then the items gathered in that order.
+    {
+        auto& order = p.order;
+        order.clear();
+        for (std::size_t i = 0; i < p.items.size(); ++i) {
+            const Item& it = p.items[i];
+            order.push_back({(static_cast<std::uint64_t>(static_cast<std::uint32_t>(it.element)) << 32) |
+                                 (0xFFFFFFFFu - (static_cast<std::uint32_t>(it.priority) ^ 0x80000000u)),
+                             (static_cast<std::uint64_t>(~it.changed) << 32) | static_cast<std::uint32_t>(it.nonstar),
+                             it.id, static_cast<std::uint32_t>(i)});
+        }
+        std::sort(order.begin(), order.end(), [](const SortKey& a, const SortKey& b) {
+            if (a.element_priority != b.element_priority) return a.element_priority < b.element_priority;
+            if (a.changed_nonstar != b.changed_nonstar) return a.changed_nonstar < b.changed_nonstar;
+            return a.id < b.id;
+        });
+        p.gathered.clear();
+        for (const SortKey& k : order) p.gathered.push_back(p.items[k.index]);
+        p.items.swap(p.gathered);
+    }
     {
         std::size_t out = 0;
         for (std::size_t i = 0; i < p.items.size(); ++i)
