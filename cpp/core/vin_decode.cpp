@@ -751,17 +751,22 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         // Unused positions: 4-8 and 11 that no decoding pattern's key constrains to the VIN's character.
         std::string& unused = p.unused;
         unused.clear();
-        for (int i : {4, 5, 6, 7, 8, 11}) {
-            bool used = false;
-            for (const auto& it : p.items) {
-                if (it.key < 0 || used) continue;
-                const Key& k = keys[static_cast<std::size_t>(it.key)];
-                const int kp = i - 4;
-                if (kp < k.len && k.mask[kp] != kAny) {
-                    const std::uint64_t m = k.mask[kp] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[kp];
-                    used = (m & bit(vin[i - 1])) != 0;
-                }
+        // A position is used when some item's key constrains it to a set holding the VIN's
+        // character ('#' standing for the digits): the OR of those sets, in one walk of the items.
+        static constexpr int kUnusedChecked[] = {4, 5, 6, 7, 8, 11};
+        std::array<std::uint64_t, 6> allowed_by_keys{};
+        for (const auto& it : p.items) {
+            if (it.key < 0) continue;
+            const Key& k = keys[static_cast<std::size_t>(it.key)];
+            for (std::size_t c = 0; c < 6; ++c) {
+                const int kp = kUnusedChecked[c] - 4;
+                if (kp < k.len && k.mask[kp] != kAny)
+                    allowed_by_keys[c] |= k.mask[kp] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[kp];
             }
+        }
+        for (std::size_t c = 0; c < 6; ++c) {
+            const int i = kUnusedChecked[c];
+            const bool used = (allowed_by_keys[c] & bit(vin[i - 1])) != 0;
             if (!used) {
                 if (!unused.empty()) unused += ',';
                 append_small(unused, i);
