@@ -945,7 +945,10 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
                 seen[it.element] = true;
                 ++n;
             }
-        r.values.reserve(n);
+        // At least 32 (an answer has 24 values on average, 31 at most over vins.tsv): one size
+        // class, so the allocator's per-thread cache hands back the previous answer's block
+        // instead of searching its bins (1k instructions a decode measured with callgrind).
+        r.values.reserve(std::max<std::size_t>(n, 32));
     }
     // Values the tables hold are viewed where they are; the others are gathered in `scratch`
     // (per thread) and copied into the Result's buffer at the end: `moved` lists (value index,
