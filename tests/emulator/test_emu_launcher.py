@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -104,6 +106,45 @@ def test_cli_runs_the_emulator_in_the_foreground(database: Path) -> None:
         statuses = [h.get("/api/years/v2").status for _ in range(8)]
         assert statuses == [200] * 7 + [429]
         h.close()
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(10) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def test_cli_takes_every_flag_of_the_executable() -> None:
+    """`vehicledata emulator` passes every flag the executable's usage names (docs/emulator.md)."""
+    usage = subprocess.run([find_executable(), "--help"], capture_output=True, timeout=30).stdout.decode()
+    flags = set(re.findall(r"\[(--[a-z0-9-]+)", usage))
+    assert {"--max-headers", "--response-cache-mb", "--parent-pid"} <= flags
+    cli = subprocess.run([sys.executable, "-m", "vehicledata", "emulator", "--help"], capture_output=True,
+                         timeout=60, env=ENV).stdout.decode()
+    assert sorted(f for f in flags if f not in re.findall(r"(--[a-z0-9-]+)", cli)) == []
+
+
+def test_cli_passes_the_gate_limits(database: Path) -> None:
+    p = subprocess.Popen([sys.executable, "-m", "vehicledata", "emulator", "--db", str(database), "--port", "0",
+                          "--max-headers", "3", "--response-cache-mb", "0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    try:
+        assert p.stdout is not None
+        line = p.stdout.readline().decode()
+        assert line.startswith("listening on http://127.0.0.1:"), p.stderr.read() if p.poll() is not None else line
+        port = int(line.rsplit(":", 1)[1])
+        answers = []
+        for fields in (3, 4):  # Host, Connection and the rest X-F<i>
+            head = "GET /api/years/v2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            head += "".join(f"X-F{i}: v\r\n" for i in range(fields - 2)) + "\r\n"
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall(head.encode())
+                data = b""
+                while chunk := s.recv(65536):
+                    data += chunk
+            answers.append(data.split(b"\r\n", 1)[0])
+        # 3 fields pass; a fourth is one more than --max-headers 3
+        assert answers == [b"HTTP/1.1 200 OK", b"HTTP/1.1 431 Request Header Fields Too Large"]
         p.send_signal(signal.SIGTERM)
         assert p.wait(10) == 0
     finally:
