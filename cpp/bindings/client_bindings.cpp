@@ -432,6 +432,7 @@ void bind_client(py::module_& m) {
             d["logins"] = s.logins;
             d["bytes"] = s.bytes;
             d["rate_wait_seconds"] = s.rate_wait_seconds;
+            d["reorder_peak"] = s.reorder_peak;
             return d;
         })
         .def("url_for", [](const PyClient& p, const std::string& t) { return p.client->url_for(t); })

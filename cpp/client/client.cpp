@@ -112,6 +112,7 @@ ClientStats Client::stats() const {
     s.logins = jwt_.logins();
     s.bytes = bytes_.load();
     s.rate_wait_seconds = static_cast<double>(rate_wait_us_.load()) / 1e6;
+    s.reorder_peak = reorder_peak_.load();
     return s;
 }
 
@@ -332,6 +333,8 @@ Page Client::collect_pages(const Page& first, const std::vector<std::string>& ta
         Page copy = first;
         append_page(acc, std::move(copy));
     }
+    // Pages that arrive before an earlier one wait here; fetch_pages' window
+    // (reorder_window()) bounds them while the earlier page is retried.
     std::map<std::size_t, Page> waiting;
     std::size_t next = 0;
     fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) {
@@ -342,12 +345,19 @@ Page Client::collect_pages(const Page& first, const std::vector<std::string>& ta
             waiting.erase(it);
             ++next;
         }
-    }, verbose);
+        const auto held = static_cast<std::int64_t>(waiting.size());
+        for (auto peak = reorder_peak_.load(); held > peak && !reorder_peak_.compare_exchange_weak(peak, held);) {
+        }
+    }, verbose, reorder_window());
     return acc;
 }
 
+std::size_t Client::reorder_window() const {
+    return 2 * static_cast<std::size_t>(std::max(1, options_.max_parallel));
+}
+
 void Client::fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
-                         const std::function<void(std::size_t, Page&&)>& on_page, bool verbose) {
+                         const std::function<void(std::size_t, Page&&)>& on_page, bool verbose, std::size_t window) {
     const std::size_t n = targets.size();
     if (n == 0) return;
     if (n == 1) {
@@ -365,6 +375,11 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
     std::deque<std::size_t> pending;
     for (std::size_t i = 0; i < n; ++i) pending.push_back(i);
     std::size_t done = 0;
+    // The window: target i starts only while i < frontier + window, frontier
+    // being the first target not yet handed over (0: no bound).
+    std::vector<bool> delivered(n, false);
+    std::size_t frontier = 0;
+    auto in_window = [&](std::size_t i) { return window == 0 || i < frontier + window; };
     MultiBatch batch(transport_);
     std::optional<Clock::time_point> blocked_since;
     const std::size_t max_parallel = static_cast<std::size_t>(options_.max_parallel);
@@ -374,10 +389,13 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
         while (batch.running() < max_parallel && !pending.empty()) {
             std::size_t i = pending.front();
             auto now = Clock::now();
-            if (st[i].not_before > now) {
-                wait_ms = std::min<int>(wait_ms, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(st[i].not_before - now).count()) + 1);
-                // let a later page go first if it is ready
-                auto it = std::find_if(pending.begin(), pending.end(), [&](std::size_t k) { return st[k].not_before <= now; });
+            if (st[i].not_before > now || !in_window(i)) {
+                for (std::size_t k : pending)  // wake for the first retry due inside the window
+                    if (st[k].not_before > now && in_window(k))
+                        wait_ms = std::min<int>(wait_ms, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(st[k].not_before - now).count()) + 1);
+                // let a later page go first if it is ready (and inside the window)
+                auto it = std::find_if(pending.begin(), pending.end(),
+                                       [&](std::size_t k) { return st[k].not_before <= now && in_window(k); });
                 if (it == pending.end()) break;
                 i = *it;
                 pending.erase(it);
@@ -411,6 +429,8 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
                     std::string().swap(r.body);
                     on_page(i, std::move(page));
                     ++done;
+                    delivered[i] = true;
+                    while (frontier < n && delivered[frontier]) ++frontier;
                     continue;
                 } catch (const DecodeError& e) {
                     RetryDecision d = st[i].retry.decode_failed(e.what());

@@ -545,7 +545,9 @@ class Client:
         return bool(self._core.has_credentials)
 
     def stats(self) -> Dict[str, Any]:
-        """Requests sent, retries, logins, bytes received, seconds waited for the rate limit."""
+        """Requests sent, retries, logins, bytes received, seconds waited for the rate limit, and
+        ``reorder_peak``: the most pages a whole-result crawl held at once while an earlier page was
+        retried or slower (at most ``2 * max_parallel - 1``; docs/client.md)."""
         return dict(self._core.stats())
 
     def get_json(self, path: str, **params: Any) -> Any:

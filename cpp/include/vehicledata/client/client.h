@@ -61,6 +61,9 @@ struct ClientStats {
     std::int64_t logins = 0;
     std::int64_t bytes = 0;        // body bytes received
     double rate_wait_seconds = 0;  // time spent waiting for the token bucket
+    // Most pages collect_pages() held at once, arrived but waiting on an earlier
+    // one (being retried or slower); never above reorder_window() - 1.
+    std::int64_t reorder_peak = 0;
 };
 
 struct DownloadResult {
@@ -88,13 +91,19 @@ public:
     std::vector<Page> get_pages(const std::vector<std::string>& targets, const schema::Record& record,
                                 schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
     // Like get_pages(), but each page is handed to `on_page(index, page)` as
-    // soon as it is decoded (completion order, on the calling thread).
+    // soon as it is decoded (completion order, on the calling thread).  With a
+    // `window` (> 0), target i is not sent until every target before
+    // i - window + 1 has been handed over, so at most window - 1 pages arrive
+    // ahead of one still missing.
     void fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
-                     const std::function<void(std::size_t, Page&&)>& on_page, bool verbose = false);
+                     const std::function<void(std::size_t, Page&&)>& on_page, bool verbose = false,
+                     std::size_t window = 0);
     // Fetch `targets` concurrently and append them in order to a copy of
     // `first` (columns reserved for first.collection.total rows), releasing
     // each page once appended: peak memory stays near the final size.  Each
-    // page is checked against `crawl` (if given) before it is appended.
+    // page is checked against `crawl` (if given) before it is appended.  Pages
+    // that arrive ahead of a missing one (retried, slower) wait, at most
+    // reorder_window() - 1 of them: no page further ahead is sent meanwhile.
     Page collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
                        schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
     // Stream a GET to `path`; with resume, continue an existing partial file
@@ -112,6 +121,8 @@ public:
     bool has_token() const { return jwt_.has_token(); }
     std::optional<std::int64_t> token_expires_at() const { return jwt_.expires_at(); }
     ClientStats stats() const;
+    // 2 * max_parallel: how far ahead of the first missing page collect_pages() sends.
+    std::size_t reorder_window() const;
     std::string url_for(const std::string& target) const;
 
 private:
@@ -144,6 +155,7 @@ private:
     LogFn log_;
     std::atomic<std::int64_t> requests_{0}, retries_{0}, bytes_{0};
     std::atomic<std::int64_t> rate_wait_us_{0};
+    std::atomic<std::int64_t> reorder_peak_{0};
     std::mutex check_mutex_;  // one validation of a disk-cached token at a time
 };
 
