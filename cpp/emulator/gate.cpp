@@ -332,6 +332,7 @@ struct Gate::Impl {
     HttpCore& core;
     GateLimits limits;
     RefusalWriter refusal;
+    DirectHandler direct;
     int lfd = -1, ep = -1, evfd = -1;
     bool listening = false;
     std::atomic<bool> stopping{false};
@@ -345,7 +346,8 @@ struct Gate::Impl {
     std::atomic<std::size_t> queued{0};  // ready.size(), read by workers without the mutex
     std::atomic<int> keeping{0};         // workers waiting for a kept connection's next request
 
-    Impl(HttpCore& c, GateLimits l, RefusalWriter r) : core(c), limits(l), refusal(std::move(r)) {}
+    Impl(HttpCore& c, GateLimits l, RefusalWriter r, DirectHandler d)
+        : core(c), limits(l), refusal(std::move(r)), direct(std::move(d)) {}
 
     void watch(int fd, bool on) {
         epoll_event ev{};
@@ -532,7 +534,8 @@ struct Gate::Impl {
             for (;;) {
                 ConnStream strm(*c, limits.write_timeout_ms);
                 bool closed = false;
-                core.process_request(strm, c->eof, closed, nullptr);
+                if (!direct || !direct(std::string_view(c->buf.data(), c->request_length), strm, c->eof, closed))
+                    core.process_request(strm, c->eof, closed, nullptr);
                 strm.flush();
                 c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
                 if (closed || c->eof || strm.failed()) {
@@ -551,8 +554,8 @@ struct Gate::Impl {
     }
 };
 
-Gate::Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal)
-    : impl_(new Impl(core, limits, std::move(refusal))) {
+Gate::Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal, DirectHandler direct)
+    : impl_(new Impl(core, limits, std::move(refusal), std::move(direct))) {
     impl_->ep = ::epoll_create1(EPOLL_CLOEXEC);
     impl_->evfd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (impl_->ep < 0 || impl_->evfd < 0) throw std::runtime_error("gate: cannot create epoll/eventfd");
