@@ -18,17 +18,6 @@ namespace {
 
 constexpr std::size_t kLineMax = 8000;  // under httplib's 8192 (request line and header line limits)
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i], y = b[i];
-        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-        if (x != y) return false;
-    }
-    return true;
-}
-
 bool space_or_tab(char c) { return c == ' ' || c == '\t'; }
 
 // httplib decodes the path and every header value (decode_url, '+' kept); most have nothing to decode.

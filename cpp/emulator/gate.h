@@ -89,4 +89,7 @@ struct RequestScan {
 };
 RequestScan scan_request(const char* data, std::size_t size, const GateLimits& limits);
 
+// ASCII case-insensitive equality (field names, "chunked", "100-continue").
+bool iequals(std::string_view a, std::string_view b);
+
 }  // namespace vehicledata::emulator
