@@ -198,7 +198,8 @@ class _Layout:
             klass = fast.get_block_type(d)
             if isinstance(d, np.dtype):
                 last = self.blocks[-1] if self.blocks else None
-                if last is not None and last[2] == d and last[1][-1] == i - 1:
+                # (numpy 1.x compares a dtype equal to "1d", a float64 synonym: test the type first)
+                if last is not None and isinstance(last[2], np.dtype) and last[2] == d and last[1][-1] == i - 1:
                     self.blocks[-1] = (klass, last[1] + (i,), d)
                 else:
                     self.blocks.append((klass, (i,), d))
@@ -307,10 +308,8 @@ class _FastFrames:
         place = self.BlockPlacement
         blocks = []
         for klass, where, how in lay.blocks:
-            if how == "1d":
-                values = arrays[where[0]]
-            elif how == "2d":
-                values = arrays[where[0]].reshape(1, n)
+            if isinstance(how, str):  # "1d" or "2d" (never compared with a dtype: see _Layout)
+                values = arrays[where[0]] if how == "1d" else arrays[where[0]].reshape(1, n)
             else:  # stacked (a copy), as pandas stacks numpy columns
                 values = self.np.empty((len(where), n), dtype=how)
                 for row, i in enumerate(where):
