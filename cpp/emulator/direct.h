@@ -25,7 +25,9 @@ namespace vehicledata::emulator {
 // '?', HTTP/1.1 or HTTP/1.0, every line ending in CRLF, no header line over 8000 bytes or with an
 // empty value, no body, Range, Expect, Content-Length or Transfer-Encoding header. Header values
 // and the path are URL-decoded as httplib decodes them. req.params stays empty (the emulator parses
-// the query from req.target). False for any other request (`req` then unspecified).
+// the query from req.target), and so do httplib's pseudo-fields REMOTE_ADDR, REMOTE_PORT,
+// LOCAL_ADDR and LOCAL_PORT (the emulator reads req.remote_addr and the ports instead, which the
+// caller sets). False for any other request (`req` then unspecified).
 bool parse_direct(std::string_view raw, httplib::Request& req);
 
 // Writes `res` as httplib's write_response_core writes a routed answer without ranges (after its
