@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <unordered_map>
 
 #include "vehicledata/vin.h"
@@ -159,6 +160,19 @@ struct Decoder::Impl {
         std::uint32_t vehicle_type_name = 0, manufacturer_name = 0, manufacturer_id = 0;
         std::vector<WmiSchema> schemas;
         std::vector<std::pair<int, std::uint32_t>> makes;  // (make id, upper name)
+        // The schemas as model years see them, precomputed: the years split into segments
+        // [year_start[k], year_start[k + 1]) (the last one open) over which the same schemas are
+        // valid; segment k's valid schemas (not to be QC'ed, each with its priority: the latest
+        // YearFrom that covers the year) are valid[valid_begin[k], valid_begin[k + 1]), and
+        // covered[k] says whether any schema covers its years at all.
+        std::vector<int> year_start;
+        std::vector<std::uint32_t> valid_begin;
+        std::vector<std::pair<std::uint32_t, int>> valid;
+        std::vector<bool> covered;
+        // The segment of a year, -1 before the first.
+        int segment(int year) const {
+            return static_cast<int>(std::upper_bound(year_start.begin(), year_start.end(), year) - year_start.begin()) - 1;
+        }
     };
     struct EnginePat { std::uint16_t element; std::uint32_t value, attribute, changed; };
     struct Conv { int from, to; Formula f; };
@@ -205,14 +219,25 @@ struct Decoder::Impl {
         std::uint32_t value_id = kNoString;   // `value` as an index in strings, if it is one
     };
 
+    // An item's rank as run_pass sorts them: element asc, then (inverted) priority desc, changed
+    // desc, nonstar asc, id asc; `index` is the item's, not compared.
+    struct SortKey {
+        std::uint64_t element_priority, changed_nonstar;
+        std::uint32_t id, index;
+    };
+
     struct Pass {
         int year = 0;
+        std::vector<SortKey> order;   // scratch of the winners' sort
+        std::vector<Item> gathered;   // scratch: the items in sorted order
+        const std::pair<std::uint32_t, int>* schemas = nullptr;  // (schema, priority)
+        std::size_t n_schemas = 0;
         std::vector<Item> items;
         std::size_t sorted = 0;  // items[0, sorted) are in element order (the winners)
         std::vector<std::pair<const Item*, const Conv*>> todo;  // conversions (scratch)
         std::vector<Item> added;
         // The texts of the decoding items (kept between decodes: their capacity is reused).
-        std::string corrected, error_bytes, additional, invalid, code_list, text;
+        std::string corrected, error_bytes, additional, invalid, code_list, text, unused;
         std::deque<std::string> owned;  // storage of computed values (a deque: views stay valid)
         std::vector<int> codes;
         int model_id = 0, make_id = 0;
@@ -223,7 +248,10 @@ struct Decoder::Impl {
         return p.owned.back();
     }
 
-    void run_pass(std::string_view vin, const Wmi& w, int year, bool conclusive, Pass& p) const;
+    // The schemas valid for `year`, with their priority (the latest YearFrom that covers it), into p.
+    void valid_schemas(const Wmi& w, int year, Pass& p) const;
+    // One model year pass over the schemas valid_schemas put in p.
+    void run_pass(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const;
 };
 
 Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
@@ -371,6 +399,32 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
         if (wi == wmi_of.end()) continue;
         m.wmis[wi->second].schemas.push_back({schema_of(ws.schema_id), ws.year_from, ws.year_to ? ws.year_to : 2999});
     }
+    for (auto& w : m.wmis) {
+        for (const auto& s : w.schemas) {
+            w.year_start.push_back(s.from);
+            w.year_start.push_back(s.to + 1);
+        }
+        std::sort(w.year_start.begin(), w.year_start.end());
+        w.year_start.erase(std::unique(w.year_start.begin(), w.year_start.end()), w.year_start.end());
+        for (const int year : w.year_start) {
+            // The schemas valid for the year, in the order of the WMI's schema list (at most 64).
+            const std::size_t first = w.valid.size();
+            bool covered = false;
+            w.valid_begin.push_back(static_cast<std::uint32_t>(first));
+            for (const auto& s : w.schemas) {
+                if (year < s.from || year > s.to) continue;
+                covered = true;
+                if (m.schemas[s.schema].to_be_qced) continue;
+                bool found = false;
+                for (std::size_t i = first; i < w.valid.size(); ++i)
+                    if (w.valid[i].first == s.schema) { w.valid[i].second = std::max(w.valid[i].second, s.from); found = true; }
+                if (!found && w.valid.size() - first < 64) w.valid.emplace_back(s.schema, s.from);
+            }
+            w.covered.push_back(covered);
+        }
+        w.valid_begin.push_back(static_cast<std::uint32_t>(w.valid.size()));
+        w.valid.shrink_to_fit();
+    }
     for (const auto& [make, model] : t.make_models) {
         const std::string* n = name_of("Make", std::to_string(make));
         if (n) m.model_makes[m.intern(std::to_string(model))].emplace_back(make, m.intern(upper(*n)));
@@ -405,14 +459,21 @@ Decoder::~Decoder() = default;
 const std::vector<std::pair<int, std::string>>& Decoder::output_elements() const { return impl_->output_elements; }
 std::size_t Decoder::pattern_count() const { return impl_->pattern_count; }
 
-const std::string* Result::get(int element) const {
+const std::string_view* Result::get(int element) const {
     auto it = std::lower_bound(values.begin(), values.end(), element,
-                               [](const std::pair<int, std::string>& v, int e) { return v.first < e; });
+                               [](const std::pair<int, std::string_view>& v, int e) { return v.first < e; });
     return it != values.end() && it->first == element ? &it->second : nullptr;
 }
 
-void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool conclusive, Pass& p) const {
+void Decoder::Impl::valid_schemas(const Wmi& w, int year, Pass& p) const {
     p.year = year;
+    const int k = w.segment(year);
+    p.schemas = k < 0 ? nullptr : w.valid.data() + w.valid_begin[static_cast<std::size_t>(k)];
+    p.n_schemas = k < 0 ? 0 : w.valid_begin[static_cast<std::size_t>(k) + 1] - w.valid_begin[static_cast<std::size_t>(k)];
+}
+
+void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const {
+    const int year = p.year;
     char desc[kKeyLen], formula_desc[kKeyLen];
     for (int i = 0; i < 5; ++i) desc[i] = vin[3 + i];
     desc[5] = '|';
@@ -420,16 +481,8 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     for (int i = 0; i < kKeyLen; ++i) formula_desc[i] = desc[i] >= '0' && desc[i] <= '9' ? '#' : desc[i];
     const bool nine = vin[2] == '9';
 
-    // Schemas valid for the year, with their priority (the latest YearFrom that covers it).
-    std::array<std::pair<std::uint32_t, int>, 64> valid;
-    std::size_t n_valid = 0;
-    for (const auto& s : w.schemas) {
-        if (year < s.from || year > s.to || schemas[s.schema].to_be_qced) continue;
-        bool found = false;
-        for (std::size_t i = 0; i < n_valid; ++i)
-            if (valid[i].first == s.schema) { valid[i].second = std::max(valid[i].second, s.from); found = true; }
-        if (!found && n_valid < valid.size()) valid[n_valid++] = {s.schema, s.from};
-    }
+    const auto& valid = p.schemas;
+    const std::size_t n_valid = p.n_schemas;
     // Valid characters per position over every key of the WMI and year (fExtractValidCharsPerWmiYear).
     std::array<std::uint64_t, kKeyLen> valid_chars{};
     // The descriptor's characters as symbol bits, plain and with digits as '#'.
@@ -515,14 +568,28 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
     }
     p.items.push_back({kModelYear, 100, 0, 0, 0, own(p, std::to_string(year)), -1, kYear});
 
-    // One winner per element: Priority desc, changed desc, shortest key, id.
-    std::sort(p.items.begin(), p.items.end(), [](const Item& a, const Item& b) {
-        if (a.element != b.element) return a.element < b.element;
-        if (a.priority != b.priority) return a.priority > b.priority;
-        if (a.changed != b.changed) return a.changed > b.changed;
-        if (a.nonstar != b.nonstar) return a.nonstar < b.nonstar;
-        return a.id < b.id;
-    });
+    // One winner per element: Priority desc, changed desc, shortest key, id.  Sorted as packed
+    // keys of 24 bytes (the same comparisons as on the items, so the same order, ties included),
+    // then the items gathered in that order.
+    {
+        auto& order = p.order;
+        order.clear();
+        for (std::size_t i = 0; i < p.items.size(); ++i) {
+            const Item& it = p.items[i];
+            order.push_back({(static_cast<std::uint64_t>(static_cast<std::uint32_t>(it.element)) << 32) |
+                                 (0xFFFFFFFFu - (static_cast<std::uint32_t>(it.priority) ^ 0x80000000u)),
+                             (static_cast<std::uint64_t>(~it.changed) << 32) | static_cast<std::uint32_t>(it.nonstar),
+                             it.id, static_cast<std::uint32_t>(i)});
+        }
+        std::sort(order.begin(), order.end(), [](const SortKey& a, const SortKey& b) {
+            if (a.element_priority != b.element_priority) return a.element_priority < b.element_priority;
+            if (a.changed_nonstar != b.changed_nonstar) return a.changed_nonstar < b.changed_nonstar;
+            return a.id < b.id;
+        });
+        p.gathered.clear();
+        for (const SortKey& k : order) p.gathered.push_back(p.items[k.index]);
+        p.items.swap(p.gathered);
+    }
     {
         std::size_t out = 0;
         for (std::size_t i = 0; i < p.items.size(); ++i)
@@ -644,9 +711,13 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
             }
             built.push_back(r);
         }
-        std::string full = nine ? std::string(vin.substr(0, 3)) + built + std::string(vin.substr(11, 3))
-                                : std::string(vin.substr(0, 3)) + built;
-        if (full.size() < vin.size()) full += std::string(vin.substr(full.size(), 3));
+        // The VIN with '!' at the positions in error (only built when there are errors).
+        auto full = [&] {
+            std::string f = nine ? std::string(vin.substr(0, 3)) + built + std::string(vin.substr(11, 3))
+                                 : std::string(vin.substr(0, 3)) + built;
+            if (f.size() < vin.size()) f += std::string(vin.substr(f.size(), 3));
+            return f;
+        };
         if (errors == 1) {
             if (last_replacements.size() == 1) {
                 std::string v(vin);
@@ -668,33 +739,44 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, int year, bool 
                     error_bytes = "(" + std::to_string(last_pos) + ":" + fresh + ")";
                 } else {
                     codes.push_back(4);
-                    corrected = full;
+                    corrected = full();
                     error_bytes = "(" + std::to_string(last_pos) + ":" + last_replacements + ")";
                 }
             }
         } else if (errors > 1) {
             codes.push_back(5);
-            corrected = full;
+            corrected = full();
             error_bytes = replacements;
         }
         // Unused positions: 4-8 and 11 that no decoding pattern's key constrains to the VIN's character.
-        std::string unused;
-        for (int i : {4, 5, 6, 7, 8, 11}) {
-            bool used = false;
-            for (const auto& it : p.items) {
-                if (it.key < 0 || used) continue;
-                const Key& k = keys[static_cast<std::size_t>(it.key)];
-                const int kp = i - 4;
-                if (kp < k.len && k.mask[kp] != kAny) {
-                    const std::uint64_t m = k.mask[kp] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[kp];
-                    used = (m & bit(vin[i - 1])) != 0;
-                }
+        std::string& unused = p.unused;
+        unused.clear();
+        // A position is used when some item's key constrains it to a set holding the VIN's
+        // character ('#' standing for the digits): the OR of those sets, in one walk of the items.
+        static constexpr int kUnusedChecked[] = {4, 5, 6, 7, 8, 11};
+        std::array<std::uint64_t, 6> allowed_by_keys{};
+        for (const auto& it : p.items) {
+            if (it.key < 0) continue;
+            const Key& k = keys[static_cast<std::size_t>(it.key)];
+            for (std::size_t c = 0; c < 6; ++c) {
+                const int kp = kUnusedChecked[c] - 4;
+                if (kp < k.len && k.mask[kp] != kAny)
+                    allowed_by_keys[c] |= k.mask[kp] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[kp];
             }
-            if (!used) unused += (unused.empty() ? "" : ",") + std::to_string(i);
+        }
+        for (std::size_t c = 0; c < 6; ++c) {
+            const int i = kUnusedChecked[c];
+            const bool used = (allowed_by_keys[c] & bit(vin[i - 1])) != 0;
+            if (!used) {
+                if (!unused.empty()) unused += ',';
+                append_small(unused, i);
+            }
         }
         if (!unused.empty()) {
             codes.push_back(14);
-            additional = "Unused position(s): " + unused + ";";
+            additional += "Unused position(s): ";
+            additional += unused;
+            additional += ';';
         }
     }
     // Characters that must be digits: from position 13 (cars, MPVs, light trucks), 14 (others),
@@ -799,10 +881,21 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     thread_local Impl::Pass passes[2];
     int n = 1;
     for (auto& q : passes) { q.items.clear(); q.owned.clear(); q.codes.clear(); q.make_id = q.model_id = 0; }
-    m.run_pass(vin, w, year, conclusive, passes[0]);
+    m.valid_schemas(w, year, passes[0]);
+    m.run_pass(vin, w, conclusive, passes[0]);
     if (!conclusive) {
-        m.run_pass(vin, w, year - 30, conclusive, passes[1]);
-        n = 2;
+        // The earlier cycle's pass can only win with schemas of its own: with none, it has no
+        // pattern (error code 8, which outweighs any of the first pass's codes, or ties it when
+        // the first has none either); with the same schemas, every item but the model year is the
+        // same and the score's last term, the year, is higher in the first pass.
+        Impl::Pass& q = passes[1];
+        m.valid_schemas(w, year - 30, q);
+        const bool same = q.n_schemas == passes[0].n_schemas &&
+                          std::equal(q.schemas, q.schemas + q.n_schemas, passes[0].schemas);
+        if (q.n_schemas != 0 && !same) {
+            m.run_pass(vin, w, conclusive, q);
+            n = 2;
+        }
     }
     // Best pass: error value, elements weight, patterns, model year.
     auto score = [&](const Impl::Pass& p) {
@@ -820,8 +913,8 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     if (n == 2 && score(passes[1]) > score(passes[0])) best = 1;
     Impl::Pass& p = passes[best];
     // A schema must cover the year for any pattern to decode.
-    bool has_schema = false;
-    for (const auto& s : w.schemas) has_schema = has_schema || (p.year >= s.from && p.year <= s.to);
+    const int segment = w.segment(p.year);
+    const bool has_schema = segment >= 0 && w.covered[static_cast<std::size_t>(segment)];
     r.year = p.year;
     if (!has_schema) {
         r.status = Result::Status::no_schema;
@@ -852,22 +945,54 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
                 seen[it.element] = true;
                 ++n;
             }
-        r.values.reserve(n);
+        // At least 32 (an answer has 24 values on average, 31 at most over vins.tsv): one size
+        // class, so the allocator's per-thread cache hands back the previous answer's block
+        // instead of searching its bins (1k instructions a decode measured with callgrind).
+        r.values.reserve(std::max<std::size_t>(n, 32));
     }
+    // Values the tables hold are viewed where they are; the others are gathered in `scratch`
+    // (per thread) and copied into the Result's buffer at the end: `moved` lists (value index,
+    // offset in scratch) of those.
+    thread_local std::string scratch;
+    thread_local std::vector<std::pair<std::size_t, std::size_t>> moved;
+    scratch.clear();
+    moved.clear();
+    auto in_tables = [&](const Impl::Item& it) {
+        return it.value.empty() || it.source == kPattern || it.source == kEngine || it.source == kWmi ||
+               it.source == kModelMake || (it.source == kConversion && it.value_id != kNoString);
+    };
     auto emit = [&](const Impl::Item& it) {
         if (it.element < 0 || it.element >= 256 || !m.output[it.element]) return;
         if (!r.values.empty() && r.values.back().first == it.element) {
-            if (!it.value.empty()) {
-                r.values.back().second += "; ";
-                r.values.back().second += it.value;
+            // A multi-valued element: the values joined with "; ", in scratch.
+            if (it.value.empty()) return;
+            if (moved.empty() || moved.back().first != r.values.size() - 1) {
+                moved.emplace_back(r.values.size() - 1, scratch.size());
+                scratch += r.values.back().second;
             }
+            scratch += "; ";
+            scratch += it.value;
             return;
         }
-        r.values.emplace_back(it.element, std::string(it.value));
+        if (in_tables(it)) {
+            r.values.emplace_back(it.element, it.value);
+            return;
+        }
+        moved.emplace_back(r.values.size(), scratch.size());
+        scratch += it.value;
+        r.values.emplace_back(it.element, std::string_view());
     };
     for (std::size_t i = 0, j = head; i < head || j < items.size();) {
         if (j == items.size() || (i < head && !before(items[j], items[i]))) emit(items[i++]);
         else emit(items[j++]);
+    }
+    if (!moved.empty()) {
+        r.buffer.reset(new char[scratch.size()]);
+        std::copy(scratch.begin(), scratch.end(), r.buffer.get());
+        for (std::size_t k = 0; k < moved.size(); ++k) {
+            const std::size_t end = k + 1 < moved.size() ? moved[k + 1].second : scratch.size();
+            r.values[moved[k].first].second = std::string_view(r.buffer.get() + moved[k].second, end - moved[k].second);
+        }
     }
     return r;
 }

@@ -46,7 +46,7 @@ struct Facts {
 
 Facts facts_of(const vin::Result& r) {
     Facts f;
-    auto val = [&](int e) { const std::string* v = r.get(e); return v ? lower(*v) : std::string(); };
+    auto val = [&](int e) { const std::string_view* v = r.get(e); return v ? lower(*v) : std::string(); };
     if (std::string d = val(vin::kDisplacementL); !d.empty()) {
         // "2.5" -> "2.5l"
         if (d.find('.') == std::string::npos) d += ".0";
@@ -101,14 +101,14 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
     if (demo && (r.year < schema::kDemoFirstYear || r.year > schema::kDemoLastYear))
         throw HttpError(404, envelope::kNotFound, "Model year " + std::to_string(r.year) +
                                                       " is outside the demo data-set (2015-2020): log in with a subscription");
-    const std::string* make = r.get(vin::kMake);
-    const std::string* model = r.get(vin::kModel);
+    const std::string_view* make = r.get(vin::kMake);
+    const std::string_view* model = r.get(vin::kModel);
     if (!make || !model) {
-        const std::string* code = r.get(vin::kErrorCode);
+        const std::string_view* code = r.get(vin::kErrorCode);
         throw HttpError(404, envelope::kNotFound, "VIN " + vin + ": no model decodes for model year " + std::to_string(r.year) +
-                                                      " (vPIC error code " + (code ? *code : std::string()) + ")");
+                                                      " (vPIC error code " + (code ? std::string(*code) : std::string()) + ")");
     }
-    const std::string* trim = r.get(vin::kTrim);
+    const std::string_view* trim = r.get(vin::kTrim);
 
     // Catalogue trims of the year/make/model (vPIC Make/Model ids -> catalogue ids through the
     // dataset's vpic_makes/vpic_models, the naming module's mapping), best match first.

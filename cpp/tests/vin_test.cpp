@@ -78,8 +78,8 @@ vin::Tables tables() {
 }
 
 std::string value(const vin::Result& r, int e) {
-    const std::string* v = r.get(e);
-    return v ? *v : "<none>";
+    const std::string_view* v = r.get(e);
+    return v ? std::string(*v) : "<none>";
 }
 
 }  // namespace
@@ -159,4 +159,62 @@ TEST(VinDecode, SchemaWithManyKeys) {
     EXPECT_EQ(value(q, vin::kSeries), "S-7");
     EXPECT_EQ(value(q, vin::kTrim2), "<none>");  // position 13 'A': the '#' key does not match
     EXPECT_EQ(value(decode("1ABDKEA00EP070000"), vin::kSeries), "<none>");  // position 4 not 'C'
+}
+
+// The values are views (into the tables, or into the Result's own buffer for the texts the decode
+// builds): they stay as decoded through later decodes on the same thread and through a move; a
+// multi-valued element's values are joined with "; ".
+TEST(VinDecode, ValuesOutliveLaterDecodesAndMoves) {
+    vin::Tables t = tables();
+    t.elements.push_back({114, "Other Restraint System Info", "", true, false, 0});
+    t.patterns.push_back({9, 101, "C", 114, "One", "2014-01-01"});
+    t.patterns.push_back({10, 101, "CD", 114, "Two", "2014-01-01"});
+    vin::Decoder d(t);
+    std::string a = "1ABCDEA00EP000000";
+    a[8] = vin::check_digit(a) == '1' ? '2' : '1';  // error code 1: texts built per decode
+    vin::Result r = d.decode(a, 2026);
+    ASSERT_EQ(r.status, vin::Result::Status::ok);
+    std::vector<std::pair<int, std::string>> before;
+    for (const auto& [e, v] : r.values) before.emplace_back(e, std::string(v));
+    std::string b = "1ABCDEA00FP000000";
+    b[8] = vin::check_digit(b);
+    const vin::Result other = d.decode(b, 2026);
+    EXPECT_EQ(value(other, vin::kModelYear), "2015");
+    EXPECT_EQ(value(other, vin::kErrorCode), "0");
+    const vin::Result moved = std::move(r);
+    std::vector<std::pair<int, std::string>> after;
+    for (const auto& [e, v] : moved.values) after.emplace_back(e, std::string(v));
+    EXPECT_EQ(after, before);
+    EXPECT_EQ(value(moved, 114), "One; Two");  // shorter key first
+    EXPECT_EQ(value(moved, vin::kModelYear), "2014");
+    EXPECT_EQ(value(moved, vin::kErrorText), "1 - Check Digit (9th position) does not calculate properly");
+    EXPECT_EQ(value(moved, vin::kModel), "New");
+}
+
+// Model year position 10 of a truck is not conclusive: both 30-year cycles are decoded and the
+// better answer wins (the later cycle on a tie, e.g. when the same schemas cover both years).
+TEST(VinDecode, ModelYearCycles) {
+    std::string vin = "1A9ZZZZ00EPXYZ123";
+    vin[8] = vin::check_digit(vin);
+    {
+        vin::Tables t = tables();
+        t.wmi_schemas[2] = {2, 200, 1980, 2030};  // one schema for 1984 and 2014
+        vin::Decoder d(t);
+        const vin::Result r = d.decode(vin, 2026);
+        EXPECT_EQ(r.year, 2014);
+        EXPECT_EQ(value(r, vin::kModelYear), "2014");
+        EXPECT_EQ(value(r, vin::kModel), "Truck");
+    }
+    {
+        vin::Tables t = tables();
+        t.patterns[6].keys = "A";                        // schema 200 (1990-2030): no key matches
+        t.wmi_schemas.push_back({2, 201, 1980, 1989});  // schema 201: a model for 1984
+        t.patterns.push_back({9, 201, "Z", 28, "1002", "2014-01-01"});
+        vin::Decoder d(t);
+        const vin::Result r = d.decode(vin, 2026);
+        EXPECT_EQ(r.year, 1984);
+        EXPECT_EQ(value(r, vin::kModelYear), "1984");
+        EXPECT_EQ(value(r, vin::kModel), "Truck");
+        EXPECT_EQ(value(r, vin::kErrorCode), "0");
+    }
 }

@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
                 out += ",\"";
                 out += name;
                 out += "\":";
-                if (const std::string* v = r.get(e)) format::append_json_string(out, *v);
+                if (const std::string_view* v = r.get(e)) format::append_json_string(out, *v);
                 else out += "null";
             }
             out += ",\"us\":" + std::to_string(std::chrono::duration<double, std::micro>(b - a).count()) + "}\n";

@@ -80,10 +80,20 @@ struct Result {
     int year = 0;                 // the decoded model year
     int make_id = 0;              // vPIC Make.Id (0 when undecoded)
     int model_id = 0;             // vPIC Model.Id (0 when undecoded)
-    // Decoded elements in ascending element id: (element id, value).
-    std::vector<std::pair<int, std::string>> values;
+    // Decoded elements in ascending element id: (element id, value).  The values are views into
+    // the Decoder's tables or into `buffer` (the values the tables do not hold: the error texts,
+    // the model year, values cut from the VIN, multi-valued elements joined): valid while the
+    // Decoder and this Result live.  A Result moves (its buffer and views with it) but does not copy.
+    std::vector<std::pair<int, std::string_view>> values;
+    std::unique_ptr<char[]> buffer;
     // The value of an element, or nullptr.
-    const std::string* get(int element) const;
+    const std::string_view* get(int element) const;
+
+    Result() = default;
+    Result(Result&&) noexcept = default;
+    Result& operator=(Result&&) noexcept = default;
+    Result(const Result&) = delete;
+    Result& operator=(const Result&) = delete;
 };
 
 class Decoder {
