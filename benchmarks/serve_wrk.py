@@ -43,22 +43,25 @@ CASES = {  # name -> (target, Prism serves it)
 }
 OPENAPI = harness.ROOT.parent / "shared" / "reference" / "openapi-2.1.29.json"
 # Where the emulator's time goes per case (hand-written; valgrind --tool=callgrind on the emulator,
-# --threads 1, 1 connection, after a warm-up, 2026-11-23: instructions per request inclusive of
-# httplib::Server::process_request; benchmarks/notes/serve.md).  nginx answers each case from a file
-# with sendfile and no parsing beyond the request line; the emulator answers repeated requests from its
-# response cache (docs/emulator.md, "Response cache") after the per-request checks.
+# --threads 1, 1 keep-alive connection, 5 warm-up requests then 200, 2026-11-23: instructions per
+# request inclusive of the worker's answer, Server::serve_direct; benchmarks/notes/serve.md).  nginx
+# answers each case from a file with sendfile and no parsing beyond the request line; the emulator
+# answers repeated requests from its response cache (docs/emulator.md, "Response cache") after the
+# per-request checks, on the gate's direct path (docs/emulator.md, "Serving path").
 PROFILE = {
-    "trims page 100": "profile: 103k instructions/request from the response cache (146k rendered): httplib's "
-                      "own request parsing ~48k (read_headers, char-by-char getline, a case-insensitive "
-                      "multimap, decode_url), response writing 24k, our dispatch 16k (query, JWT, rate limit, "
-                      "usage, cache lookup)",
-    "trims page 1000": "profile: 103k instructions/request from the response cache (372k rendered): the 317 KB "
-                       "body is sent from the shared cached entry, no copy; nginx sends the file with sendfile",
-    "filtered json query": "profile: 137k instructions/request from the response cache (226k rendered): 33k "
-                           "more than page 100 for the long query string, parsed by httplib and by the emulator",
-    "vin decode": "profile: 105k instructions/request from the response cache; a VIN not yet answered takes the "
-                  "handler's path, 0.26M (1.20M before the VIN caches: benchmarks/notes/vin.md)",
+    "trims page 100": "profile: 37k instructions/request from the response cache on the direct path (112k "
+                      "through httplib's parsing and writing before): our dispatch 21k (query, JWT, rate limit, "
+                      "usage, cache lookup, coding), the response head 10k, the Request from the gate's bytes",
+    "trims page 1000": "profile: 37k instructions/request from the response cache on the direct path (112k "
+                       "before): the 317 KB body is sent from the shared cached entry with the head in one "
+                       "sendmsg, no copy; nginx sends the file with sendfile",
+    "filtered json query": "profile: 41k instructions/request from the response cache on the direct path "
+                           "(145k before): 4k more than page 100 for the long query string",
+    "vin decode": "profile: 40k instructions/request from the response cache on the direct path (113k before); "
+                  "a VIN not yet answered takes the handler's path, 0.26M (1.20M before the VIN caches: "
+                  "benchmarks/notes/vin.md)",
 }
+
 
 def free_port() -> int:
     with socket.socket() as s:

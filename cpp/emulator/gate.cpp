@@ -40,17 +40,6 @@ std::int64_t now_ms() {
         .count();
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i], y = b[i];
-        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-        if (x != y) return false;
-    }
-    return true;
-}
-
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
@@ -114,6 +103,17 @@ RequestScan scan_chunked(RequestScan r, const char* d, std::size_t n, std::size_
 }
 
 }  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+        if (x != y) return false;
+    }
+    return true;
+}
 
 RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits) {
     RequestScan r;
@@ -332,6 +332,7 @@ struct Gate::Impl {
     HttpCore& core;
     GateLimits limits;
     RefusalWriter refusal;
+    DirectHandler direct;
     int lfd = -1, ep = -1, evfd = -1;
     bool listening = false;
     std::atomic<bool> stopping{false};
@@ -345,7 +346,8 @@ struct Gate::Impl {
     std::atomic<std::size_t> queued{0};  // ready.size(), read by workers without the mutex
     std::atomic<int> keeping{0};         // workers waiting for a kept connection's next request
 
-    Impl(HttpCore& c, GateLimits l, RefusalWriter r) : core(c), limits(l), refusal(std::move(r)) {}
+    Impl(HttpCore& c, GateLimits l, RefusalWriter r, DirectHandler d)
+        : core(c), limits(l), refusal(std::move(r)), direct(std::move(d)) {}
 
     void watch(int fd, bool on) {
         epoll_event ev{};
@@ -532,7 +534,8 @@ struct Gate::Impl {
             for (;;) {
                 ConnStream strm(*c, limits.write_timeout_ms);
                 bool closed = false;
-                core.process_request(strm, c->eof, closed, nullptr);
+                if (!direct || !direct(std::string_view(c->buf.data(), c->request_length), strm, c->eof, closed))
+                    core.process_request(strm, c->eof, closed, nullptr);
                 strm.flush();
                 c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
                 if (closed || c->eof || strm.failed()) {
@@ -551,8 +554,8 @@ struct Gate::Impl {
     }
 };
 
-Gate::Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal)
-    : impl_(new Impl(core, limits, std::move(refusal))) {
+Gate::Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal, DirectHandler direct)
+    : impl_(new Impl(core, limits, std::move(refusal), std::move(direct))) {
     impl_->ep = ::epoll_create1(EPOLL_CLOEXEC);
     impl_->evfd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (impl_->ep < 0 || impl_->evfd < 0) throw std::runtime_error("gate: cannot create epoll/eventfd");

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace vehicledata::emulator {
 
@@ -43,14 +44,27 @@ class HttpCore : public httplib::Server {
 public:
     using httplib::Server::process_request;
     void set_listening_socket(int fd) { svr_sock_ = fd; }
+    // What the direct path (direct.h) needs of httplib's settings: content providers stop once the
+    // server shuts down, and the Keep-Alive header's values.
+    bool shutting_down() const { return svr_sock_ == INVALID_SOCKET; }
+    time_t keep_alive_timeout() const { return keep_alive_timeout_sec_; }
+    std::size_t keep_alive_max_count() const { return keep_alive_max_count_; }
 };
+
+// The server's own answer to one complete request, bypassing httplib's parsing (direct.h):
+// `request` is its bytes as the gate framed them. Returns false, having done nothing, to leave the
+// request to httplib's processing; true once answered, with `connection_closed` set as httplib's
+// process_request would set it.
+using DirectHandler = std::function<bool(std::string_view request, httplib::Stream& strm, bool close_connection,
+                                         bool& connection_closed)>;
 
 // Builds a gate refusal: status, exception and message; `url` is the request path or "/".
 using RefusalWriter = std::function<std::string(int status, const std::string& url, const std::string& message)>;
 
 class Gate {
 public:
-    Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal);
+    // `direct` (optional) is offered every complete request before httplib is.
+    Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal, DirectHandler direct = nullptr);
     ~Gate();
     // Binds host:port (0: any); returns the port; throws std::runtime_error.
     int bind(const std::string& host, int port);
@@ -74,5 +88,8 @@ struct RequestScan {
     std::string message;           // Refuse: why
 };
 RequestScan scan_request(const char* data, std::size_t size, const GateLimits& limits);
+
+// ASCII case-insensitive equality (field names, "chunked", "100-continue").
+bool iequals(std::string_view a, std::string_view b);
 
 }  // namespace vehicledata::emulator

@@ -10,6 +10,7 @@
 
 #include "compress.h"
 #include "control.h"
+#include "direct.h"
 #include "vehicledata/envelope.h"
 #include "vehicledata/jwt.h"
 
@@ -132,6 +133,23 @@ std::string cache_key(const Call& call, const std::string& target) {
     return key;
 }
 
+// httplib's exception handler: a 500 with the service's error body.
+void answer_exception(const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+        if (ep) std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+    }
+    write_error(res, 500, envelope::kInternalError, raw_path(req), what, false);
+}
+
+// httplib's logger (--log): one line per request on stderr.
+void log_request(const httplib::Request& req, const httplib::Response& res) {
+    std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.target.c_str(), res.status);
+}
+
 }  // namespace
 
 void write_error(httplib::Response& res, int status, const std::string& exception, const std::string& url,
@@ -177,7 +195,10 @@ Server::Server(Options options)
     limits.max_body = kMaxBody;
     limits.request_timeout_ms = options_.request_timeout * 1000;
     limits.idle_timeout_ms = options_.idle_timeout * 1000;
-    gate_ = std::make_unique<Gate>(http_, limits, gate_refusal);
+    gate_ = std::make_unique<Gate>(http_, limits, gate_refusal,
+                                   [this](std::string_view raw, httplib::Stream& strm, bool close, bool& closed) {
+                                       return serve_direct(raw, strm, close, closed);
+                                   });
     http_.set_payload_max_length(kMaxBody);
     // Requests are answered in the pre-routing hook, before httplib reads a body
     // or matches routes, unless they carry a body (Content-Length or
@@ -201,58 +222,14 @@ Server::Server(Options options)
     http_.Patch(".*", any);
     http_.Delete(".*", any);
     http_.Options(".*", any);
-    http_.set_exception_handler([](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-        std::string what = "internal error";
-        try {
-            if (ep) std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-            what = e.what();
-        } catch (...) {
-        }
-        write_error(res, 500, envelope::kInternalError, raw_path(req), what, false);
-    });
+    http_.set_exception_handler(answer_exception);
     // Errors httplib answers itself (a bad request line or an unknown method, a
     // body over the maximum, a request line over 8 KiB, a malformed Range) get
     // the service's error body too: text/plain on the login and data feed
     // routes, JSON elsewhere.
-    http_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
-        ignore_ranges(req);
-        if (!res.body.empty() || res.is_chunked_content_provider_ || res.content_length_ > 0) return;
-        std::string url = raw_path(req);
-        if (url.empty()) url = "/";  // e.g. 414: httplib keeps nothing of a request line it refused
-        std::string path;
-        if (!format::url_decode(url, path, false)) path = url;
-        const std::optional<Route> route = match_route(path);
-        const bool text = route && route->text_errors;
-        int status = res.status;
-        std::string message = reason_for(status);
-        if (status == 400 && unknown_method_line(req)) {
-            // A method httplib does not parse (FOO): 405 on a known path, 404 elsewhere, as in serve().
-            if (route) {
-                status = 405;
-                message = method_message(req.method, url, route->method);
-                res.set_header("Allow", route->method);
-            } else {
-                status = 404;
-                message = "Not Found";
-            }
-        } else if (status == 413) {
-            message = "Payload Too Large: the body is over " + std::to_string(kMaxBody) + " bytes";
-        } else if (status == 414) {
-            message = "URI Too Long: the request line is over 8192 bytes";
-        } else if (status == 416) {
-            message += " '" + req.get_header_value("Range") + "'";
-            const std::size_t size = route && route->kind == schema::Kind::FeedDownload ? api_->feed_size() : 0;
-            if (size > 0)
-                res.set_header("Content-Range", "bytes */" + std::to_string(size));
-        }
-        write_error(res, status, envelope::exception_for(status), url, message, text);
-        compress_response(req, res);  // the one compression rule (and the JSON charset) on this path too
-    });
+    http_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) { answer_error(req, res); });
     if (!options_.quiet) {
-        http_.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-            std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.target.c_str(), res.status);
-        });
+        http_.set_logger(log_request);
     }
 }
 
@@ -272,6 +249,68 @@ std::string Server::url() const {
 void Server::run() { gate_->run(); }
 
 void Server::stop() { gate_->stop(); }
+
+void Server::answer_error(const httplib::Request& req, httplib::Response& res) {
+    ignore_ranges(req);
+    if (!res.body.empty() || res.is_chunked_content_provider_ || res.content_length_ > 0) return;
+    std::string url = raw_path(req);
+    if (url.empty()) url = "/";  // e.g. 414: httplib keeps nothing of a request line it refused
+    std::string path;
+    if (!format::url_decode(url, path, false)) path = url;
+    const std::optional<Route> route = match_route(path);
+    const bool text = route && route->text_errors;
+    int status = res.status;
+    std::string message = reason_for(status);
+    if (status == 400 && unknown_method_line(req)) {
+        // A method httplib does not parse (FOO): 405 on a known path, 404 elsewhere, as in serve().
+        if (route) {
+            status = 405;
+            message = method_message(req.method, url, route->method);
+            res.set_header("Allow", route->method);
+        } else {
+            status = 404;
+            message = "Not Found";
+        }
+    } else if (status == 413) {
+        message = "Payload Too Large: the body is over " + std::to_string(kMaxBody) + " bytes";
+    } else if (status == 414) {
+        message = "URI Too Long: the request line is over 8192 bytes";
+    } else if (status == 416) {
+        message += " '" + req.get_header_value("Range") + "'";
+        const std::size_t size = route && route->kind == schema::Kind::FeedDownload ? api_->feed_size() : 0;
+        if (size > 0)
+            res.set_header("Content-Range", "bytes */" + std::to_string(size));
+    }
+    write_error(res, status, envelope::exception_for(status), url, message, text);
+    compress_response(req, res);  // the one compression rule (and the JSON charset) on this path too
+}
+
+// The direct path (direct.h): what httplib's process_request does for a request it routes to the
+// pre-routing hook, from the Request the gate's bytes give, on the data endpoints only.
+bool Server::serve_direct(std::string_view raw, httplib::Stream& strm, bool close_connection,
+                          bool& connection_closed) {
+    httplib::Request req;
+    if (!parse_direct(raw, req)) return false;
+    const std::optional<Route> route = match_route(req.path);
+    if (!route || !cacheable_kind(route->kind)) return false;
+    const std::string connection = req.get_header_value("Connection");
+    if (connection == "close") connection_closed = true;
+    if (req.version == "HTTP/1.0" && connection != "Keep-Alive") connection_closed = true;
+    strm.get_remote_ip_and_port(req.remote_addr, req.remote_port);
+    strm.get_local_ip_and_port(req.local_addr, req.local_port);
+    httplib::Response res;
+    res.version = "HTTP/1.1";
+    try {
+        dispatch(req, res);
+    } catch (...) {
+        answer_exception(req, res, std::current_exception());
+    }
+    if (res.status == -1) res.status = 200;
+    if (res.status >= 400) answer_error(req, res);
+    write_direct(strm, close_connection, req, res, http_);
+    if (!options_.quiet) log_request(req, res);
+    return true;
+}
 
 bool Server::control_allowed(const httplib::Request& req, std::string& why) const {
     if (!options_.control_token.empty()) {

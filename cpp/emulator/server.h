@@ -12,6 +12,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "auth.h"
 #include "faults.h"
@@ -41,6 +42,10 @@ public:
 
 private:
     void dispatch(const httplib::Request& req, httplib::Response& res);
+    // The gate's direct path (direct.h); false to leave the request to httplib.
+    bool serve_direct(std::string_view raw, httplib::Stream& strm, bool close_connection, bool& connection_closed);
+    // httplib's error handler: the service's error body for an answer of status >= 400 without one.
+    void answer_error(const httplib::Request& req, httplib::Response& res);
     void serve(const httplib::Request& req, httplib::Response& res);
     // The control plane's guard: loopback clients only, or the --control-token header.
     bool control_allowed(const httplib::Request& req, std::string& why) const;

@@ -3,7 +3,8 @@
 // (scan_request: request line, header fields, Content-Length, chunked bodies),
 // then, as the server does for a request it accepts, the path is percent-decoded
 // and routed (match_route), the query string parsed and deduped (parse_query,
-// dedupe_params) and a Range header interpreted (parse_byte_range).
+// dedupe_params) and a Range header interpreted (parse_byte_range); a request the
+// gate frames goes through the direct path's parsing too (parse_direct, direct.h).
 // Build: see docs/reliability.md (CMake option VEHICLEDATA_FUZZ).
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "direct.h"
 #include "routes.h"
 #include "gate.h"
 #include "range.h"
@@ -28,6 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const emu::RequestScan s = emu::scan_request(d, size, limits);
     if (s.kind == emu::RequestScan::Ready && (s.length == 0 || s.length > size)) std::abort();
     if (s.kind == emu::RequestScan::Refuse && (s.status < 400 || s.status > 499)) std::abort();
+    if (s.kind == emu::RequestScan::Ready) {
+        httplib::Request req;
+        if (emu::parse_direct(std::string_view(d, s.length), req) &&
+            ((req.method != "GET" && req.method != "HEAD") || req.target.empty() || req.target.front() != '/'))
+            std::abort();
+    }
 
     // The request line's target, and every header value as a Range header.
     const std::string_view text(d, size);

@@ -1,0 +1,148 @@
+// The gate's direct path (see direct.h): httplib 0.11's request reading and response writing for
+// the plain GET and HEAD requests, from the bytes the gate has framed.
+#include "direct.h"
+
+#include <string>
+
+// Exported by Debian's libcpp-httplib 0.11 but not declared in its header (the split build keeps
+// the definitions in the library): the reason phrase of the status line and the URL decoding
+// httplib applies to the path and to header values. Using them keeps both paths' bytes equal.
+namespace httplib::detail {
+const char* status_message(int status);
+std::string decode_url(const std::string& s, bool convert_plus_to_space);
+}  // namespace httplib::detail
+
+namespace vehicledata::emulator {
+
+namespace {
+
+constexpr std::size_t kLineMax = 8000;  // under httplib's 8192 (request line and header line limits)
+
+bool space_or_tab(char c) { return c == ' ' || c == '\t'; }
+
+// httplib decodes the path and every header value (decode_url, '+' kept); most have nothing to decode.
+std::string decoded(std::string_view s) {
+    if (s.find('%') == std::string_view::npos) return std::string(s);
+    return httplib::detail::decode_url(std::string(s), false);
+}
+
+// One line from `pos`, which must end in CRLF (httplib skips or refuses the others); false otherwise.
+bool crlf_line(std::string_view raw, std::size_t& pos, std::string_view& line) {
+    const std::size_t nl = raw.find('\n', pos);
+    if (nl == std::string_view::npos || nl == pos || raw[nl - 1] != '\r' || nl + 1 - pos > kLineMax) return false;
+    line = raw.substr(pos, nl - 1 - pos);
+    pos = nl + 1;
+    return true;
+}
+
+// The body of a content provider of known length, as httplib's write_content writes it.
+bool write_provided(httplib::Stream& strm, httplib::Response& res, const HttpCore& core) {
+    std::size_t offset = 0;
+    const std::size_t end = res.content_length_;
+    bool ok = true;
+    httplib::DataSink sink;
+    sink.write = [&](const char* d, std::size_t l) -> bool {
+        if (!ok) return false;
+        for (std::size_t done = 0; done < l;) {
+            const ssize_t n = strm.write(d + done, l - done);
+            if (n < 0) return ok = false;
+            done += static_cast<std::size_t>(n);
+        }
+        offset += l;
+        return true;
+    };
+    sink.is_writable = [&] { return ok && strm.is_writable(); };
+    while (offset < end && !core.shutting_down()) {
+        if (!res.content_provider_(offset, end - offset, sink) || !ok) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool parse_direct(std::string_view raw, httplib::Request& req) {
+    std::size_t pos = 0;
+    std::string_view line;
+    if (!crlf_line(raw, pos, line) || line.find('\0') != std::string_view::npos) return false;
+    // METHOD SP target SP version, single spaces (httplib splits on runs of spaces; nothing else differs)
+    const std::size_t sp1 = line.find(' ');
+    if (sp1 == std::string_view::npos) return false;
+    const std::size_t sp2 = line.find(' ', sp1 + 1);
+    if (sp2 == std::string_view::npos) return false;
+    const std::string_view method = line.substr(0, sp1);
+    const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    const std::string_view version = line.substr(sp2 + 1);
+    if ((method != "GET" && method != "HEAD") || (version != "HTTP/1.1" && version != "HTTP/1.0")) return false;
+    if (target.empty() || target.front() != '/') return false;
+    const std::size_t q = target.find('?');
+    if (q != std::string_view::npos && target.find('?', q + 1) != std::string_view::npos) return false;
+    for (;;) {
+        if (!crlf_line(raw, pos, line)) return false;
+        if (line.empty()) break;
+        while (!line.empty() && space_or_tab(line.back())) line.remove_suffix(1);
+        const std::size_t colon = line.find(':');
+        if (colon == std::string_view::npos || colon == 0) return false;
+        const std::string_view name = line.substr(0, colon);
+        std::string_view value = line.substr(colon + 1);
+        while (!value.empty() && space_or_tab(value.front())) value.remove_prefix(1);
+        if (value.empty()) return false;  // httplib drops such a field
+        if (iequals(name, "Content-Length") || iequals(name, "Transfer-Encoding") || iequals(name, "Expect") ||
+            iequals(name, "Range"))
+            return false;
+        req.headers.emplace(std::string(name), decoded(value));
+    }
+    if (pos != raw.size()) return false;  // a body follows
+    req.method.assign(method);
+    req.target.assign(target);
+    req.version.assign(version);
+    req.path = decoded(target.substr(0, q));
+    return true;
+}
+
+bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::Request& req, httplib::Response& res,
+                  const HttpCore& core) {
+    // Server::apply_ranges without ranges (the emulator's compress_response has removed the
+    // request's Accept-Encoding, so httplib compresses nothing)
+    if (!res.body.empty()) {
+        res.set_header("Content-Length", std::to_string(res.body.size()));
+    } else if (res.content_length_ > 0) {
+        res.set_header("Content-Length", std::to_string(res.content_length_));
+    }
+    // Server::write_response_core
+    if (close_connection || req.get_header_value("Connection") == "close") {
+        res.set_header("Connection", "close");
+    } else {
+        res.set_header("Keep-Alive", "timeout=" + std::to_string(core.keep_alive_timeout()) +
+                                         ", max=" + std::to_string(core.keep_alive_max_count()));
+    }
+    if (!res.has_header("Content-Type") && (!res.body.empty() || res.content_length_ > 0 || res.content_provider_))
+        res.set_header("Content-Type", "text/plain");
+    if (!res.has_header("Content-Length") && res.body.empty() && !res.content_length_ && !res.content_provider_)
+        res.set_header("Content-Length", "0");
+    if (!res.has_header("Accept-Ranges") && req.method == "HEAD") res.set_header("Accept-Ranges", "bytes");
+
+    std::string head;
+    head.reserve(256);
+    head.append("HTTP/1.1 ");
+    head.append(std::to_string(res.status));
+    head.push_back(' ');
+    head.append(httplib::detail::status_message(res.status));
+    head.append("\r\n");
+    for (const auto& [name, value] : res.headers) {  // httplib formats "%s: %s\r\n": up to a NUL
+        head.append(name.c_str());
+        head.append(": ");
+        head.append(value.c_str());
+        head.append("\r\n");
+    }
+    head.append("\r\n");
+    strm.write(head.data(), head.size());
+
+    if (req.method == "HEAD") return true;
+    if (!res.body.empty()) return strm.write(res.body.data(), res.body.size()) >= 0;
+    if (!res.content_provider_) return true;
+    if (res.content_length_ == 0 || res.is_chunked_content_provider_) return false;  // not on the data endpoints
+    res.content_provider_success_ = write_provided(strm, res, core);
+    return res.content_provider_success_;
+}
+
+}  // namespace vehicledata::emulator

@@ -1,0 +1,41 @@
+// The gate's direct path (docs/emulator.md, "Serving path"): GET and HEAD requests of the data
+// endpoints answered without cpp-httplib parsing a head the gate has already framed.
+//
+// httplib 0.11's process_request reads the head again a byte at a time into its own Request and,
+// after the handler, formats the response head through its multimap; for a cached answer that was
+// about half of the emulator's instructions per request. parse_direct builds the same Request
+// from the framed bytes, for the requests where httplib's reading of them is plain; any other
+// request is declined before anything happens and goes through httplib as before. write_direct
+// writes a Response exactly as httplib's write_response_core does. Byte-identical answers on both
+// paths are checked by tests/emulator/test_emu_direct.py.
+//
+// Thread safety: no shared state.
+#pragma once
+
+#include <httplib.h>
+
+#include <string_view>
+
+#include "gate.h"
+
+namespace vehicledata::emulator {
+
+// Builds `req` (method, target, path, version, headers) from one complete request as the gate
+// framed it, as httplib 0.11 would: only a GET or HEAD with an origin-form target and at most one
+// '?', HTTP/1.1 or HTTP/1.0, every line ending in CRLF, no header line over 8000 bytes or with an
+// empty value, no body, Range, Expect, Content-Length or Transfer-Encoding header. Header values
+// and the path are URL-decoded as httplib decodes them. req.params stays empty (the emulator parses
+// the query from req.target), and so do httplib's pseudo-fields REMOTE_ADDR, REMOTE_PORT,
+// LOCAL_ADDR and LOCAL_PORT (the emulator reads req.remote_addr and the ports instead, which the
+// caller sets). False for any other request (`req` then unspecified).
+bool parse_direct(std::string_view raw, httplib::Request& req);
+
+// Writes `res` as httplib's write_response_core writes a routed answer without ranges (after its
+// error handler has run): Content-Length, Connection: close or Keep-Alive, the default
+// Content-Type, Accept-Ranges on HEAD, the status line and headers in one write, then the body or
+// the content provider's bytes (not for HEAD). Content providers of a known length only (the data
+// endpoints use no other). False when writing failed or the provider stopped.
+bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::Request& req, httplib::Response& res,
+                  const HttpCore& core);
+
+}  // namespace vehicledata::emulator
