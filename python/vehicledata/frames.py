@@ -180,31 +180,41 @@ def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
 class _Layout:
     """What the fast path needs to know about one page layout (column names, kinds and types)."""
 
-    __slots__ = ("columns", "kinds", "blocks", "arrow", "consolidate", "verified")
+    __slots__ = ("columns", "kinds", "blocks", "text", "arrow", "text_schema", "consolidate", "verified")
 
-    def __init__(self, fast: "_FastFrames", cols: Sequence[Dict[str, Any]], with_arrow: bool) -> None:
+    def __init__(self, fast: "_FastFrames", page: Any, with_arrow: bool) -> None:
         np = fast.np
+        cols = page.columns()
         self.columns = fast.pd.Index([c["name"] for c in cols])
         self.kinds = tuple(fast.column_kind(c) for c in cols)
-        self.arrow = with_arrow and not all(k in _NUMPY_KINDS for k in self.kinds)  # a column from the Arrow export
+        # The columns taken from the Arrow export of the page's text columns (strings, dates, nested:
+        # Page._arrow_text_array, imported with this schema, kept per layout), in page order.
+        # self.text[i]: column i's number among them (-1: a numeric column).
+        text = [i for i, k in enumerate(self.kinds) if k not in _NUMPY_KINDS]
+        self.text = tuple(text.index(i) if i in text else -1 for i in range(len(cols)))
+        self.arrow = with_arrow and bool(text)
+        self.text_schema = fast.pa.Schema._import_from_c_capsule(page._arrow_text_schema()) if self.arrow else None
         dtypes = [fast.dtypes[k] for k in self.kinds]
         # The blocks of pandas' own construction (_form_blocks): a run of columns of one numpy dtype
         # (float64, datetime64[s], object) is one stacked block, an extension array one block
-        # (1-D: Int64, boolean, string; 1 x n: datetime64[us, UTC]). Blocks: (klass, columns, how)
-        # with how "1d", "2d" or the numpy dtype to stack into.
-        self.blocks: List[Tuple[Any, Tuple[int, ...], Any]] = []
+        # (1-D: Int64, boolean, string; 1 x n: datetime64[us, UTC], made 1 x n by Page._pandas_values).
+        # Blocks: (klass, columns, how, placement) with how "1d", "2d" or the numpy dtype to stack into.
+        blocks: List[Tuple[Any, Tuple[int, ...], Any]] = []
         runs: Dict[Any, int] = {}
         for i, d in enumerate(dtypes):
             klass = fast.get_block_type(d)
             if isinstance(d, np.dtype):
-                last = self.blocks[-1] if self.blocks else None
+                last = blocks[-1] if blocks else None
                 if last is not None and last[2] == d and last[1][-1] == i - 1:
-                    self.blocks[-1] = (klass, last[1] + (i,), d)
+                    blocks[-1] = (klass, last[1] + (i,), d)
                 else:
-                    self.blocks.append((klass, (i,), d))
+                    blocks.append((klass, (i,), d))
                     runs[d] = runs.get(d, 0) + 1
             else:
-                self.blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
+                blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
+        # A block's placement is not changed by pandas (operations make new ones): one per layout.
+        self.blocks = [(klass, where, how, fast.BlockPlacement(slice(where[0], where[-1] + 1, 1)))
+                       for klass, where, how in blocks]
         # Runs of one dtype apart: pandas then merges them (BlockManager._consolidate_inplace).
         self.consolidate = any(r > 1 for r in runs.values())
         self.verified = False
@@ -229,7 +239,6 @@ class _FastFrames:
         self.int64 = pd.Int64Dtype()
         self.utc_us = pd.DatetimeTZDtype("us", "UTC")
         self.days = np.dtype(PANDAS_DTYPES["date"])
-        self.nat = np.iinfo(np.int64).min
         self.string_array: Any = None
         self.string_dtype: Any = None
         if pa is not None:
@@ -238,6 +247,7 @@ class _FastFrames:
             self.string_array = ArrowStringArray
             self.string_dtype = ArrowStringArray(pa.array([], pa.large_string())).dtype
             self.table_new = pa.Table.from_batches
+            self.batch_import = pa.RecordBatch._import_from_c
         self.dtypes = {"int64": self.int64, "float64": np.dtype("float64"), "bool": pd.BooleanDtype(),
                        "timestamp": self.utc_us, "json": np.dtype(object), "date": self.days,
                        "string": self.string_dtype if pa is not None else np.dtype(object)}
@@ -258,66 +268,64 @@ class _FastFrames:
             return "date"
         return "string"
 
-    def layout(self, page: Any, cols: Sequence[Dict[str, Any]], with_arrow: bool) -> _Layout:
+    def layout(self, page: Any, n_columns: int) -> _Layout:
         # A page's columns are its record's fields (with verbose: more of them), in the schema
-        # table's order: the record, the number of columns and the last name identify the layout.
-        key = (with_arrow, page.record, len(cols), cols[-1]["name"] if cols else "")
+        # table's order: the record and the number of columns identify the layout.
+        key = (page.record, n_columns)
         found = self.layouts.get(key)
         if found is None:
             if len(self.layouts) > 256:  # pragma: no cover - many ad hoc layouts
                 self.layouts.clear()
-            found = self.layouts[key] = _Layout(self, cols, with_arrow)
+            found = self.layouts[key] = _Layout(self, page, self.pa is not None)
         return found
-
-    def array(self, kind: str, col: Dict[str, Any], i: int, table: Any, n: int) -> Any:
-        """Column ``col`` (number ``i`` of the page) as its pandas array, the values of
-        :func:`_pandas_column` / :func:`_arrow_pandas_array` without their checks."""
-        if kind == "int64":
-            return self.integer_new(col["values"], ~col["valid"])
-        if kind == "float64":
-            return col["values"]
-        if kind == "string":
-            if table is None:
-                return _python_strings(col, n)
-            arr = self.string_array.__new__(self.string_array)  # ArrowExtensionArray's two attributes
-            arr._pa_array = table.column(i)  # a ChunkedArray (one chunk: the page)
-            arr._dtype = self.string_dtype
-            return arr
-        if kind == "timestamp":
-            values = col["values"]
-            if col["null_count"]:
-                values = values.copy()
-                values[~col["valid"]] = self.nat
-            return self.datetime_new(values.view("M8[us]"), dtype=self.utc_us)
-        if kind == "bool":
-            return self.boolean_new(col["values"].astype(bool), ~col["valid"])
-        if kind == "date" and table is not None:
-            return table.column(i).to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls; stacked
-        if kind == "json" and table is not None:
-            return _json_values(table.column(i).to_pylist(), n)
-        return _pandas_column(self.pd, None, col, n)
 
     def frame(self, page: Any) -> "pd.DataFrame":
         n = page.rows
-        cols = page.columns()
-        pa = self.pa
-        lay = self.layout(page, cols, pa is not None)
-        table = self.table_new([_batch(pa, page)]) if pa is not None and lay.arrow else None
-        arrays = [self.array(kind, col, i, table, n) for i, (kind, col) in enumerate(zip(lay.kinds, cols))]
-        place = self.BlockPlacement
+        values = page._pandas_values()  # numbers as pandas takes them; None for text columns
+        lay = self.layout(page, len(values))
+        arrays: List[Any] = values
+        if lay.arrow:  # one Arrow import (schema kept per layout) for the text columns
+            capsule, address = page._arrow_text_array()
+            texts = self.table_new([self.batch_import(address, lay.text_schema)]).columns
+            del capsule  # the struct was moved into pyarrow: the capsule frees the empty shell
+        elif max(lay.text, default=-1) >= 0:  # without pyarrow: text from numpy views of the buffers
+            cols = page.columns()
+        for i, kind in enumerate(lay.kinds):
+            if kind == "int64":
+                arrays[i] = self.integer_new(*values[i])
+            elif kind == "string":
+                if lay.arrow:
+                    arr = self.string_array.__new__(self.string_array)  # ArrowExtensionArray's two attributes
+                    arr._pa_array = texts[lay.text[i]]  # a ChunkedArray (one chunk: the page)
+                    arr._dtype = self.string_dtype
+                    arrays[i] = arr
+                else:
+                    arrays[i] = _python_strings(cols[i], n)
+            elif kind == "timestamp":
+                arrays[i] = self.datetime_new(values[i], dtype=self.utc_us)  # 1 x n
+            elif kind == "bool":
+                arrays[i] = self.boolean_new(*values[i])
+            elif kind == "float64":
+                pass
+            elif lay.arrow:
+                column = texts[lay.text[i]]
+                if kind == "date":
+                    arrays[i] = column.to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls; stacked
+                else:
+                    arrays[i] = _json_values(column.to_pylist(), n)
+            else:
+                arrays[i] = _pandas_column(self.pd, None, cols[i], n)
         blocks = []
-        for klass, where, how in lay.blocks:
-            if how == "1d":
-                values = arrays[where[0]]
-            elif how == "2d":
-                values = arrays[where[0]].reshape(1, n)
+        for klass, where, how, place in lay.blocks:
+            if how == "1d" or how == "2d":
+                block_values = arrays[where[0]]
             else:  # stacked (a copy), as pandas stacks numpy columns
-                values = self.np.empty((len(where), n), dtype=how)
+                block_values = self.np.empty((len(where), n), dtype=how)
                 for row, i in enumerate(where):
-                    values[row] = arrays[i]
+                    block_values[row] = arrays[i]
                 if how.kind == "M":
-                    values = self.datetime_new(values, dtype=how)
-            blocks.append(klass(values, ndim=2, placement=place(slice(where[0], where[-1] + 1, 1)), refs=None))
+                    block_values = self.datetime_new(block_values, dtype=how)
+            blocks.append(klass(block_values, ndim=2, placement=place, refs=None))
         axes = [lay.columns._view(), self.range_new(range(n))]
         mgr = self.BlockManager(tuple(blocks), axes, verify_integrity=False)
         if lay.consolidate:
@@ -467,7 +475,26 @@ def page_to_polars(page: Any) -> "pl.DataFrame":
     String, Date, Datetime("us", "UTC"); nested columns stay JSON text, String). Numbers, timestamps
     and validity are polars views of the page's buffers (not copied); polars converts text to its own
     string layout."""
-    return _polars().DataFrame(page)  # type: ignore[no-any-return]
+    pl = _polars()
+    unnest = _polars_unnest()
+    if unnest is not None:
+        return unnest(page)  # type: ignore[no-any-return]
+    return pl.DataFrame(page)  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=1)
+def _polars_unnest() -> Any:
+    """What ``pl.DataFrame(page)`` does for an object with ``__arrow_c_array__`` (polars
+    ``pycapsule_to_frame``: the struct array imported as a Series, unnested), without the checks of
+    the DataFrame constructor, a sizeable share of a small page's cost (docs/performance.md,
+    section 1); None with a polars without these internals (then ``pl.DataFrame(page)``)."""
+    try:
+        from polars._plr import PySeries
+        from polars._utils.wrap import wrap_df
+    except ImportError:  # pragma: no cover - another polars
+        return None
+    from_array, unnest = PySeries.from_arrow_c_array, PySeries.struct_unnest
+    return lambda page: wrap_df(unnest(from_array(page)))
 
 
 @overload
