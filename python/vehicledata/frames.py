@@ -180,18 +180,23 @@ def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
 class _Layout:
     """What the fast path needs to know about one page layout (column names, kinds and types)."""
 
-    __slots__ = ("columns", "kinds", "blocks", "text", "arrow", "text_schema", "consolidate", "verified")
+    __slots__ = ("columns", "kinds", "blocks", "arrow", "text_schema", "ints", "bools", "stamps", "strings",
+                 "other_text", "consolidate", "verified")
 
     def __init__(self, fast: "_FastFrames", page: Any, with_arrow: bool) -> None:
         np = fast.np
         cols = page.columns()
         self.columns = fast.pd.Index([c["name"] for c in cols])
         self.kinds = tuple(fast.column_kind(c) for c in cols)
-        # The columns taken from the Arrow export of the page's text columns (strings, dates, nested:
-        # Page._arrow_text_array, imported with this schema, kept per layout), in page order.
-        # self.text[i]: column i's number among them (-1: a numeric column).
+        # The columns of each kind; text columns (strings, dates, nested) as (column, its number among
+        # the text columns), taken from the Arrow export of the text columns alone
+        # (Page._arrow_text_array, imported with this schema, kept per layout).
+        self.ints = tuple(i for i, k in enumerate(self.kinds) if k == "int64")
+        self.bools = tuple(i for i, k in enumerate(self.kinds) if k == "bool")
+        self.stamps = tuple(i for i, k in enumerate(self.kinds) if k == "timestamp")
         text = [i for i, k in enumerate(self.kinds) if k not in _NUMPY_KINDS]
-        self.text = tuple(text.index(i) if i in text else -1 for i in range(len(cols)))
+        self.strings = tuple((i, j) for j, i in enumerate(text) if self.kinds[i] == "string")
+        self.other_text = tuple((i, self.kinds[i], j) for j, i in enumerate(text) if self.kinds[i] != "string")
         self.arrow = with_arrow and bool(text)
         self.text_schema = fast.pa.Schema._import_from_c_capsule(page._arrow_text_schema()) if self.arrow else None
         dtypes = [fast.dtypes[k] for k in self.kinds]
@@ -212,9 +217,10 @@ class _Layout:
                     runs[d] = runs.get(d, 0) + 1
             else:
                 blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
-        # A block's placement is not changed by pandas (operations make new ones): one per layout.
-        self.blocks = [(klass, where, how, fast.BlockPlacement(slice(where[0], where[-1] + 1, 1)))
-                       for klass, where, how in blocks]
+        # Blocks: (klass, column, None, placement) for one array, (klass, columns, dtype, placement) for
+        # columns stacked; a placement is never changed by pandas (operations make new ones): one per layout.
+        self.blocks = [(klass, where[0] if how in ("1d", "2d") else where, None if how in ("1d", "2d") else how,
+                        fast.BlockPlacement(slice(where[0], where[-1] + 1, 1))) for klass, where, how in blocks]
         # Runs of one dtype apart: pandas then merges them (BlockManager._consolidate_inplace).
         self.consolidate = any(r > 1 for r in runs.values())
         self.verified = False
@@ -281,53 +287,42 @@ class _FastFrames:
 
     def frame(self, page: Any) -> "pd.DataFrame":
         n = page.rows
-        values = page._pandas_values()  # numbers as pandas takes them; None for text columns
-        lay = self.layout(page, len(values))
-        arrays: List[Any] = values
+        arrays: List[Any] = page._pandas_values()  # numbers as pandas takes them; None for text columns
+        lay = self.layout(page, len(arrays))
         if lay.arrow:  # one Arrow import (schema kept per layout) for the text columns
             capsule, address = page._arrow_text_array()
             texts = self.table_new([self.batch_import(address, lay.text_schema)]).columns
             del capsule  # the struct was moved into pyarrow: the capsule frees the empty shell
-        elif max(lay.text, default=-1) >= 0:  # without pyarrow: text from numpy views of the buffers
-            cols = page.columns()
-        for i, kind in enumerate(lay.kinds):
-            if kind == "int64":
-                arrays[i] = self.integer_new(*values[i])
-            elif kind == "string":
-                if lay.arrow:
-                    arr = self.string_array.__new__(self.string_array)  # ArrowExtensionArray's two attributes
-                    arr._pa_array = texts[lay.text[i]]  # a ChunkedArray (one chunk: the page)
-                    arr._dtype = self.string_dtype
-                    arrays[i] = arr
-                else:
-                    arrays[i] = _python_strings(cols[i], n)
-            elif kind == "timestamp":
-                arrays[i] = self.datetime_new(values[i], dtype=self.utc_us)  # 1 x n
-            elif kind == "bool":
-                arrays[i] = self.boolean_new(*values[i])
-            elif kind == "float64":
-                pass
-            elif lay.arrow:
-                column = texts[lay.text[i]]
+            string_array, string_dtype = self.string_array, self.string_dtype
+            new = string_array.__new__
+            for i, j in lay.strings:  # an ArrowStringArray from its two attributes
+                arr = new(string_array)
+                arr._pa_array = texts[j]  # a ChunkedArray (one chunk: the page)
+                arr._dtype = string_dtype
+                arrays[i] = arr
+            for i, kind, j in lay.other_text:
+                column = texts[j]
                 if kind == "date":
                     arrays[i] = column.to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls; stacked
                 else:
                     arrays[i] = _json_values(column.to_pylist(), n)
-            else:
+        elif lay.strings or lay.other_text:  # without pyarrow: text from numpy views of the buffers
+            cols = page.columns()
+            for i, _ in lay.strings:
+                arrays[i] = _python_strings(cols[i], n)
+            for i, _, _ in lay.other_text:
                 arrays[i] = _pandas_column(self.pd, None, cols[i], n)
-        blocks = []
-        for klass, where, how, place in lay.blocks:
-            if how == "1d" or how == "2d":
-                block_values = arrays[where[0]]
-            else:  # stacked (a copy), as pandas stacks numpy columns
-                block_values = self.np.empty((len(where), n), dtype=how)
-                for row, i in enumerate(where):
-                    block_values[row] = arrays[i]
-                if how.kind == "M":
-                    block_values = self.datetime_new(block_values, dtype=how)
-            blocks.append(klass(block_values, ndim=2, placement=place, refs=None))
+        integer_new, datetime_new, utc_us = self.integer_new, self.datetime_new, self.utc_us
+        for i in lay.ints:
+            arrays[i] = integer_new(*arrays[i])
+        for i in lay.stamps:
+            arrays[i] = datetime_new(arrays[i], dtype=utc_us)  # 1 x n, as its block holds it
+        for i in lay.bools:
+            arrays[i] = self.boolean_new(*arrays[i])
+        blocks = tuple([klass(arrays[where] if stack is None else self.stack(arrays, where, stack, n), place, 2, None)
+                        for klass, where, stack, place in lay.blocks])
         axes = [lay.columns._view(), self.range_new(range(n))]
-        mgr = self.BlockManager(tuple(blocks), axes, verify_integrity=False)
+        mgr = self.BlockManager(blocks, axes, verify_integrity=False)
         if lay.consolidate:
             mgr._consolidate_inplace()
         df = self.from_mgr(mgr, axes)
@@ -335,6 +330,13 @@ class _FastFrames:
             _check_same(self.pd, df, _page_to_pandas_public(page))
             lay.verified = True
         return df
+
+    def stack(self, arrays: List[Any], where: Tuple[int, ...], dtype: Any, n: int) -> Any:
+        """Columns of one numpy dtype stacked into one block's values (a copy), as pandas stacks them."""
+        values = self.np.empty((len(where), n), dtype=dtype)
+        for row, i in enumerate(where):
+            values[row] = arrays[i]
+        return self.datetime_new(values, dtype=dtype) if dtype.kind == "M" else values
 
 
 def _check_same(pd: Any, fast: Any, public: Any) -> None:
