@@ -219,8 +219,11 @@ class _Layout:
                 blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
         # Blocks: (klass, column, None, placement) for one array, (klass, columns, dtype, placement) for
         # columns stacked; a placement is never changed by pandas (operations make new ones): one per layout.
-        self.blocks = [(klass, where[0] if how in ("1d", "2d") else where, None if how in ("1d", "2d") else how,
-                        fast.BlockPlacement(slice(where[0], where[-1] + 1, 1))) for klass, where, how in blocks]
+        self.blocks: List[Tuple[Any, Any, Any, Any]] = []
+        for klass, where, how in blocks:
+            place = fast.BlockPlacement(slice(where[0], where[-1] + 1, 1))
+            one = how in ("1d", "2d")
+            self.blocks.append((klass, where[0] if one else where, None if one else how, place))
         # Runs of one dtype apart: pandas then merges them (BlockManager._consolidate_inplace).
         self.consolidate = any(r > 1 for r in runs.values())
         self.verified = False
