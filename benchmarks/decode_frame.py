@@ -138,6 +138,18 @@ def breakdown_cases(payload_file: str, calls: int = 100) -> List[Any]:
         capsule, address = page._arrow_text_array()
         return fast.table_new([fast.batch_import(address, lay.text_schema)]).columns
 
+    values, texts = page._pandas_values(), text_import()
+
+    def arrays() -> Any:  # the 15 pandas arrays of ready buffers, nothing else
+        out = [fast.integer_new(*values[i]) for i in lay.ints]
+        out += [fast.datetime_new(values[i], dtype=fast.utc_us) for i in lay.stamps]
+        for _, j in lay.strings:
+            arr = fast.string_array.__new__(fast.string_array)
+            arr._pa_array = texts[j]
+            arr._dtype = fast.string_dtype
+            out.append(arr)
+        return out
+
     pd.testing.assert_frame_equal(blocks_manager_frame(), df, check_exact=True)
     pd.testing.assert_frame_equal(manager_frame(), df, check_exact=True)
     cases = {
@@ -146,6 +158,7 @@ def breakdown_cases(payload_file: str, calls: int = 100) -> List[Any]:
         "  frame of a decoded page": lambda: fast.frame(page),
         "    Page._pandas_values": page._pandas_values,
         "    text columns: Arrow export + import": text_import,
+        "floor: the 15 arrays of ready buffers": arrays,
         "floor: blocks + manager + frame of ready arrays": blocks_manager_frame,
         "floor: manager + frame of ready blocks": manager_frame,
         OURS_POLARS: lambda: frames.frame_from_bytes(body, "trim", kind="polars"),
