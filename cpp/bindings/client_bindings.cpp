@@ -12,8 +12,8 @@
 
 #include <cstring>
 #include <limits>
-#include <vector>
 #include <memory>
+#include <vector>
 
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/errors.h"
