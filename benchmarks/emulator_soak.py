@@ -70,7 +70,10 @@ def mix(base: str, token: str, vin: bool = True) -> List[Target]:
 
 
 def login(base: str) -> str:
-    body = json.dumps({"api_token": "demo-premium-token", "api_secret": "demo-premium-secret"}).encode()
+    from vehicledata.testing import DEMO_ACCOUNTS
+
+    acct = DEMO_ACCOUNTS["premium"]  # as the emulator prints them (--print-defaults)
+    body = json.dumps({"api_token": acct["api_token"], "api_secret": acct["api_secret"]}).encode()
     req = urllib.request.Request(base + "/api/auth/login", data=body, headers={"Content-Type": "application/json"})
     return urllib.request.urlopen(req, timeout=30).read().decode()
 

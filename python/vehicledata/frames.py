@@ -210,7 +210,8 @@ class _Layout:
             klass = fast.get_block_type(d)
             if isinstance(d, np.dtype):
                 last = blocks[-1] if blocks else None
-                if last is not None and last[2] == d and last[1][-1] == i - 1:
+                # (numpy 1.x compares a dtype equal to "1d", a float64 synonym: test the type first)
+                if last is not None and isinstance(last[2], np.dtype) and last[2] == d and last[1][-1] == i - 1:
                     blocks[-1] = (klass, last[1] + (i,), d)
                 else:
                     blocks.append((klass, (i,), d))
@@ -222,7 +223,7 @@ class _Layout:
         self.blocks: List[Tuple[Any, Any, Any, Any]] = []
         for klass, where, how in blocks:
             place = fast.BlockPlacement(slice(where[0], where[-1] + 1, 1))
-            one = how in ("1d", "2d")
+            one = isinstance(how, str)  # "1d" or "2d" (never compared with a dtype: see above)
             self.blocks.append((klass, where[0] if one else where, None if one else how, place))
         # Runs of one dtype apart: pandas then merges them (BlockManager._consolidate_inplace).
         self.consolidate = any(r > 1 for r in runs.values())
@@ -496,9 +497,10 @@ def _polars_unnest() -> Any:
     try:
         from polars._plr import PySeries
         from polars._utils.wrap import wrap_df
-    except ImportError:  # pragma: no cover - another polars
+
+        from_array, unnest = PySeries.from_arrow_c_array, PySeries.struct_unnest
+    except (ImportError, AttributeError):  # pragma: no cover - another polars (the extra's floor: 1.22)
         return None
-    from_array, unnest = PySeries.from_arrow_c_array, PySeries.struct_unnest
     return lambda page: wrap_df(unnest(from_array(page)))
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from emu_support import Http
 from vehicledata.testing import DEMO_ACCOUNTS, Emulator, EmulatorError, emulator_defaults, find_executable
-from vehicledata.testing.emulator import build_args
+from vehicledata.testing.emulator import NUMBER_OPTIONS, build_args
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -124,6 +124,15 @@ def test_helper_reads_whatever_the_executable_prints(tmp_path: Path, monkeypatch
     monkeypatch.setenv("VEHICLEDATA_EMULATOR_BIN", str(fake_emulator(failing, other, status=3)))
     with pytest.raises(EmulatorError, match=r"--print-defaults exited with 3: fake stderr"):
         emulator_defaults()
+
+
+def test_number_options_are_the_printed_numbers() -> None:
+    assert list(NUMBER_OPTIONS) == [k for k, v in PRINTED["options"].items() if isinstance(v, int)]
+    every = {name: i + 1 for i, name in enumerate(NUMBER_OPTIONS)}
+    args = build_args(**every)
+    assert args == [a for name, n in every.items() for a in ("--" + name.replace("_", "-"), str(n))]
+    with pytest.raises(TypeError, match="unexpected keyword argument.*max_header$"):
+        build_args(max_header=3)
 
 
 def test_unset_settings_are_left_to_the_emulator(database: Path) -> None:

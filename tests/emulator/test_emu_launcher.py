@@ -1,14 +1,17 @@
 """The executable, the Python launcher, the CLI and the pytest plugin."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, List
+from typing import Any, Iterator, List
 
 import pytest
 
@@ -93,23 +96,58 @@ def test_demo_accounts_constant() -> None:
                                         "subscribed": True, "data_feed": True, "rate_limit_type": "hard"}
 
 
-def test_cli_runs_the_emulator_in_the_foreground(database: Path) -> None:
+@contextlib.contextmanager
+def cli_emulator(database: Path, *flags: str) -> Iterator[str]:
+    """`vehicledata emulator --db DB --port 0 FLAGS` in the foreground: its URL; it must end with
+    status 0 on SIGTERM."""
     p = subprocess.Popen([sys.executable, "-m", "vehicledata", "emulator", "--db", str(database), "--port", "0",
-                          "--rate-limit", "7"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+                          *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
     try:
         assert p.stdout is not None
         line = p.stdout.readline().decode()
         assert line.startswith("listening on http://127.0.0.1:"), p.stderr.read() if p.poll() is not None else line
-        h = Http(line.split("listening on ")[1].strip())
-        statuses = [h.get("/api/years/v2").status for _ in range(8)]
-        assert statuses == [200] * 7 + [429]
-        h.close()
+        yield line.split("listening on ")[1].strip()
         p.send_signal(signal.SIGTERM)
         assert p.wait(10) == 0
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def test_cli_runs_the_emulator_in_the_foreground(database: Path) -> None:
+    with cli_emulator(database, "--rate-limit", "7") as url:
+        h = Http(url)
+        statuses = [h.get("/api/years/v2").status for _ in range(8)]
+        assert statuses == [200] * 7 + [429]
+        h.close()
+
+
+def test_cli_takes_every_flag_of_the_executable() -> None:
+    """`vehicledata emulator` passes every flag the executable's usage names (docs/emulator.md)."""
+    usage = subprocess.run([find_executable(), "--help"], capture_output=True, timeout=30).stdout.decode()
+    flags = set(re.findall(r"\[(--[a-z0-9-]+)", usage))
+    assert {"--max-headers", "--response-cache-mb", "--parent-pid"} <= flags
+    cli = subprocess.run([sys.executable, "-m", "vehicledata", "emulator", "--help"], capture_output=True,
+                         timeout=60, env=ENV).stdout.decode()
+    assert sorted(f for f in flags if f not in re.findall(r"(--[a-z0-9-]+)", cli)) == []
+
+
+def test_cli_passes_the_gate_limits(database: Path) -> None:
+    with cli_emulator(database, "--max-headers", "3", "--response-cache-mb", "0") as url:
+        port = int(url.rsplit(":", 1)[1])
+        answers = []
+        for fields in (3, 4):  # Host, Connection and the rest X-F<i>
+            head = "GET /api/years/v2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            head += "".join(f"X-F{i}: v\r\n" for i in range(fields - 2)) + "\r\n"
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall(head.encode())
+                data = b""
+                while chunk := s.recv(65536):
+                    data += chunk
+            answers.append(data.split(b"\r\n", 1)[0])
+        # 3 fields pass; a fourth is one more than --max-headers 3
+        assert answers == [b"HTTP/1.1 200 OK", b"HTTP/1.1 431 Request Header Fields Too Large"]
 
 
 def test_pytest_plugin_fixture(database: Path, tmp_path: Path) -> None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from typing import Any
 
+from .emulator import NUMBER_OPTIONS
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -16,17 +18,15 @@ def register(subparsers: Any) -> None:
                     "Without --db the dataset is built on first use (vehicledata.dataset.ensure_database).")
     # Defaults (None) are the emulator's own: `--print-defaults` shows them.
     p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None, help="0 picks a free port (default)")
     p.add_argument("--db", default=None, help="database path (default: the built dataset)")
     p.add_argument("--accounts", default=None, help="JSON file: a list of accounts (default: the demo accounts)")
-    p.add_argument("--rate-limit", type=int, default=None, help="requests per window per account or address")
-    p.add_argument("--login-rate-limit", type=int, default=None, help="logins per window per address")
-    p.add_argument("--token-ttl", type=int, default=None, help="JWT lifetime in seconds")
-    p.add_argument("--threads", type=int, default=None, help="worker threads (each busy with one complete request at a time)")
-    p.add_argument("--window-seconds", type=int, default=None, help="rate-limit window length")
+    for name, meaning in NUMBER_OPTIONS.items():
+        p.add_argument("--" + name.replace("_", "-"), dest=name, type=int, default=None, metavar="N", help=meaning)
     p.add_argument("--jwt-secret", default=None, help="JWT signing secret (default: random per process)")
     p.add_argument("--control-token", default=None,
                    help="require this X-Emulator-Token on /_emulator/ requests (default: loopback clients only)")
+    p.add_argument("--parent-pid", type=int, default=None, metavar="PID",
+                   help="exit when that process ends, however it ends")
     p.add_argument("--print-defaults", action="store_true",
                    help="print the emulator's option defaults and demo accounts as JSON and exit")
     p.add_argument("--maintenance", action="store_true", help="start in maintenance mode (503)")
@@ -49,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
         from vehicledata import dataset
 
         db = str(dataset.ensure_database())
-    argv = [exe] + build_args(host=args.host, port=args.port, db=db, accounts=args.accounts,
-                              rate_limit=args.rate_limit, login_rate_limit=args.login_rate_limit,
-                              token_ttl=args.token_ttl, threads=args.threads, jwt_secret=args.jwt_secret,
-                              maintenance=args.maintenance, window_seconds=args.window_seconds, log=args.log,
-                              deprecated_403=args.deprecated_403, control_token=args.control_token)
+    numbers = {name: getattr(args, name) for name in NUMBER_OPTIONS}
+    argv = [exe] + build_args(host=args.host, db=db, accounts=args.accounts, jwt_secret=args.jwt_secret,
+                              maintenance=args.maintenance, log=args.log, deprecated_403=args.deprecated_403,
+                              control_token=args.control_token,
+                              parent_pid=args.parent_pid, **numbers)
     sys.stdout.flush()
     if hasattr(os, "execv"):
         os.execv(exe, argv)  # the emulator takes over the process: signals reach it directly

@@ -123,22 +123,43 @@ def _flag_value(args: Sequence[str], flag: str) -> Optional[str]:
     return value
 
 
-def build_args(*, host: Optional[str] = None, port: Optional[int] = None,
-               db: Optional[Union[str, os.PathLike]] = None, accounts: Optional[str] = None,
-               rate_limit: Optional[int] = None, login_rate_limit: Optional[int] = None,
-               token_ttl: Optional[int] = None, threads: Optional[int] = None, jwt_secret: Optional[str] = None,
-               maintenance: bool = False, window_seconds: Optional[int] = None,
-               log: bool = False, deprecated_403: bool = False, parent_pid: Optional[int] = None,
-               control_token: Optional[str] = None, extra_args: Sequence[str] = ()) -> List[str]:
-    """Command-line flags of the executable for these settings; None leaves the emulator's default
+#: The executable's numeric options, named as ``--print-defaults`` names them, with what they mean
+#: (docs/emulator.md). :func:`build_args`, :class:`Emulator` and ``vehicledata emulator`` all take
+#: these; the flag is the name with ``-`` for ``_`` (``max_headers`` -> ``--max-headers``).
+NUMBER_OPTIONS: Dict[str, str] = {
+    "port": "0 picks a free port",
+    "rate_limit": "requests per window per account or address",
+    "login_rate_limit": "logins per window per address",
+    "window_seconds": "rate-limit window length",
+    "token_ttl": "JWT lifetime in seconds",
+    "threads": "worker threads (each busy with one complete request at a time)",
+    "max_connections": "open connections at once; more wait in the listen backlog",
+    "max_headers": "header fields per request; one more is a 431",
+    "max_header_bytes": "request line plus header fields; more is a 431",
+    "request_timeout": "seconds from a request's first byte to its last; then 408",
+    "idle_timeout": "seconds a keep-alive connection may wait for its next request",
+    "response_cache_mb": "memory for rendered answers of the data endpoints; 0 disables the cache",
+}
+
+
+def build_args(*, host: Optional[str] = None, db: Optional[Union[str, os.PathLike]] = None,
+               accounts: Optional[str] = None, jwt_secret: Optional[str] = None,
+               maintenance: bool = False, log: bool = False, deprecated_403: bool = False,
+               parent_pid: Optional[int] = None, control_token: Optional[str] = None,
+               extra_args: Sequence[str] = (), **numbers: Optional[int]) -> List[str]:
+    """Command-line flags of the executable for these settings; ``numbers`` are the
+    :data:`NUMBER_OPTIONS` (``port=0``, ``rate_limit=5``, ...). None leaves the emulator's default
     (:func:`emulator_defaults`)."""
+    unknown = sorted(set(numbers) - set(NUMBER_OPTIONS))
+    if unknown:
+        raise TypeError(f"build_args() got unexpected keyword argument(s): {', '.join(unknown)}")
     args: List[str] = []
     if host is not None:
         args += ["--host", host]
-    for flag, number in (("--port", port), ("--rate-limit", rate_limit), ("--login-rate-limit", login_rate_limit),
-                         ("--token-ttl", token_ttl), ("--threads", threads), ("--window-seconds", window_seconds)):
+    for name in NUMBER_OPTIONS:
+        number = numbers.get(name)
         if number is not None:
-            args += [flag, str(int(number))]
+            args += ["--" + name.replace("_", "-"), str(int(number))]
     if db is not None:
         args += ["--db", os.fspath(db)]
     if accounts is not None:
@@ -174,7 +195,8 @@ class Emulator:
     ``accounts`` is a list of account dicts (written to a temporary file) or a path to such a
     JSON file; without it the emulator uses :data:`DEMO_ACCOUNTS`. Settings left as None take
     the emulator's defaults (:func:`emulator_defaults`); ``host`` and ``port`` are set from the
-    address the emulator prints once it has started.
+    address the emulator prints once it has started. The numeric settings are
+    :data:`NUMBER_OPTIONS` (``max_headers=50``, ``response_cache_mb=0``, ...).
     ``control_token`` starts it with ``--control-token`` (also when given in ``extra_args``); the
     control-plane methods then send it as ``X-Emulator-Token``.
     ``die_with_parent`` (default True) passes ``--parent-pid``: the server ends with this Python
@@ -189,14 +211,20 @@ class Emulator:
                  startup_timeout: float = 30.0, jwt_secret: Optional[str] = None,
                  window_seconds: Optional[int] = None, maintenance: bool = False,
                  deprecated_403: bool = False, die_with_parent: bool = True,
-                 control_token: Optional[str] = None) -> None:
+                 control_token: Optional[str] = None, max_connections: Optional[int] = None,
+                 max_headers: Optional[int] = None, max_header_bytes: Optional[int] = None,
+                 request_timeout: Optional[int] = None, idle_timeout: Optional[int] = None,
+                 response_cache_mb: Optional[int] = None) -> None:
         self.host = host
         self.port = port
         self._db = db
         self._accounts = accounts
         self._settings = dict(rate_limit=rate_limit, login_rate_limit=login_rate_limit, token_ttl=token_ttl,
                               threads=threads, jwt_secret=jwt_secret, window_seconds=window_seconds,
-                              maintenance=maintenance, deprecated_403=deprecated_403, control_token=control_token)
+                              maintenance=maintenance, deprecated_403=deprecated_403, control_token=control_token,
+                              max_connections=max_connections, max_headers=max_headers,
+                              max_header_bytes=max_header_bytes, request_timeout=request_timeout,
+                              idle_timeout=idle_timeout, response_cache_mb=response_cache_mb)
         self._die_with_parent = die_with_parent
         self._extra_args = [str(a) for a in extra_args]
         #: The control plane's token: a ``--control-token`` in ``extra_args`` (passed last, so the
