@@ -12,6 +12,12 @@ as "vehicledata -> polars", measured against orjson + polars like for like (same
 not a peer of the pandas targets. The 10/100/1000 series is the scaling plot of scenario 6.
 
     python benchmarks/decode_frame.py [--rounds 7] [--quick]
+
+The breakdown of a page's cost (decode, the fast path's pieces, the floor of any pandas frame of the
+page: its blocks, manager and frame from ready arrays) against orjson + polars, as CPU time
+(`time.thread_time`, interleaved) and instructions per call (callgrind), on a saved payload:
+
+    python benchmarks/decode_frame.py --breakdown benchmarks/results/payloads/api_trims_v2_limit_10.json
 """
 from __future__ import annotations
 
@@ -96,6 +102,93 @@ def instr_cases(files: Dict[str, str]) -> List[Any]:
     return cases
 
 
+def breakdown_cases(payload_file: str, calls: int = 100) -> List[Any]:
+    """(label, fn, calls) for the pieces of ours on a saved trims payload and the floor of a pandas
+    frame of it (docs/performance.md, section 1; benchmarks/notes/frame.md)."""
+    from pathlib import Path
+
+    import orjson
+    import pandas as pd
+    import polars as pl
+
+    from vehicledata import _core, frames
+
+    body = Path(payload_file).read_bytes()
+    page = _core.client.decode(body, "trim", "envelope", "")
+    df = frames.page_to_pandas(page)
+    fast = frames._FAST["arrow"]
+    lay = fast.layout(page, len(df.columns))
+    n = page.rows
+    # The frame's own arrays, as its blocks hold them (timestamps 1 x n): the floor starts from them.
+    ready = [a.reshape(1, n) if isinstance(a.dtype, pd.DatetimeTZDtype) else a
+             for a in (df._mgr.iget_values(i) for i in range(df.shape[1]))]
+    assert all(stack is None for _, _, stack, _ in lay.blocks), "one array per block (trims)"
+    blocks = tuple(df._mgr.blocks)
+
+    def manager_frame() -> Any:
+        axes = [lay.columns._view(), fast.range_new(range(n))]
+        return fast.from_mgr(fast.BlockManager(blocks, axes, verify_integrity=False), axes)
+
+    def blocks_manager_frame() -> Any:
+        made = tuple([klass(ready[i], place, 2, None) for klass, i, _, place in lay.blocks])
+        axes = [lay.columns._view(), fast.range_new(range(n))]
+        return fast.from_mgr(fast.BlockManager(made, axes, verify_integrity=False), axes)
+
+    def text_import() -> Any:
+        capsule, address = page._arrow_text_array()
+        return fast.table_new([fast.batch_import(address, lay.text_schema)]).columns
+
+    values, texts = page._pandas_values(), text_import()
+
+    def arrays() -> Any:  # the 15 pandas arrays of ready buffers, nothing else
+        out = [fast.integer_new(*values[i]) for i in lay.ints]
+        out += [fast.datetime_new(values[i], dtype=fast.utc_us) for i in lay.stamps]
+        for _, j in lay.strings:
+            arr = fast.string_array.__new__(fast.string_array)
+            arr._pa_array = texts[j]
+            arr._dtype = fast.string_dtype
+            out.append(arr)
+        return out
+
+    pd.testing.assert_frame_equal(blocks_manager_frame(), df, check_exact=True)
+    pd.testing.assert_frame_equal(manager_frame(), df, check_exact=True)
+    cases = {
+        OURS: lambda: frames.frame_from_bytes(body, "trim"),
+        "  decode": lambda: _core.client.decode(body, "trim", "envelope", ""),
+        "  frame of a decoded page": lambda: fast.frame(page),
+        "    Page._pandas_values": page._pandas_values,
+        "    text columns: Arrow export + import": text_import,
+        "floor: the 15 arrays of ready buffers": arrays,
+        "floor: blocks + manager + frame of ready arrays": blocks_manager_frame,
+        "floor: manager + frame of ready blocks": manager_frame,
+        OURS_POLARS: lambda: frames.frame_from_bytes(body, "trim", kind="polars"),
+        "  polars import of a decoded page": lambda: frames.page_to_polars(page),
+        "orjson + polars": lambda: pl.DataFrame(orjson.loads(body)["data"]),
+        "  orjson alone": lambda: orjson.loads(body)["data"],
+    }
+    return [(label, fn, calls) for label, fn in cases.items()]
+
+
+def breakdown(payload_file: str, rounds: int = 9) -> None:
+    """Print CPU time (interleaved medians and minima) and instructions per call of breakdown_cases."""
+    import statistics
+    import time
+
+    cases = breakdown_cases(payload_file)
+    cpu: Dict[str, List[float]] = {label: [] for label, _, _ in cases}
+    for r in range(rounds):
+        for label, fn, calls in cases[r % len(cases):] + cases[:r % len(cases)]:
+            t = time.thread_time()
+            for _ in range(calls):
+                fn()
+            cpu[label].append((time.thread_time() - t) / calls)
+    ins = harness.instructions_per_call("decode_frame", "breakdown_cases", payload_file, 30)
+    print(f"{'':50s} {'CPU us (median, min)':>22s} {'instructions':>12s}")
+    for label, _, _ in cases:
+        print(f"{label:50s} {statistics.median(cpu[label]) * 1e6:10.1f} {min(cpu[label]) * 1e6:10.1f} "
+              f"{ins.get(label, 0):12,d}")
+
+
 def run(ctx: harness.Context) -> List[harness.Result]:
     sizes = [10, 100, 1000]
     out: List[harness.Result] = []
@@ -137,4 +230,7 @@ def run(ctx: harness.Context) -> List[harness.Result]:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--breakdown"]:
+        breakdown(sys.argv[2])
+        sys.exit(0)
     sys.exit(harness.main(run))

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -61,6 +62,22 @@ py::object array_capsule(std::shared_ptr<const vc::Page> page) {
     return capsule(std::move(a), "arrow_array", &free_array);
 }
 
+// The page's text columns as a struct array capsule and the address of its
+// ArrowArray (frames._FastFrames imports it with a schema kept per layout:
+// pa.RecordBatch._import_from_c(address, schema); the capsule owns the struct
+// until then and frees it after).
+py::tuple text_array(std::shared_ptr<const vc::Page> page) {
+    auto a = std::make_unique<ArrowArray>();
+    try {
+        vc::export_text_array(std::move(page), a.get());
+    } catch (const std::invalid_argument& e) {
+        throw py::value_error(e.what());
+    }
+    const auto address = reinterpret_cast<std::uintptr_t>(a.get());
+    py::object c = capsule(std::move(a), "arrow_array", &free_array);
+    return py::make_tuple(std::move(c), address);
+}
+
 py::object stream_capsule(std::shared_ptr<const vc::Page> schema_page, vc::PageSource next) {
     auto st = std::make_unique<ArrowArrayStream>();
     vc::export_stream(std::move(schema_page), std::move(next), st.get());
@@ -109,7 +126,14 @@ void bind_page_arrow(py::module_& client) {
                 *done = true;
                 return page;
             });
-        }, py::arg("requested_schema") = py::none(), "The page as an Arrow stream of one batch: pa.table(page).");
+        }, py::arg("requested_schema") = py::none(), "The page as an Arrow stream of one batch: pa.table(page).")
+        .def("_arrow_text_schema", [](const vc::Page& p) {
+            auto s = std::make_unique<ArrowSchema>();
+            vc::export_text_schema(p, s.get());
+            return capsule(std::move(s), "arrow_schema", &free_schema);
+        }, "The Arrow schema of the page's text columns (string, nested, date) only: frames._FastFrames.")
+        .def("_arrow_text_array", [](std::shared_ptr<vc::Page> p) { return text_array(p); },
+             "(capsule, address) of the page's text columns as one struct array: frames._FastFrames.");
 
     client.def("arrow_stream", [](std::shared_ptr<vc::Page> schema_page, py::object pages) {
         return stream_capsule(schema_page, python_source(pages));

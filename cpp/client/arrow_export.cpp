@@ -231,36 +231,49 @@ const char* arrow_format(const Column& c) {
     return "U";
 }
 
-void export_schema(const Page& page, ArrowSchema* out) {
+namespace {
+
+// The page's columns an export holds: all of them, or the text ones only.
+std::vector<std::size_t> exported(const Page& page, bool text_only) {
+    std::vector<std::size_t> out;
+    out.reserve(page.columns.size());
+    for (std::size_t i = 0; i < page.columns.size(); ++i)
+        if (!text_only || is_text(page.columns[i])) out.push_back(i);
+    return out;
+}
+
+void fill_struct_schema(const Page& page, bool text_only, ArrowSchema* out) {
     auto priv = std::make_unique<SchemaPrivate>();
-    const std::size_t k = page.columns.size();
+    const std::vector<std::size_t> which = exported(page, text_only);
+    const std::size_t k = which.size();
     priv->child_structs.resize(k);
     priv->children.resize(k);
-    for (std::size_t i = 0; i < k; ++i) {
-        priv->children[i] = &priv->child_structs[i];
-        const Column& c = page.columns[i];
-        fill_schema(&priv->child_structs[i], arrow_format(c), c.name, ARROW_FLAG_NULLABLE, new SchemaPrivate());
+    for (std::size_t j = 0; j < k; ++j) {
+        priv->children[j] = &priv->child_structs[j];
+        const Column& c = page.columns[which[j]];
+        fill_schema(&priv->child_structs[j], arrow_format(c), c.name, ARROW_FLAG_NULLABLE, new SchemaPrivate());
     }
     fill_schema(out, "+s", "", 0, priv.release());
 }
 
-void export_array(std::shared_ptr<const Page> page, ArrowArray* out) {
+void fill_struct_array(std::shared_ptr<const Page> page, bool text_only, ArrowArray* out) {
     auto priv = std::make_unique<ArrayPrivate>();
-    const std::size_t k = page->columns.size();
+    const std::vector<std::size_t> which = exported(*page, text_only);
+    const std::size_t k = which.size();
     priv->child_structs.resize(k);
     priv->children.resize(k);
     std::size_t filled = 0;
     try {
         for (; filled < k; ++filled) {
             priv->children[filled] = &priv->child_structs[filled];
-            fill_column(&priv->child_structs[filled], page->columns[filled], page);
+            fill_column(&priv->child_structs[filled], page->columns[which[filled]], page);
         }
     } catch (...) {
         for (std::size_t i = 0; i < filled; ++i) release_array(&priv->child_structs[i]);
         throw;
     }
-    priv->page = page;
     out->length = static_cast<std::int64_t>(page->rows);
+    priv->page = std::move(page);
     out->null_count = 0;
     out->offset = 0;
     out->n_buffers = 1;  // the struct's validity bitmap: absent (no null rows)
@@ -270,6 +283,20 @@ void export_array(std::shared_ptr<const Page> page, ArrowArray* out) {
     out->dictionary = nullptr;
     out->release = &release_array;
     out->private_data = priv.release();
+}
+
+}  // namespace
+
+bool is_text(const Column& c) { return c.kind == ColumnKind::String || c.kind == ColumnKind::Json; }
+
+void export_schema(const Page& page, ArrowSchema* out) { fill_struct_schema(page, false, out); }
+
+void export_array(std::shared_ptr<const Page> page, ArrowArray* out) { fill_struct_array(std::move(page), false, out); }
+
+void export_text_schema(const Page& page, ArrowSchema* out) { fill_struct_schema(page, true, out); }
+
+void export_text_array(std::shared_ptr<const Page> page, ArrowArray* out) {
+    fill_struct_array(std::move(page), true, out);
 }
 
 void export_stream(std::shared_ptr<const Page> schema_page, PageSource next, ArrowArrayStream* out) {

@@ -180,32 +180,51 @@ def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
 class _Layout:
     """What the fast path needs to know about one page layout (column names, kinds and types)."""
 
-    __slots__ = ("columns", "kinds", "blocks", "arrow", "consolidate", "verified")
+    __slots__ = ("columns", "kinds", "blocks", "arrow", "text_schema", "ints", "bools", "stamps", "strings",
+                 "other_text", "consolidate", "verified")
 
-    def __init__(self, fast: "_FastFrames", cols: Sequence[Dict[str, Any]], with_arrow: bool) -> None:
+    def __init__(self, fast: "_FastFrames", page: Any, with_arrow: bool) -> None:
         np = fast.np
+        cols = page.columns()
         self.columns = fast.pd.Index([c["name"] for c in cols])
         self.kinds = tuple(fast.column_kind(c) for c in cols)
-        self.arrow = with_arrow and not all(k in _NUMPY_KINDS for k in self.kinds)  # a column from the Arrow export
+        # The columns of each kind; text columns (strings, dates, nested) as (column, its number among
+        # the text columns), taken from the Arrow export of the text columns alone
+        # (Page._arrow_text_array, imported with this schema, kept per layout).
+        self.ints = tuple(i for i, k in enumerate(self.kinds) if k == "int64")
+        self.bools = tuple(i for i, k in enumerate(self.kinds) if k == "bool")
+        self.stamps = tuple(i for i, k in enumerate(self.kinds) if k == "timestamp")
+        text = [i for i, k in enumerate(self.kinds) if k not in _NUMPY_KINDS]
+        self.strings = tuple((i, j) for j, i in enumerate(text) if self.kinds[i] == "string")
+        self.other_text = tuple((i, self.kinds[i], j) for j, i in enumerate(text) if self.kinds[i] != "string")
+        self.arrow = with_arrow and bool(text)
+        self.text_schema = fast.pa.Schema._import_from_c_capsule(page._arrow_text_schema()) if self.arrow else None
         dtypes = [fast.dtypes[k] for k in self.kinds]
         # The blocks of pandas' own construction (_form_blocks): a run of columns of one numpy dtype
         # (float64, datetime64[s], object) is one stacked block, an extension array one block
-        # (1-D: Int64, boolean, string; 1 x n: datetime64[us, UTC]). Blocks: (klass, columns, how)
-        # with how "1d", "2d" or the numpy dtype to stack into.
-        self.blocks: List[Tuple[Any, Tuple[int, ...], Any]] = []
+        # (1-D: Int64, boolean, string; 1 x n: datetime64[us, UTC], made 1 x n by Page._pandas_values).
+        # Blocks: (klass, columns, how, placement) with how "1d", "2d" or the numpy dtype to stack into.
+        blocks: List[Tuple[Any, Tuple[int, ...], Any]] = []
         runs: Dict[Any, int] = {}
         for i, d in enumerate(dtypes):
             klass = fast.get_block_type(d)
             if isinstance(d, np.dtype):
-                last = self.blocks[-1] if self.blocks else None
+                last = blocks[-1] if blocks else None
                 # (numpy 1.x compares a dtype equal to "1d", a float64 synonym: test the type first)
                 if last is not None and isinstance(last[2], np.dtype) and last[2] == d and last[1][-1] == i - 1:
-                    self.blocks[-1] = (klass, last[1] + (i,), d)
+                    blocks[-1] = (klass, last[1] + (i,), d)
                 else:
-                    self.blocks.append((klass, (i,), d))
+                    blocks.append((klass, (i,), d))
                     runs[d] = runs.get(d, 0) + 1
             else:
-                self.blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
+                blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
+        # Blocks: (klass, column, None, placement) for one array, (klass, columns, dtype, placement) for
+        # columns stacked; a placement is never changed by pandas (operations make new ones): one per layout.
+        self.blocks: List[Tuple[Any, Any, Any, Any]] = []
+        for klass, where, how in blocks:
+            place = fast.BlockPlacement(slice(where[0], where[-1] + 1, 1))
+            one = isinstance(how, str)  # "1d" or "2d" (never compared with a dtype: see above)
+            self.blocks.append((klass, where[0] if one else where, None if one else how, place))
         # Runs of one dtype apart: pandas then merges them (BlockManager._consolidate_inplace).
         self.consolidate = any(r > 1 for r in runs.values())
         self.verified = False
@@ -230,7 +249,6 @@ class _FastFrames:
         self.int64 = pd.Int64Dtype()
         self.utc_us = pd.DatetimeTZDtype("us", "UTC")
         self.days = np.dtype(PANDAS_DTYPES["date"])
-        self.nat = np.iinfo(np.int64).min
         self.string_array: Any = None
         self.string_dtype: Any = None
         if pa is not None:
@@ -239,6 +257,7 @@ class _FastFrames:
             self.string_array = ArrowStringArray
             self.string_dtype = ArrowStringArray(pa.array([], pa.large_string())).dtype
             self.table_new = pa.Table.from_batches
+            self.batch_import = pa.RecordBatch._import_from_c
         self.dtypes = {"int64": self.int64, "float64": np.dtype("float64"), "bool": pd.BooleanDtype(),
                        "timestamp": self.utc_us, "json": np.dtype(object), "date": self.days,
                        "string": self.string_dtype if pa is not None else np.dtype(object)}
@@ -259,66 +278,55 @@ class _FastFrames:
             return "date"
         return "string"
 
-    def layout(self, page: Any, cols: Sequence[Dict[str, Any]], with_arrow: bool) -> _Layout:
+    def layout(self, page: Any, n_columns: int) -> _Layout:
         # A page's columns are its record's fields (with verbose: more of them), in the schema
-        # table's order: the record, the number of columns and the last name identify the layout.
-        key = (with_arrow, page.record, len(cols), cols[-1]["name"] if cols else "")
+        # table's order: the record and the number of columns identify the layout.
+        key = (page.record, n_columns)
         found = self.layouts.get(key)
         if found is None:
             if len(self.layouts) > 256:  # pragma: no cover - many ad hoc layouts
                 self.layouts.clear()
-            found = self.layouts[key] = _Layout(self, cols, with_arrow)
+            found = self.layouts[key] = _Layout(self, page, self.pa is not None)
         return found
-
-    def array(self, kind: str, col: Dict[str, Any], i: int, table: Any, n: int) -> Any:
-        """Column ``col`` (number ``i`` of the page) as its pandas array, the values of
-        :func:`_pandas_column` / :func:`_arrow_pandas_array` without their checks."""
-        if kind == "int64":
-            return self.integer_new(col["values"], ~col["valid"])
-        if kind == "float64":
-            return col["values"]
-        if kind == "string":
-            if table is None:
-                return _python_strings(col, n)
-            arr = self.string_array.__new__(self.string_array)  # ArrowExtensionArray's two attributes
-            arr._pa_array = table.column(i)  # a ChunkedArray (one chunk: the page)
-            arr._dtype = self.string_dtype
-            return arr
-        if kind == "timestamp":
-            values = col["values"]
-            if col["null_count"]:
-                values = values.copy()
-                values[~col["valid"]] = self.nat
-            return self.datetime_new(values.view("M8[us]"), dtype=self.utc_us)
-        if kind == "bool":
-            return self.boolean_new(col["values"].astype(bool), ~col["valid"])
-        if kind == "date" and table is not None:
-            return table.column(i).to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls; stacked
-        if kind == "json" and table is not None:
-            return _json_values(table.column(i).to_pylist(), n)
-        return _pandas_column(self.pd, None, col, n)
 
     def frame(self, page: Any) -> "pd.DataFrame":
         n = page.rows
-        cols = page.columns()
-        pa = self.pa
-        lay = self.layout(page, cols, pa is not None)
-        table = self.table_new([_batch(pa, page)]) if pa is not None and lay.arrow else None
-        arrays = [self.array(kind, col, i, table, n) for i, (kind, col) in enumerate(zip(lay.kinds, cols))]
-        place = self.BlockPlacement
-        blocks = []
-        for klass, where, how in lay.blocks:
-            if isinstance(how, str):  # "1d" or "2d" (never compared with a dtype: see _Layout)
-                values = arrays[where[0]] if how == "1d" else arrays[where[0]].reshape(1, n)
-            else:  # stacked (a copy), as pandas stacks numpy columns
-                values = self.np.empty((len(where), n), dtype=how)
-                for row, i in enumerate(where):
-                    values[row] = arrays[i]
-                if how.kind == "M":
-                    values = self.datetime_new(values, dtype=how)
-            blocks.append(klass(values, ndim=2, placement=place(slice(where[0], where[-1] + 1, 1)), refs=None))
+        arrays: List[Any] = page._pandas_values()  # numbers as pandas takes them; None for text columns
+        lay = self.layout(page, len(arrays))
+        if lay.arrow:  # one Arrow import (schema kept per layout) for the text columns
+            capsule, address = page._arrow_text_array()
+            texts = self.table_new([self.batch_import(address, lay.text_schema)]).columns
+            del capsule  # the struct was moved into pyarrow: the capsule frees the empty shell
+            string_array, string_dtype = self.string_array, self.string_dtype
+            new = string_array.__new__
+            for i, j in lay.strings:  # an ArrowStringArray from its two attributes
+                arr = new(string_array)
+                arr._pa_array = texts[j]  # a ChunkedArray (one chunk: the page)
+                arr._dtype = string_dtype
+                arrays[i] = arr
+            for i, kind, j in lay.other_text:
+                column = texts[j]
+                if kind == "date":
+                    arrays[i] = column.to_numpy(zero_copy_only=False).astype(self.days)  # NaT for nulls; stacked
+                else:
+                    arrays[i] = _json_values(column.to_pylist(), n)
+        elif lay.strings or lay.other_text:  # without pyarrow: text from numpy views of the buffers
+            cols = page.columns()
+            for i, _ in lay.strings:
+                arrays[i] = _python_strings(cols[i], n)
+            for i, _, _ in lay.other_text:
+                arrays[i] = _pandas_column(self.pd, None, cols[i], n)
+        integer_new, datetime_new, utc_us = self.integer_new, self.datetime_new, self.utc_us
+        for i in lay.ints:
+            arrays[i] = integer_new(*arrays[i])
+        for i in lay.stamps:
+            arrays[i] = datetime_new(arrays[i], dtype=utc_us)  # 1 x n, as its block holds it
+        for i in lay.bools:
+            arrays[i] = self.boolean_new(*arrays[i])
+        blocks = tuple([klass(arrays[where] if stack is None else self.stack(arrays, where, stack, n), place, 2, None)
+                        for klass, where, stack, place in lay.blocks])
         axes = [lay.columns._view(), self.range_new(range(n))]
-        mgr = self.BlockManager(tuple(blocks), axes, verify_integrity=False)
+        mgr = self.BlockManager(blocks, axes, verify_integrity=False)
         if lay.consolidate:
             mgr._consolidate_inplace()
         df = self.from_mgr(mgr, axes)
@@ -326,6 +334,13 @@ class _FastFrames:
             _check_same(self.pd, df, _page_to_pandas_public(page))
             lay.verified = True
         return df
+
+    def stack(self, arrays: List[Any], where: Tuple[int, ...], dtype: Any, n: int) -> Any:
+        """Columns of one numpy dtype stacked into one block's values (a copy), as pandas stacks them."""
+        values = self.np.empty((len(where), n), dtype=dtype)
+        for row, i in enumerate(where):
+            values[row] = arrays[i]
+        return self.datetime_new(values, dtype=dtype) if dtype.kind == "M" else values
 
 
 def _check_same(pd: Any, fast: Any, public: Any) -> None:
@@ -466,7 +481,27 @@ def page_to_polars(page: Any) -> "pl.DataFrame":
     String, Date, Datetime("us", "UTC"); nested columns stay JSON text, String). Numbers, timestamps
     and validity are polars views of the page's buffers (not copied); polars converts text to its own
     string layout."""
-    return _polars().DataFrame(page)  # type: ignore[no-any-return]
+    pl = _polars()
+    unnest = _polars_unnest()
+    if unnest is not None:
+        return unnest(page)  # type: ignore[no-any-return]
+    return pl.DataFrame(page)  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=1)
+def _polars_unnest() -> Any:
+    """What ``pl.DataFrame(page)`` does for an object with ``__arrow_c_array__`` (polars
+    ``pycapsule_to_frame``: the struct array imported as a Series, unnested), without the checks of
+    the DataFrame constructor, a sizeable share of a small page's cost (docs/performance.md,
+    section 1); None with a polars without these internals (then ``pl.DataFrame(page)``)."""
+    try:
+        from polars._plr import PySeries
+        from polars._utils.wrap import wrap_df
+
+        from_array, unnest = PySeries.from_arrow_c_array, PySeries.struct_unnest
+    except (ImportError, AttributeError):  # pragma: no cover - another polars (the extra's floor: 1.22)
+        return None
+    return lambda page: wrap_df(unnest(from_array(page)))
 
 
 @overload

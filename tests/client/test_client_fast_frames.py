@@ -152,3 +152,106 @@ def test_without_pyarrow_both_paths_agree(raw_json, monkeypatch):
     public = frames._page_to_pandas_public(page)
     pd.testing.assert_frame_equal(fast, public, check_exact=True)
     assert fast["make"].dtype == object and fast["make"][0] == raw["data"][0]["make"]
+
+
+# ---- what the fast path takes from the page: Page._pandas_values and the Arrow text export ----
+
+def _pages_with_nulls(raw_json: Any) -> List[Any]:
+    """10-record pages with nulls (every third record null, every third missing) of records with
+    every kind of column: int64, float64, string, timestamp, nested (JSON text), date."""
+    pages = []
+    for path, record, verbose in [("/api/trims", "trim_legacy", True), ("/api/mileages/v2", "mileage", False),
+                                  ("/api/trims/v2", "trim", False)]:
+        raw = raw_json(f"{path}?limit=10" + ("&verbose=yes" if verbose else ""))
+        pages.append(_core.client.decode(_with_nulls(raw, 10), record, "envelope", "", verbose))
+    pages.append(_core.client.decode(b'[{"date": "2024-03-10", "count": 7}, {"date": null, "count": null}]',
+                                     "usage_day", "array", ""))
+    return pages
+
+
+def test_pandas_values_are_the_page_columns_as_pandas_takes_them(raw_json):
+    import numpy as np
+
+    kinds = set()
+    for page in _pages_with_nulls(raw_json) + [frames.empty_page("trim_legacy", True)]:
+        values = page._pandas_values()
+        cols = page.columns()
+        assert len(values) == len(cols)
+        for got, col in zip(values, cols):
+            kinds.add(col["kind"])
+            valid = col["valid"]
+            if col["kind"] == "int64":
+                numbers, mask = got
+                assert numbers.dtype == np.int64 and mask.dtype == np.bool_
+                assert numbers.tolist() == col["values"].tolist() and mask.tolist() == (~valid).tolist()
+                assert numbers.flags.writeable and (len(numbers) == 0 or np.shares_memory(numbers, col["values"]))
+            elif col["kind"] == "float64":
+                assert got.dtype == np.float64 and got.flags.writeable
+                np.testing.assert_array_equal(got, col["values"])  # NaN for nulls, as decoded
+            elif col["kind"] == "timestamp":
+                assert got.dtype == np.dtype("M8[us]") and got.shape == (1, page.rows)
+                want = [v if ok else None for v, ok in zip(col["values"].tolist(), valid.tolist())]
+                assert [None if np.isnat(t) else int(t.astype(np.int64)) for t in got[0]] == want
+                if col["null_count"] == 0 and page.rows:
+                    assert np.shares_memory(got, col["values"])  # a view: pandas writes into the page
+                else:
+                    assert not np.shares_memory(got, col["values"])  # a copy with NaT for the nulls
+            else:
+                assert got is None, col["name"]  # text, nested and dates come from the Arrow export
+    assert kinds == {"int64", "float64", "string", "timestamp", "json"}
+
+
+def test_the_text_export_is_the_pages_text_columns(raw_json):
+    import pyarrow as pa
+
+    for page in _pages_with_nulls(raw_json) + [frames.empty_page("trim_legacy", True)]:
+        full = pa.record_batch(page)
+        text = [f.name for f in full.schema if f.type in (pa.large_string(), pa.date32())]
+        schema_ = pa.Schema._import_from_c_capsule(page._arrow_text_schema())
+        assert schema_ == full.select(text).schema
+        capsule, address = page._arrow_text_array()
+        batch = pa.RecordBatch._import_from_c(address, schema_)
+        del capsule
+        assert batch.equals(full.select(text))
+        assert batch.num_rows == page.rows
+
+
+def test_a_text_export_not_imported_is_released_with_its_capsule(raw_json):
+    raw = raw_json("/api/trims/v2?limit=10")
+    page = _core.client.decode(json.dumps(raw).encode(), "trim", "envelope", "")
+    for _ in range(3):
+        capsule, address = page._arrow_text_array()
+        assert isinstance(address, int) and address
+        del capsule  # released by the capsule: the page and its columns stay as they were
+    assert frames.page_to_pandas(page)["make"].tolist() == [r["make"] for r in raw["data"]]
+
+
+def test_fast_frames_after_the_first_are_the_public_construction(raw_json):
+    for page in _pages_with_nulls(raw_json):
+        frames.page_to_pandas(page)  # the first of its layout: verified against the public path
+        for _ in range(2):
+            _same(page)
+
+
+def test_pages_of_one_record_with_and_without_verbose_are_two_layouts(raw_json):
+    raw = raw_json("/api/trims?limit=10")
+    verbose = raw_json("/api/trims?limit=10&verbose=yes")
+    a = _same(_core.client.decode(json.dumps(raw).encode(), "trim_legacy", "envelope", "", False))
+    b = _same(_core.client.decode(json.dumps(verbose).encode(), "trim_legacy", "envelope", "", True))
+    assert len(b.columns) > len(a.columns)
+    assert list(a.columns) == [f.name for f in schema.record("trim_legacy").record_fields(False)]
+    assert list(b.columns) == [f.name for f in schema.record("trim_legacy").record_fields(True)]
+    assert len(frames._FAST["arrow"].layouts) == 2
+
+
+def test_polars_frames_are_those_of_the_public_constructor(raw_json, monkeypatch):
+    import polars as pl
+
+    pages = _pages_with_nulls(raw_json) + [frames.empty_page("trim_legacy", True)]
+    for page in pages:
+        fast = frames.page_to_polars(page)
+        public = pl.DataFrame(page)
+        assert fast.schema == public.schema and fast.equals(public, null_equal=True)
+    monkeypatch.setattr(frames, "_polars_unnest", lambda: None)  # a polars without the internals
+    for page in pages:
+        assert frames.page_to_polars(page).equals(pl.DataFrame(page), null_equal=True)

@@ -87,6 +87,13 @@ void export_schema(const Page& page, ArrowSchema* out);
 // when a date column holds text that is not YYYY-MM-DD (nothing is filled then).
 void export_array(std::shared_ptr<const Page> page, ArrowArray* out);
 
+// The text columns (string and nested: large_utf8; date: date32), the ones pandas
+// takes from Arrow (vehicledata/frames.py): a struct of those columns only, in
+// page order, as export_schema / export_array give for all of them.
+bool is_text(const Column& column);
+void export_text_schema(const Page& page, ArrowSchema* out);
+void export_text_array(std::shared_ptr<const Page> page, ArrowArray* out);
+
 // The next page of a stream, or nullptr at the end.  May throw: the stream's
 // get_next then returns an error code with the exception's message.
 using PageSource = std::function<std::shared_ptr<const Page>()>;
