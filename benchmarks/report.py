@@ -189,6 +189,8 @@ def write(data: Dict[str, Any]) -> Path:
             for c in r.get("checks", []):
                 if not c["met"]:
                     missed.append(f"{s['title']} / {r['title']}: {c['description']} (measured {c['measured']:.2f})")
+            # targets a scenario checks in a note (crawl memory, 429s): "...: NOT met"
+            missed += [f"{s['title']} / {r['title']}: {n}" for n in r.get("notes", []) if n.endswith(": NOT met")]
     out += ["## Summary", ""]
     out += ["Targets missed in this run:", ""] + [f"- {x}" for x in missed] if missed else ["Every target was met."]
     out.append("")
