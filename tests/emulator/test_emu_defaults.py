@@ -3,6 +3,7 @@ the helper's control token; touch moving the data feed's last-updated time."""
 from __future__ import annotations
 
 import base64
+import inspect
 import io
 import json
 import re
@@ -133,6 +134,8 @@ def test_number_options_are_the_printed_numbers() -> None:
     assert args == [a for name, n in every.items() for a in ("--" + name.replace("_", "-"), str(n))]
     with pytest.raises(TypeError, match="unexpected keyword argument.*max_header$"):
         build_args(max_header=3)
+    # Emulator() names each one as a keyword (and passes it on: test_emu_launcher's CLI tests)
+    assert set(NUMBER_OPTIONS) <= set(inspect.signature(Emulator).parameters)
 
 
 def test_unset_settings_are_left_to_the_emulator(database: Path) -> None:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Iterator, List
+from typing import Any, Iterator, List, Sequence
 
 import pytest
 
@@ -133,21 +133,35 @@ def test_cli_takes_every_flag_of_the_executable() -> None:
     assert sorted(f for f in flags if f not in re.findall(r"(--[a-z0-9-]+)", cli)) == []
 
 
+def status_lines_by_field_count(url: str, counts: Sequence[int]) -> List[bytes]:
+    """The status line of GET /api/years/v2 sent with each number of header fields (Host,
+    Connection and the rest X-F<i>)."""
+    port = int(url.rsplit(":", 1)[1])
+    answers = []
+    for fields in counts:
+        head = "GET /api/years/v2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        head += "".join(f"X-F{i}: v\r\n" for i in range(fields - 2)) + "\r\n"
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(head.encode())
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        answers.append(data.split(b"\r\n", 1)[0])
+    return answers
+
+
+# 3 fields pass; a fourth is one more than max_headers 3
+GATE_LIMITED = [b"HTTP/1.1 200 OK", b"HTTP/1.1 431 Request Header Fields Too Large"]
+
+
 def test_cli_passes_the_gate_limits(database: Path) -> None:
     with cli_emulator(database, "--max-headers", "3", "--response-cache-mb", "0") as url:
-        port = int(url.rsplit(":", 1)[1])
-        answers = []
-        for fields in (3, 4):  # Host, Connection and the rest X-F<i>
-            head = "GET /api/years/v2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-            head += "".join(f"X-F{i}: v\r\n" for i in range(fields - 2)) + "\r\n"
-            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-                s.sendall(head.encode())
-                data = b""
-                while chunk := s.recv(65536):
-                    data += chunk
-            answers.append(data.split(b"\r\n", 1)[0])
-        # 3 fields pass; a fourth is one more than --max-headers 3
-        assert answers == [b"HTTP/1.1 200 OK", b"HTTP/1.1 431 Request Header Fields Too Large"]
+        assert status_lines_by_field_count(url, (3, 4)) == GATE_LIMITED
+
+
+def test_emulator_passes_the_gate_limits(database: Path) -> None:
+    with Emulator(db=database, max_headers=3, response_cache_mb=0) as emu:
+        assert status_lines_by_field_count(emu.url, (3, 4)) == GATE_LIMITED
 
 
 def test_pytest_plugin_fixture(database: Path, tmp_path: Path) -> None:
