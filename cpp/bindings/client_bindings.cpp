@@ -459,7 +459,7 @@ void bind_client(py::module_& m) {
            "Fetch targets concurrently and append them in order to a copy of `first` (page `first_number`), checking "
            "each (numbered by `numbers`, default the pages after `first`) as it arrives (PaginationError).")
         .def("download", [](PyClient& p, const std::string& target, const std::string& path, bool resume,
-                            py::object progress) {
+                            py::object progress, double timeout, std::int64_t max_bytes) {
             vc::ProgressFn fn;
             std::shared_ptr<py::object> prog;
             if (!progress.is_none()) {
@@ -479,14 +479,15 @@ void bind_client(py::module_& m) {
             vc::DownloadResult res;
             {
                 py::gil_scoped_release nogil;
-                res = p.client->download(target, path, resume, fn);
+                res = p.client->download(target, path, resume, fn, timeout, max_bytes);
             }
             py::dict d;
             d["bytes"] = res.bytes;
             d["resumed"] = res.resumed;
             d["content_type"] = res.content_type;
             return d;
-        }, py::arg("target"), py::arg("path"), py::arg("resume") = true, py::arg("progress") = py::none())
+        }, py::arg("target"), py::arg("path"), py::arg("resume") = true, py::arg("progress") = py::none(),
+           py::arg("timeout") = 0.0, py::arg("max_bytes") = 0)
         .def("stats", [](const PyClient& p) {
             auto s = p.client->stats();
             py::dict d;

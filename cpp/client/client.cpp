@@ -445,8 +445,17 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
 }
 
 DownloadResult Client::download(const std::string& target, const std::string& path, bool resume,
-                                const ProgressFn& progress) {
+                                const ProgressFn& progress, double deadline, std::int64_t max_bytes) {
     DownloadResult result;
+    const double budget = deadline > 0 ? deadline : std::max(3600.0, options_.transport.timeout);
+    const auto started = std::chrono::steady_clock::now();
+    auto remaining = [&] {
+        return budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
+    auto out_of_time = [&](const std::string& url) {
+        return TransportError("download timed out: not complete within its total timeout of " + seconds_text(budget) + " s" +
+                              " (retries and waits included)", url, true);
+    };
     RetryState state(options_.retry);
     std::int64_t offset = 0;
     if (resume) {
@@ -459,14 +468,16 @@ DownloadResult Client::download(const std::string& target, const std::string& pa
         Request req = make_request(target, &jwt_used);
         req.headers[0] = "Accept: application/zip, application/octet-stream, */*";
         req.resume_from = offset;
-        // Whole files may take long: the total cap is an hour, and a stalled
-        // transfer ends after the low-speed window (TransportOptions).
-        req.timeout = std::max(3600.0, options_.transport.timeout);
+        // The transfer gets what is left of the download's total deadline (an
+        // hour unless told); a stalled one ends after the low-speed window.
+        if (remaining() <= 0) throw out_of_time(url_for(target));
+        req.timeout = std::max(0.001, remaining());
         std::FILE* f = std::fopen(path.c_str(), offset > 0 ? "ab" : "wb");
         if (!f) throw TransportError("cannot open " + path + " for writing", url_for(target));
         bool first = true;
         std::int64_t written = offset;
         bool write_failed = false;
+        bool too_big = false;
         req.sink = [&](long status, const std::string& content_range, const char* data, std::size_t len) {
             if (first) {
                 first = false;
@@ -481,6 +492,7 @@ DownloadResult Client::download(const std::string& target, const std::string& pa
                     result.resumed = false;
                 }
             }
+            if (max_bytes > 0 && written + static_cast<std::int64_t>(len) > max_bytes) { too_big = true; return false; }
             if (std::fwrite(data, 1, len, f) != len) { write_failed = true; return false; }
             written += static_cast<std::int64_t>(len);
             return true;
@@ -497,6 +509,9 @@ DownloadResult Client::download(const std::string& target, const std::string& pa
         }
         std::fclose(f);
         if (write_failed) throw TransportError("cannot write " + path, r.url);
+        if (too_big)
+            throw LimitError("download refused: larger than max_bytes (" + std::to_string(max_bytes) +
+                             " bytes; raise max_bytes if this is expected)", r.url, "max_bytes");
         bytes_ += written - offset;
         if (r.transferred() && r.status == 416 && offset > 0) {
             // Nothing left to fetch: the partial file is already complete.
@@ -515,6 +530,7 @@ DownloadResult Client::download(const std::string& target, const std::string& pa
             offset = written;  // resume from what arrived
             if (offset > 0) result.resumed = true;
         }
+        if (delay >= remaining()) throw out_of_time(r.url);
         if (delay > 0) transport_.sleep(delay);
     }
 }

@@ -128,6 +128,8 @@ struct MultiBatch::Transfer {
     Clock::time_point started = Clock::now();
     bool interrupted = false;
     bool sink_refused = false;
+    std::int64_t* inflight = nullptr;  // the batch's bytes in flight (MultiBatch::inflight_bytes_)
+    std::int64_t counted = 0;          // this transfer's share of them
     char errbuf[CURL_ERROR_SIZE] = {0};
 
     ~Transfer() {
@@ -211,6 +213,14 @@ struct MultiBatch::Transfer {
             body.reserve(std::max(want, body.size() + len + kPadding));
         }
         body.append(data, len);
+        if (t->inflight) {
+            *t->inflight += static_cast<std::int64_t>(len);
+            t->counted += static_cast<std::int64_t>(len);
+            if (o.max_body > 0 && *t->inflight > o.max_body) {
+                t->response.limit = "max_body";
+                return 0;
+            }
+        }
         return len;
     }
 
@@ -283,7 +293,13 @@ struct MultiBatch::Transfer {
             curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.c_str());
         }
         if (headers) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-        if (request.resume_from > 0) curl_easy_setopt(easy, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(request.resume_from));
+        // A Range header, not CURLOPT_RESUME_FROM: curl refuses a 200 answer to a resumed
+        // transfer ("doesn't seem to support byte ranges"); the sink decides to start over.
+        std::string range;
+        if (request.resume_from > 0) {
+            range = std::to_string(request.resume_from) + "-";
+            curl_easy_setopt(easy, CURLOPT_RANGE, range.c_str());
+        }
         response.url = request.url;
         started = last_check = Clock::now();
     }
@@ -365,6 +381,7 @@ void MultiBatch::add(std::size_t id, Request request) {
     t->easy = transport_.impl_->acquire();
     t->request = std::move(request);
     t->id = id;
+    t->inflight = &inflight_bytes_;
     t->setup();
     curl_multi_add_handle(static_cast<CURLM*>(multi_), t->easy);
     active_.push_back(std::move(t));
@@ -387,6 +404,7 @@ std::vector<std::pair<std::size_t, Response>> MultiBatch::poll(int timeout_ms) {
             curl_multi_remove_handle(m, t.easy);
             transport_.impl_->release(t.easy);
             if (t.interrupted) interrupted = true;
+            inflight_bytes_ -= t.counted;
             done.emplace_back(t.id, std::move(t.response));
             active_.erase(it);
         }

@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <thread>
 
@@ -19,14 +20,25 @@
 namespace {
 
 // --parent-pid: the server ends with the process that started it, however that one ends
-// (kill -9 included).  The kernel sends SIGTERM when the parent dies (PR_SET_PDEATHSIG; it
-// fires when the forking *thread* ends, so a poll of getppid() every 100 ms is the fallback,
-// also for a parent gone before prctl took effect).  Both end in the normal SIGTERM shutdown.
+// (kill -9 included).  The kernel sends SIGUSR2 when the parent dies (PR_SET_PDEATHSIG); it also
+// fires when the forking *thread* ends while its process lives on (vehicledata.testing.Emulator
+// started from a short-lived thread), so the signal only counts when getppid() has changed.  A
+// poll of getppid() every 100 ms is the fallback, also for a parent gone before prctl took effect.
+constexpr int kParentSignal = SIGUSR2;
+// After the parent's death nobody waits for an answer: the shutdown (which lets running requests,
+// a pending delay fault included, finish) may take this long before the process exits anyway.
+constexpr auto kOrphanGrace = std::chrono::seconds(2);
+
+pid_t g_parent = 0;
+
+bool parent_gone() { return g_parent > 0 && ::getppid() != g_parent; }
+
 void watch_parent(pid_t parent) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    std::thread([parent] {
-        while (::getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        ::kill(::getpid(), SIGTERM);
+    g_parent = parent;
+    ::prctl(PR_SET_PDEATHSIG, kParentSignal);
+    std::thread([] {
+        while (!parent_gone()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        ::kill(::getpid(), kParentSignal);
     }).detach();
 }
 
@@ -57,6 +69,7 @@ int main(int argc, char** argv) {
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, kParentSignal);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     ::signal(SIGPIPE, SIG_IGN);
     if (options.parent_pid > 0) watch_parent(static_cast<pid_t>(options.parent_pid));
@@ -69,7 +82,15 @@ int main(int argc, char** argv) {
         std::atomic<bool> finished{false};
         std::thread waiter([&] {
             int sig = 0;
-            sigwait(&signals, &sig);
+            // The parent signal while the parent lives: the thread that started us ended, not the parent.
+            while (sigwait(&signals, &sig) != 0 || (sig == kParentSignal && !parent_gone() && !finished.load())) {
+            }
+            if (sig == kParentSignal && !finished.load()) {
+                std::thread([] {
+                    std::this_thread::sleep_for(kOrphanGrace);
+                    std::_Exit(0);
+                }).detach();
+            }
             // A signal may arrive before run() has started listening, when stop() is a no-op:
             // keep asking until run() has returned.
             while (!finished.load()) {

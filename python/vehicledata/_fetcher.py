@@ -87,9 +87,11 @@ class Fetcher:
         return str(self._core().url_for(target))
 
     def download(self, target: str, dest: str, resume: bool,
-                 on_progress: Optional[Callable[[int, int], None]]) -> Dict[str, Any]:
-        """Stream ``target`` into the file ``dest`` (resumed with a Range request when ``resume``)."""
-        return self._core().download(target, dest, resume, on_progress)
+                 on_progress: Optional[Callable[[int, int], None]], timeout: float = 0.0,
+                 max_bytes: int = 0) -> Dict[str, Any]:
+        """Stream ``target`` into the file ``dest`` (resumed with a Range request when ``resume``;
+        ``timeout``: total seconds, ``max_bytes``: largest file, 0: the core's defaults)."""
+        return dict(self._core().download(target, dest, resume, on_progress, timeout, max_bytes))
 
     def progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
                      probe: bool = False) -> Any:

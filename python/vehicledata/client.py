@@ -14,6 +14,7 @@ in the C++ core (``vehicledata._core.client``) with the GIL released.
 from __future__ import annotations
 
 import logging
+import numbers
 import os
 import sys
 import warnings
@@ -212,30 +213,34 @@ class SearchResource(_Resource):
 
     __call__ = search
 
-    def sync(self, since: Any = None, *conditions: Conditions, page_size: Optional[int] = None,
+    def sync(self, *conditions: Conditions, since: Any = None, page_size: Optional[int] = None,
              **filters: Any) -> Tuple["Any", Any]:
-        """Incremental sync: ``(frame, watermark)`` of the records whose ``modified`` is after
-        ``since`` (a datetime, pd.Timestamp or the previous watermark; None: everything), and the
-        new watermark (the largest ``modified`` seen, ``since`` when nothing changed).
+        """Incremental sync: ``(frame, watermark)`` of the records matching the conditions and
+        filters whose ``modified`` is after ``since`` (a datetime, pd.Timestamp, np.datetime64, ISO
+        8601 text or the previous watermark; None: everything), and the new watermark (the largest
+        ``modified`` seen, ``since`` when nothing changed; for records served without ``modified``
+        the time the sync started).  On every search that filters on ``modified`` (QueryError
+        elsewhere, and for a ``since`` that is not a time).
 
-            df, mark = api.trims.sync(since=None)        # first run: everything
-            df, mark = api.trims.sync(since=mark)        # later: only what changed since
+            df, mark = api.trims.sync(since=None)              # first run: everything
+            df, mark = api.trims.sync(vd.F("year") >= 2019, since=mark)   # later: what changed since
 
-        The service keeps ``modified`` to the second: a record changed in the same second as the
-        watermark, after the sync read it, is seen by neither run; overlap by a second (``since=mark
-        - timedelta(seconds=1)``) and drop duplicates by id if that matters.
+        Times are compared as instants, also across the fall-back hour (``vehicledata.sync``); a
+        record is returned once (its latest version).  The service keeps ``modified`` to the second:
+        a record changed in the same second as the watermark, after the sync read it, is seen by
+        neither run; overlap by a second (``since=mark - timedelta(seconds=1)``) if that matters.
+        ``sync(mark)`` (the watermark as the first positional argument) is taken as ``since=mark``.
         """
-        if "modified" not in self.json_fields or "modified" not in self.fields:
-            raise QueryError(f"{self.path} has no modified field to sync on")
-        from .query import F
+        from . import sync as _sync
 
-        conds: List[Any] = list(conditions)
-        if since is not None:
-            conds.append(F("modified") > since)
-        df = self.search(*conds, **filters).to_pandas(page_size=page_size)
-        if len(df) and df["modified"].notna().any():
-            return df, df["modified"].max()
-        return df, since
+        if conditions and since is None and not isinstance(conditions[0], (list, tuple, dict)) and not (
+                isinstance(conditions[0], str) and conditions[0].lstrip().startswith(("[", "{"))) and not hasattr(
+                conditions[0], "to_dict"):
+            since, conditions = conditions[0], conditions[1:]
+        if "modified" not in self.json_fields:
+            able = [n for n in _SEARCHES if "modified" in schema.endpoint(_SEARCHES[n][0]).json_field_names()]
+            raise QueryError(f"{self.path} has no modified field to sync on; sync works on: {', '.join(able)}")
+        return _sync.sync(self, conditions, since, page_size, filters)
 
     def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
         """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
@@ -396,6 +401,10 @@ class Client:
             raise ValueError("timeout and connect_timeout must be positive numbers of seconds (never infinite)")
         if max_parallel < 1:
             raise ValueError(f"max_parallel must be >= 1, not {max_parallel}")
+        for name, value in (("max_body", max_body), ("max_decompressed", max_decompressed),
+                            ("max_pages", max_pages), ("low_speed_limit", low_speed_limit)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0 (0: no limit), not {value!r}")
         self.retry = Retry.coerce(retry)
         self.base_url = url
         self.timeout = float(timeout)

@@ -33,20 +33,68 @@ DOWNLOAD_PATH = schema.endpoint_for("feed_download").path
 LAST_UPDATED_PATH = schema.endpoint_for("feed_last_updated").path
 
 
-def verify_zip(path: Union[str, "os.PathLike[str]"], url: str = "") -> None:
-    """Raise DecodeError unless ``path`` is a complete ZIP whose members pass their CRC check."""
+#: Largest uncompressed feed member ``load()`` reads (bytes); the real feed's largest is ~100 MB.
+#: A member that declares more is refused with DecodeError before anything is inflated.
+MAX_MEMBER_BYTES = 512 * 1024 * 1024
+
+#: Largest total of the uncompressed members ``load()`` reads (and ``verify_zip`` inflates) at
+#: once: the frames of one call hold about this much.  More is refused with LimitError
+#: (``limit="max_total_bytes"``) before anything is inflated.
+MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+
+#: Largest download ``download()`` writes (bytes; curl's ``--max-filesize``): LimitError past it.
+MAX_DOWNLOAD_BYTES = 2 * 1024 * 1024 * 1024
+
+#: Total seconds ``download()`` may take, retries and waits included: Timeout past it.
+DOWNLOAD_TIMEOUT = 3600.0
+
+
+def check_layout(zf: zipfile.ZipFile, url: str = "") -> None:
+    """Raise DecodeError unless the members of ``zf`` lie one after the other without overlapping,
+    before the central directory (CPython's check against quoted-overlap ZIP bombs, CVE-2024-0450:
+    one compressed member listed many times would be inflated once per listing)."""
+    fp = zf.fp
+    assert fp is not None
+    infos = sorted(zf.infolist(), key=lambda i: i.header_offset)
+    end_of_data = zf.start_dir  # type: ignore[attr-defined]
+    for n, info in enumerate(infos):
+        fp.seek(info.header_offset)
+        head = fp.read(30)
+        if len(head) != 30 or head[:4] != b"PK\x03\x04":
+            raise DecodeError(f"the data feed's member {info.filename!r} has no local header at offset "
+                              f"{info.header_offset}", url=url, member=info.filename)
+        data_start = info.header_offset + 30 + int.from_bytes(head[26:28], "little") + \
+            int.from_bytes(head[28:30], "little")
+        limit = infos[n + 1].header_offset if n + 1 < len(infos) else end_of_data
+        if data_start + info.compress_size > limit:
+            raise DecodeError(f"the data feed's member {info.filename!r} overlaps the next entry (a ZIP whose "
+                              f"members share their data is refused)", url=url, member=info.filename)
+
+
+def _check_total(infos: Sequence[zipfile.ZipInfo], max_total_bytes: int, url: str = "") -> None:
+    from .errors import LimitError
+
+    total = sum(i.file_size for i in infos)
+    if max_total_bytes > 0 and total > max_total_bytes:
+        raise LimitError(f"the data feed's members are {total:,} bytes uncompressed in total, over "
+                         f"max_total_bytes={max_total_bytes:,}", url=url, limit="max_total_bytes")
+
+
+def verify_zip(path: Union[str, "os.PathLike[str]"], url: str = "", *,
+               max_total_bytes: int = MAX_TOTAL_BYTES) -> None:
+    """Raise DecodeError unless ``path`` is a complete ZIP whose members lie apart (``check_layout``)
+    and pass their CRC check; LimitError when they declare more than ``max_total_bytes``
+    uncompressed in total (so the check inflates a bounded amount)."""
     try:
         with zipfile.ZipFile(path) as zf:
+            check_layout(zf, url)
+            _check_total(zf.infolist(), max_total_bytes, url)
             bad = zf.testzip()
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
         raise DecodeError(f"the data feed is not a valid ZIP archive: {exc}", url=url) from None
     if bad is not None:
         raise DecodeError(f"the data feed's member {bad!r} fails its CRC check", url=url)
 
-
-#: Largest uncompressed feed member ``load()`` reads (bytes); the real feed's largest is ~100 MB.
-#: A member that declares more is refused with DecodeError before anything is inflated.
-MAX_MEMBER_BYTES = 512 * 1024 * 1024
 
 _ARROW_ERROR = re.compile(r"In CSV column #(\d+): (?:Row #(\d+): )?(.*)", re.S)
 _INVALID_VALUE = re.compile(r"invalid value '(.*)'$", re.S)
@@ -165,8 +213,25 @@ class DataFeed:
         return str(self._fetcher.one(LAST_UPDATED_PATH, ep.record)["last_updated"])
 
     def download(self, path: Union[str, "os.PathLike[str]"], *, resume: bool = True,
-                 progress: Optional[bool] = None) -> Path:
-        """Stream the feed to ``path`` (resumable, verified, renamed atomically); returns the path."""
+                 progress: Optional[bool] = None, timeout: float = DOWNLOAD_TIMEOUT,
+                 max_bytes: int = MAX_DOWNLOAD_BYTES) -> Path:
+        """Stream the feed to ``path`` (resumable, verified, renamed atomically); returns the path.
+
+        ``timeout``: total seconds for the whole download, retries and waits included (default
+        DOWNLOAD_TIMEOUT, an hour): ``Timeout`` past it, the ``.part`` file kept for a resume.
+        ``max_bytes``: the largest file accepted (default MAX_DOWNLOAD_BYTES, 2 GiB; curl's
+        ``--max-filesize``): ``LimitError`` (``limit="max_bytes"``) past it, the ``.part`` deleted.
+        A server that answers the resume's Range request with the whole file (200) starts it over.
+        The ZIP check inflates at most MAX_TOTAL_BYTES and refuses overlapping members."""
+        import time
+
+        from .errors import LimitError
+
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+            raise ValueError(f"max_bytes must be a positive integer, not {max_bytes!r}")
+        started = time.monotonic()
         target = Path(path)
         if target.is_dir():
             target = target / "vehicledata-feed.zip"
@@ -185,7 +250,11 @@ class DataFeed:
 
         existed = part.exists()
         try:
-            result = self._fetcher.download(DOWNLOAD_PATH, str(part), resume, on_progress if bar is not None else None)
+            result = self._fetcher.download(DOWNLOAD_PATH, str(part), resume, on_progress if bar is not None else None,
+                                            float(timeout), max_bytes)
+        except LimitError:
+            part.unlink(missing_ok=True)  # over max_bytes: resuming it would only grow it further
+            raise
         except BaseException:
             # A refused download (403, 404, ...) wrote nothing: leave no empty .part behind.
             if not existed and part.exists() and part.stat().st_size == 0:
@@ -202,7 +271,13 @@ class DataFeed:
             if not result.get("resumed"):
                 raise
             # The partial file did not belong to this archive (the feed changed): start over once.
-            return self.download(target, resume=False, progress=progress)
+            left = timeout - (time.monotonic() - started)
+            if left <= 0:
+                from .errors import Timeout
+
+                raise Timeout(f"download timed out: not complete within its total timeout of {timeout:g} s",
+                              url=url) from None
+            return self.download(target, resume=False, progress=progress, timeout=left, max_bytes=max_bytes)
         os.replace(part, target)
         if result.get("bytes", 0) != target.stat().st_size:  # pragma: no cover - defensive
             raise DecodeError(f"the data feed on disk has {target.stat().st_size} bytes, "
@@ -211,7 +286,8 @@ class DataFeed:
 
     def load(self, path: Union[str, "os.PathLike[str]", None] = None, *, tables: Optional[Iterable[str]] = None,
              engine: str = "pyarrow", progress: Optional[bool] = None,
-             max_member_bytes: int = MAX_MEMBER_BYTES) -> Dict[str, "pd.DataFrame"]:
+             max_member_bytes: int = MAX_MEMBER_BYTES,
+             max_total_bytes: int = MAX_TOTAL_BYTES) -> Dict[str, "pd.DataFrame"]:
         """Read the feed's CSVs into DataFrames with the dtypes of the API frames (``to_pandas()``),
         keyed by table: ``{"trims": DataFrame, ...}`` (downloads first if no ``path``).
 
@@ -219,21 +295,25 @@ class DataFeed:
         Only members named exactly ``<table>.csv`` are read; an archive holding one twice is
         refused.  Each member's CRC is checked once, while it is read.  A member declaring more
         than ``max_member_bytes`` (default MAX_MEMBER_BYTES, 512 MiB) uncompressed is refused
-        before it is inflated; a malformed value raises DecodeError naming member, line and column.
+        before it is inflated, and so are tables declaring more than ``max_total_bytes`` (default
+        MAX_TOTAL_BYTES, 1 GiB) uncompressed together (LimitError), and an archive whose members
+        overlap (DecodeError); a malformed value raises DecodeError naming member, line and column.
         """
         return {name: frames.arrow_to_pandas(t)
-                for name, t in self._tables(path, tables, engine, progress, max_member_bytes).items()}
+                for name, t in self._tables(path, tables, engine, progress, max_member_bytes,
+                                            max_total_bytes).items()}
 
     def to_parquet(self, directory: Union[str, "os.PathLike[str]"], path: Union[str, "os.PathLike[str]", None] = None,
                    *, tables: Optional[Iterable[str]] = None, progress: Optional[bool] = None,
-                   max_member_bytes: int = MAX_MEMBER_BYTES) -> Dict[str, Path]:
+                   max_member_bytes: int = MAX_MEMBER_BYTES,
+                   max_total_bytes: int = MAX_TOTAL_BYTES) -> Dict[str, Path]:
         """Write each feed table to ``directory/<table>.parquet`` (the types of ``load()``); returns the paths."""
         import pyarrow.parquet as pq
 
         out_dir = Path(directory)
         out_dir.mkdir(parents=True, exist_ok=True)
         written: Dict[str, Path] = {}
-        for name, t in self._tables(path, tables, "pyarrow", progress, max_member_bytes).items():
+        for name, t in self._tables(path, tables, "pyarrow", progress, max_member_bytes, max_total_bytes).items():
             target = out_dir / f"{name}.parquet"
             tmp = target.with_name(target.name + ".part")
             pq.write_table(t, tmp)
@@ -242,13 +322,13 @@ class DataFeed:
         return written
 
     def _tables(self, path: Union[str, "os.PathLike[str]", None], tables: Optional[Iterable[str]], engine: str,
-                progress: Optional[bool], max_member_bytes: int) -> Dict[str, "pa.Table"]:
+                progress: Optional[bool], max_member_bytes: int, max_total_bytes: int) -> Dict[str, "pa.Table"]:
         if engine != "pyarrow":
             raise ValueError(f"engine must be 'pyarrow' (the only reader), not {engine!r}")
         if path is None:
             with tempfile.TemporaryDirectory() as tmp:
                 return self._tables(self.download(Path(tmp) / "feed.zip", progress=progress), tables, engine,
-                                    progress, max_member_bytes)
+                                    progress, max_member_bytes, max_total_bytes)
         known = feed_tables()
         wanted = known if tables is None else list(tables)
         unknown = [t for t in wanted if t not in known]
@@ -274,6 +354,11 @@ class DataFeed:
                 if info.file_size > max_member_bytes:
                     raise DecodeError(f"data feed member {info.filename!r} is {info.file_size:,} bytes uncompressed, "
                                       f"over max_member_bytes={max_member_bytes:,}", member=info.filename)
+            _check_total([i for _, i in chosen], max_total_bytes)
+            try:
+                check_layout(zf)
+            except (OSError, EOFError) as exc:
+                raise DecodeError(f"the data feed is not a valid ZIP archive: {exc}") from None
             bar = self._fetcher.progress_bar(progress, total=sum(i.file_size for _, i in chosen), desc="feed", unit="B")
             out: Dict[str, "pa.Table"] = {}
             try:
@@ -294,4 +379,5 @@ class DataFeed:
         return out
 
 
-__all__ = ["DataFeed", "verify_zip", "feed_tables", "read_feed_csv", "MAX_MEMBER_BYTES"]
+__all__ = ["DataFeed", "verify_zip", "check_layout", "feed_tables", "read_feed_csv", "MAX_MEMBER_BYTES",
+           "MAX_TOTAL_BYTES", "MAX_DOWNLOAD_BYTES", "DOWNLOAD_TIMEOUT"]

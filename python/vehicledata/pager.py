@@ -25,7 +25,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from . import _core, frames, schema
+from . import _core, checkpoint, frames, schema
 from ._core import envelope as _envelope
 from ._targets import build_target, check_target, warn_demo_empty
 from .errors import NotFoundError, PaginationError
@@ -38,8 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._fetcher import Fetcher
 
 
-#: The checkpoint file of ``Pager.to_parquet`` (in the dataset directory).
-CHECKPOINT_NAME = "_vehicledata_checkpoint.json"
+#: The checkpoint file of ``Pager.to_parquet`` (in the dataset directory; ``vehicledata.checkpoint``).
+CHECKPOINT_NAME = checkpoint.CHECKPOINT_NAME
 
 #: Page size of whole-result methods (to_pandas, to_arrow, iter_pandas, the CLI's --all) unless told.
 BULK_PAGE_SIZE = 1000
@@ -294,8 +294,9 @@ def token_page(token: str, path: str, params: Sequence[Tuple[str, Any]]) -> int:
     from .errors import QueryError
 
     parts = token.split(".") if isinstance(token, str) else []
-    if len(parts) != 3 or parts[0] != "vd1" or not parts[1].isdigit() or int(parts[1]) < 1:
-        raise QueryError(f"not a resume token: {token!r}")
+    if (len(parts) != 3 or parts[0] != "vd1" or not (parts[1].isascii() and parts[1].isdigit())
+            or len(parts[1]) > 19 or not 1 <= int(parts[1]) < 1 << 63):
+        raise QueryError(f"not a resume token (vd1.<page from 1 to 2**63-1>.<digest>): {token!r}"[:300])
     if parts[2] != _query_digest(path, params):
         raise QueryError("the resume token belongs to another query (path, filters, conditions, sort and page "
                          "size must be the same)")
@@ -314,10 +315,10 @@ class Pager:
 
     def __init__(self, fetcher: "Fetcher", path: str, record: str, params: Sequence[Tuple[str, Any]],
                  *, start_page: int = 1, parallel: bool = True, progress: Optional[bool] = None) -> None:
-        if isinstance(start_page, bool) or not isinstance(start_page, int) or start_page < 1:
+        if isinstance(start_page, bool) or not isinstance(start_page, int) or not 1 <= start_page < 1 << 63:
             from .errors import QueryError
 
-            raise QueryError(f"start_page must be an integer >= 1, not {start_page!r}")
+            raise QueryError(f"start_page must be an integer from 1 to 2**63-1, not {start_page!r}")
         self._fetcher = fetcher
         self.path = path
         self.record = record
@@ -548,62 +549,34 @@ class Pager:
         return stream.__arrow_c_stream__(requested_schema)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
-                   page_size: Optional[int] = None) -> Any:
-        """Write the result as a (Hive-partitioned) Parquet dataset under ``path``, page by page.
+                   page_size: Optional[int] = None, *, mode: str = "resume",
+                   rows_per_file: int = checkpoint.ROWS_PER_FILE) -> Any:
+        """Write the result as a (Hive-partitioned) Parquet dataset under ``path``; returns the directory.
 
-        After each page's files are written, ``path/_vehicledata_checkpoint.json`` is replaced
-        atomically with the number of pages done.  Run the same call again after a crash and it
-        resumes: files of pages after the checkpoint (written before the crash) are deleted and
-        those pages fetched again, so no record is lost or doubled.  A checkpoint of another query
-        raises QueryError.  Returns the dataset directory.
+        ``mode``: ``"resume"`` (default) finishes an interrupted run and fetches nothing after a
+        finished one (it says so: a ``CheckpointWarning`` and a WARNING log line); ``"overwrite"``
+        deletes the dataset's files and writes it again; ``"append"`` adds a run's files beside
+        those of the finished runs.  A run writes one file per partition (per ``rows_per_file``
+        records) with row groups of at least 64k rows; after its files are closed,
+        ``path/_vehicledata_checkpoint.json`` is replaced atomically.  After a crash the same call
+        deletes the files past the checkpoint and fetches those pages again, so no record is lost
+        or doubled.  A checkpoint of another query raises QueryError, a malformed one DecodeError
+        (before anything is deleted).  See ``vehicledata.checkpoint``.
         """
-        import json
-        import os
-        import re
-        from pathlib import Path
-
-        import pyarrow.parquet as pq
-
-        from .errors import QueryError
-
-        root = Path(path)
-        root.mkdir(parents=True, exist_ok=True)
         bulk = self._bulk(page_size)
-        digest = _query_digest(bulk.path, bulk.params)
-        ckpt = root / CHECKPOINT_NAME
-        done = bulk.start_page - 1
-        if ckpt.exists():
-            state = json.loads(ckpt.read_text())
-            if state.get("query") != digest:
-                raise QueryError(f"{root} holds a dataset of another query (checkpoint {state.get('target')!r}); "
-                                 f"use another directory")
-            done = int(state["pages_done"])
-        name = re.compile(r"^part-(\d+)-\d+\.parquet$")
-        for f in root.rglob("part-*.parquet"):
-            m = name.match(f.name)
-            if m and int(m.group(1)) > done:
-                f.unlink()  # written after the last checkpoint: fetched again below
-        if ckpt.exists() and json.loads(ckpt.read_text()).get("complete"):
-            return root
-        resumed = Pager(self._fetcher, bulk.path, bulk.record, bulk.params, start_page=done + 1,
-                        parallel=self.parallel, progress=self.progress)
-        pages = 0
-        for page in resumed._core_pages():
-            table = page.to_arrow()
-            if len(table):
-                pq.write_to_dataset(table, str(root), partition_cols=list(partition_cols or []) or None,
-                                    basename_template=f"part-{page.number:06d}-{{i}}.parquet")
-            pages = page.pages
-            state = {"query": digest, "target": build_target(bulk.path, bulk.params), "pages_done": page.number,
-                     "pages": page.pages, "total": page.total, "complete": page.number >= page.pages}
-            tmp = ckpt.with_name(ckpt.name + ".tmp")
-            tmp.write_text(json.dumps(state))
-            os.replace(tmp, ckpt)
-        if pages == 0 and not ckpt.exists():  # an empty result (or start past the end): still a checkpoint
-            ckpt.write_text(json.dumps({"query": digest, "target": build_target(bulk.path, bulk.params),
-                                        "pages_done": done, "complete": True}))
-        self.pages_fetched += resumed.pages_fetched
-        return root
+
+        def pages_from(number: int) -> Iterator[Page]:
+            resumed = Pager(self._fetcher, bulk.path, bulk.record, bulk.params, start_page=number,
+                            parallel=self.parallel, progress=self.progress)
+            try:
+                yield from resumed._core_pages()
+            finally:
+                self.pages_fetched += resumed.pages_fetched
+
+        return checkpoint.write_dataset(path, query=_query_digest(bulk.path, bulk.params),
+                                        target=build_target(bulk.path, bulk.params), first_page=bulk.start_page,
+                                        pages_from=pages_from, partition_cols=partition_cols, mode=mode,
+                                        rows_per_file=rows_per_file)
 
     def _bulk_collected(self, page_size: Optional[int]) -> Any:
         bulk = self._bulk(page_size)

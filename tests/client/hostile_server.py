@@ -13,6 +13,10 @@ The first path segment names the attack, so a client whose ``base_url`` is
     drip        200, one byte a second
     truncated   200, Content-Length: 1000, 10 bytes, then the connection closes
     redirect    302 to another origin (must not be followed)
+    norange     200 with the whole of a small valid ZIP, whatever ``Range`` asks for
+    trickle     200, Content-Length: 10 MB, 2 KB a second (above curl's low-speed limit)
+    fat         page 1: an envelope announcing 4 pages; pages 2-4: 6 MiB each, sent over ~2 s
+                (a parallel crawl holds them at once)
 
 ``sent`` counts the bytes written per attack (how far the client let it go).
 """
@@ -37,6 +41,17 @@ def gzip_bomb(inflated: int = 256 << 20) -> bytes:
         parts.append(z.flush())
         _BOMB[inflated] = b"".join(parts)
     return _BOMB[inflated]
+
+
+def small_zip() -> bytes:
+    """A valid ZIP of one small CSV member (what ``norange`` serves)."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("makes.csv", "id,name\n" + "".join(f"{i},Make {i}\n" for i in range(2000)))
+    return buf.getvalue()
 
 
 class HostileServer:
@@ -125,6 +140,38 @@ class HostileServer:
             h.end_headers()
             self._write(attack, h, b'{"data":[]')
             h.close_connection = True
+        elif attack == "norange":
+            body = small_zip()
+            h.send_response(200)
+            h.send_header("Content-Type", "application/zip")
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            self._write(attack, h, body)
+        elif attack == "trickle":
+            h.send_response(200)
+            h.send_header("Content-Type", "application/zip")
+            h.send_header("Content-Length", "10000000")
+            h.end_headers()
+            while time.monotonic() < deadline and self._write(attack, h, b"P" * 2048):
+                if self._stop.wait(1.0):
+                    break
+        elif attack == "fat":
+            if "page=" not in h.path:
+                body = (b'{"collection":{"url":"/api/models","count":1,"pages":4,"total":4,"next":"/api/models?page=2",'
+                        b'"prev":""},"data":[{"id":1,"make_id":1,"name":"A"}]}')
+                h.send_response(200)
+                h.send_header("Content-Type", "application/json")
+                h.send_header("Content-Length", str(len(body)))
+                h.end_headers()
+                self._write(attack, h, body)
+                return
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(6 << 20))
+            h.end_headers()
+            for _ in range((6 << 20) // len(zeros)):
+                if not self._write(attack, h, zeros) or self._stop.wait(0.02):
+                    break
         elif attack == "redirect":
             h.send_response(302)
             h.send_header("Location", "http://localhost:9/api/makes")

@@ -413,7 +413,7 @@ def replace(src, dst):
     return real(src, dst)
 os.replace = replace
 with vd.Client(base_url=sys.argv[1], api_token=sys.argv[2], api_secret=sys.argv[3], rate_limit=None) as api:
-    api.trims.search(year=2019).to_parquet(sys.argv[4], partition_cols=["make"], page_size=200)
+    api.trims.search(year=2019).to_parquet(sys.argv[4], partition_cols=["make"], page_size=200, rows_per_file=200)
 """
 
 
@@ -434,8 +434,8 @@ def test_to_parquet_resumes_after_a_crash_with_exactly_the_same_ids(api, emulato
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     state = json.loads((target / "_vehicledata_checkpoint.json").read_text())
     assert state["pages_done"] == 2 and not state["complete"]
-    assert any(p.name.startswith("part-000003-") for p in target.rglob("*.parquet"))  # the unrecorded page
-    api.trims.search(year=2019).to_parquet(target, partition_cols=["make"], page_size=200)
+    assert any(p.name.startswith("part-r0001-000003-") for p in target.rglob("*.parquet"))  # the unrecorded page
+    api.trims.search(year=2019).to_parquet(target, partition_cols=["make"], page_size=200, rows_per_file=200)
     ids = ds.dataset(target, partitioning="hive").to_table()["id"].to_pylist()
     assert sorted(ids) == expected and len(ids) == len(set(ids))
     assert json.loads((target / "_vehicledata_checkpoint.json").read_text())["complete"]

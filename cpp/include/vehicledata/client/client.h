@@ -107,9 +107,13 @@ public:
     Page collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
                        schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
     // Stream a GET to `path`; with resume, continue an existing partial file
-    // (Range request).  Retries resume from what was written.
+    // (Range request; a 200 answer to it starts the file over).  Retries resume
+    // from what was written.  The whole download, retries and their waits
+    // included, ends as a Timeout after `deadline` seconds (<= 0: an hour, or
+    // the transport timeout if longer); a file growing past `max_bytes` (> 0)
+    // ends it as a LimitError ("max_bytes", curl's --max-filesize).
     DownloadResult download(const std::string& target, const std::string& path, bool resume,
-                            const ProgressFn& progress = {});
+                            const ProgressFn& progress = {}, double deadline = 0, std::int64_t max_bytes = 0);
     // Log in now (normally done lazily).  Throws AuthenticationError on bad credentials.
     void login();
 

@@ -133,6 +133,10 @@ private:
     Transport& transport_;
     void* multi_;
     std::vector<std::unique_ptr<Transfer>> active_;
+    // Body bytes held by the transfers in flight together: past max_body the
+    // transfer that crosses it ends with limit "max_body" (a bound in total,
+    // not per answer: max_parallel answers of max_body each would be several).
+    std::int64_t inflight_bytes_ = 0;
 };
 
 }  // namespace vehicledata::client
