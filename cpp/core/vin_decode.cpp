@@ -144,7 +144,8 @@ struct Decoder::Impl {
         std::vector<Pat> patterns;  // by key, then id; the elements run_pass skips left out
         std::vector<KeyGroup> groups;
         // Characters each descriptor position's keys allow (all keys, before leaving patterns
-        // out; zero without position checks): what fExtractValidCharsPerWmiYear collects.
+        // out): what fExtractValidCharsPerWmiYear collects (the error codes use it only with
+        // position checks; the choice between model-year cycles always does).
         std::array<std::uint64_t, kKeyLen> valid_chars{};
         bool to_be_qced = false;
         // With many groups, which groups' keys allow each symbol at each position: bit g of
@@ -241,6 +242,9 @@ struct Decoder::Impl {
         std::deque<std::string> owned;  // storage of computed values (a deque: views stay valid)
         std::vector<int> codes;
         int model_id = 0, make_id = 0;
+        // Positions 4-8 and 11-14 whose character no key of the pass's schemas allows (what
+        // spVinDecode_ErrorCode's codes 2-5 count with the full tables).
+        int invalid_positions = 0;
     };
 
     std::string_view own(Pass& p, std::string s) const {
@@ -337,7 +341,7 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
             if (pat.key == last) continue;
             last = pat.key;
             const Key& k = m.keys[pat.key];
-            if (k.never || !m.position_checks) continue;
+            if (k.never) continue;
             for (int i = 0; i < k.len; ++i)
                 if (k.mask[i] != kAny) s.valid_chars[i] |= k.mask[i] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[i];
         }
@@ -674,6 +678,14 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         for (auto& a : added) p.items.push_back(a);
     }
 
+    // Positions in error against the keys of the pass's schemas, as spVinDecode_ErrorCode counts them.
+    p.invalid_positions = 0;
+    for (int i = 4, n = nine ? 11 : 14; i <= n; ++i) {
+        if (i == 9 || i == 10) continue;
+        const std::uint64_t allowed = valid_chars[i - 4];
+        if (allowed && !(allowed & bit(vin[i - 1]))) ++p.invalid_positions;
+    }
+
     // ---- error codes (spVinDecode_ErrorCode and the checks of spVinDecode_Core)
     std::vector<int>& codes = p.codes;
     std::string& corrected = p.corrected;
@@ -897,7 +909,11 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
             n = 2;
         }
     }
-    // Best pass: error value, elements weight, patterns, model year.
+    // Best pass: error value, elements weight, patterns, model year. Without the position checks
+    // (the lite tables) a pass whose schemas' keys refuse characters of the VIN counts as one with
+    // vPIC's codes 2-5 would (an error, -100): with the full tables the later cycle's pass also
+    // outweighs the earlier by its safety and restraint elements, which the lite tables leave out,
+    // so the weight alone would let a 1993 engine decode beat a 2023 F-150's model, body and trim.
     auto score = [&](const Impl::Pass& p) {
         int weight = 0, patterns = 0;
         int last = -1;
@@ -907,7 +923,8 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
             last = it.element;
             if ((it.source == kPattern || it.source == kEngine) && it.value != "Not Applicable") ++patterns;
         }
-        return std::array<int, 4>{error_value(p.codes), weight, patterns, p.year};
+        const int position_errors = !m.position_checks && p.invalid_positions > 0 ? -100 : 0;
+        return std::array<int, 4>{error_value(p.codes) + position_errors, weight, patterns, p.year};
     };
     int best = 0;
     if (n == 2 && score(passes[1]) > score(passes[0])) best = 1;

@@ -228,3 +228,51 @@ def test_trims_are_rendered_as_the_legacy_trim_detail(api: Http, vpic: sqlite3.C
 def test_bad_flags(api: Http, vpic: sqlite3.Connection) -> None:
     assert_error(api.get(f"/api/vin/{GMC}?verbose=maybe"), 400, "BadRequestException", f"/api/vin/{GMC}", "verbose")
     assert_error(api.get(f"/api/vin/{GMC}?all_trims=1"), 400, "BadRequestException", f"/api/vin/{GMC}", "all_trims")
+
+
+VINS_TSV = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "vins.tsv"
+# The 404s of a decoded year without a decoded model: no schema of the WMI covers the year, or no model pattern
+# matches (vPIC's error codes in parentheses).
+NO_DECODE = re.compile(r"^VIN [0-9A-Z]{17}: (?:no VIN schema of WMI '[0-9A-Z]+' covers model year (\d{4})|"
+                       r"no model decodes for model year (\d{4}) \(vPIC error code [0-9, ]*\))$")
+
+
+def test_vins_tsv_year_and_make_agree_with_vpic(api: Http, premium: str) -> None:
+    """Every VIN of benchmarks/data/vins.tsv (public VINs with NHTSA vPIC 3.45's own answers) against
+    its recorded year and make: at least 99.5% on the year (issue 26: the 2023 Ford trucks of WMI 1FT
+    decoded as 1993). A VIN whose decode has no model is a 404 naming the year it decoded: it counts
+    for the year; the make is compared on the 200 answers."""
+    rows = [line.split("\t") for line in VINS_TSV.read_text().splitlines()
+            if line.strip() and not line.startswith(("#", "vin\t"))]
+    assert len(rows) >= 2400
+    year_ok = answered = make_ok = 0
+    wrong: List[str] = []
+    for vin, year, make, *_ in rows:
+        r = api.get(f"/api/vin/{vin}", token=premium)
+        if r.status == 200:
+            body = r.json()
+            got_year = str(body["year"])
+            answered += 1
+            make_ok += got_year == year and body["make"].upper() == make.upper()
+        else:
+            m = NO_DECODE.match(r.json()["message"])
+            assert r.status == 404 and m, (vin, r.status, r.body)
+            got_year = m.group(1) or m.group(2)
+        year_ok += got_year == year
+        if got_year != year:
+            wrong.append(f"{vin}: {got_year} (vPIC {year})")
+    print(f"vins.tsv: year {year_ok} of {len(rows)}; year and make {make_ok} of {answered} answered")
+    assert year_ok / len(rows) >= 0.995, (year_ok, len(rows), wrong[:20])
+    assert answered >= 2000 and make_ok / answered >= 0.995, (make_ok, answered)
+
+
+@pytest.mark.parametrize("vin,model", [("1FTFW1RT0PW000001", "F-150"), ("1FTBW3HK8PK000001", "F-350"),
+                                       ("1FTDF4DK1PF000001", "F-450")])
+def test_2023_ford_trucks_decode_as_2023(api: Http, premium: str, vin: str, model: str) -> None:
+    # WMI 1FT is a Truck with no truck type: position 10 ('P') does not settle the cycle, so 1993 and
+    # 2023 are both decoded; the 1993 schemas' keys refuse position 7, as vPIC's codes 2-5 would.
+    body = decode(api, vin, premium)
+    assert (body["year"], body["make"], body["model"]) == (2023, "FORD", model)
+    assert body["specs"]["additional_error_text"].endswith(
+        "The Model Year decoded for this VIN may be incorrect. If you know the Model year, please enter it and "
+        "decode again to get more accurate information.")
