@@ -30,6 +30,7 @@ from .retry import Retry
 
 if TYPE_CHECKING:  # pragma: no cover
     from .feed import DataFeed
+    from .vehicles import VehiclesResource
     from .vin import VinResult
 
 logger = logging.getLogger("vehicledata")
@@ -451,7 +452,7 @@ class Client:
         return res
 
     def __dir__(self) -> List[str]:
-        return sorted(set(super().__dir__()) | set(_SEARCHES))
+        return sorted(set(super().__dir__()) | set(_SEARCHES) | {"vehicles"})
 
     @property
     def makes(self) -> SearchResource:
@@ -492,6 +493,13 @@ class Client:
     @property
     def obd_codes(self) -> SearchResource:
         return self._search("obd_codes")
+
+    @property
+    def vehicles(self) -> "VehiclesResource":
+        """Trims joined with their body, engine and mileage: one row per trim (``vehicledata.vehicles``)."""
+        from .vehicles import VehiclesResource
+
+        return VehiclesResource(self)
 
     @property
     def years(self) -> YearsResource:
