@@ -6,8 +6,8 @@
 
 A search runs four crawls concurrently (trims, bodies, engines, mileages; each one the C++ core's
 whole-result fetch, GIL released) with the same keyword filters, and joins the three part tables to
-the trims on ``trim_id`` with Arrow's hash join (``pyarrow.Table.join``, C++), keeping the trims'
-order.  Columns: the trim's, then each part's own fields; a name that two of the four records share
+the trims on ``trim_id`` in Arrow (C++ compute: ``index_in`` then ``take``; :func:`join`), keeping the
+trims' order.  Columns: the trim's, then each part's own fields; a name that two of the four records share
 (``id``) is prefixed ``body_``, ``engine_`` or ``mileage_``; the parts' copies of the trim's
 descriptive fields (year, make, model, ... trim_description) are dropped.  A trim without a part has
 nulls in its columns; a trim with several (none in the catalogue) keeps the part with the lowest id.
@@ -45,7 +45,6 @@ PARTS: Tuple[Tuple[str, str], ...] = (("body", "bodies"), ("engine", "engines"),
 # Fields of a part that repeat its trim's (dropped from the vehicle row; trim_id is the join key).
 _SHARED = ("make_id", "model_id", "submodel_id", "trim_id", "year", "make", "model", "series", "submodel",
            "trim", "trim_description")
-_ROW = "__vehicledata_row"
 
 
 def _part_fields(record: str) -> List[str]:
@@ -194,34 +193,33 @@ def _mask(pa: Any, pc: Any, col: Any, d: Dict[str, Any]) -> Any:
     return fn(col, pa.scalar(val).cast(col.type) if not isinstance(val, str) else pa.scalar(val))
 
 
-def _first_per_trim(pa: Any, table: Any) -> Any:
-    """One row per trim_id: the first (lowest id, the search's default order) when a trim has several."""
-    import pyarrow.compute as pc
-
-    if table.num_rows == 0 or pc.count_distinct(table["trim_id"]).as_py() == table.num_rows:
-        return table
-    t = table.append_column(_ROW, pa.array(range(table.num_rows), pa.int64()))
-    keep = t.group_by("trim_id", use_threads=False).aggregate([(_ROW, "min")])[f"{_ROW}_min"]
-    return table.take(pc.sort_indices(keep))
-
-
 def join(trims: "pa.Table", parts: Dict[str, "pa.Table"], after: Sequence[Tuple[str, Dict[str, Any]]] = ()
          ) -> "pa.Table":
     """The vehicle table: ``trims`` with each part of ``parts`` (record -> its search's table) joined on
-    the trim id (left outer, trims' order kept), then the ``after`` conditions applied."""
+    the trim id (left outer, trims' order kept; of several parts of a trim the first, lowest id, in the
+    search's default order), then the ``after`` conditions applied.
+
+    The join is Arrow's, in C++: ``index_in`` hashes each part's ``trim_id`` and finds every trim's
+    row in it (the first occurrence; null where the trim has none), ``take`` gathers the part's columns
+    in the trims' order: no sort, no Python loop over rows."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     cols = columns()
-    rename = {(rec, f): col for col, (rec, f) in cols.items()}
-    t = trims.append_column(_ROW, pa.array(range(trims.num_rows), pa.int64()))
+    names = list(trims.column_names)
+    arrays = list(trims.columns)
     for record, _ in PARTS:
-        part = _first_per_trim(pa, parts[record])
-        own = _part_fields(record)
-        part = part.select(["trim_id"] + own).rename_columns(["trim_id"] + [rename[(record, f)] for f in own])
-        t = t.join(part, keys="id", right_keys="trim_id", join_type="left outer", use_threads=True)
-    t = t.sort_by(_ROW).drop_columns([_ROW])
-    t = t.select(list(cols))
+        part = parts[record]
+        rows = pc.index_in(trims["id"], value_set=part["trim_id"].combine_chunks()) if part.num_rows else None
+        for col, (rec, f) in cols.items():
+            if rec != record:
+                continue
+            names.append(col)
+            if rows is None:
+                arrays.append(pa.nulls(trims.num_rows, part.schema.field(f).type))
+            else:
+                arrays.append(part[f].take(rows))
+    t = pa.table(arrays, names=names).select(list(cols))
     if after and t.num_rows:
         mask = None
         for col, d in after:
