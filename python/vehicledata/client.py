@@ -21,7 +21,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 from urllib.parse import parse_qsl
 
-from . import _core, _tls, schema
+from . import _core, _tls, _values, schema
 from ._targets import build_target, check_target, endpoint_path, strip_userinfo
 from ._fetcher import Fetcher
 from .auth import credentials, jwt_cache_path, mask
@@ -31,6 +31,7 @@ from .retry import Retry
 
 if TYPE_CHECKING:  # pragma: no cover
     from .feed import DataFeed
+    from .vehicles import VehiclesResource
     from .vin import VinResult
 
 logger = logging.getLogger("vehicledata")
@@ -460,7 +461,7 @@ class Client:
         return res
 
     def __dir__(self) -> List[str]:
-        return sorted(set(super().__dir__()) | set(_SEARCHES))
+        return sorted(set(super().__dir__()) | set(_SEARCHES) | {"vehicles"})
 
     @property
     def makes(self) -> SearchResource:
@@ -501,6 +502,13 @@ class Client:
     @property
     def obd_codes(self) -> SearchResource:
         return self._search("obd_codes")
+
+    @property
+    def vehicles(self) -> "VehiclesResource":
+        """Trims joined with their body, engine and mileage: one row per trim (``vehicledata.vehicles``)."""
+        from .vehicles import VehiclesResource
+
+        return VehiclesResource(self)
 
     @property
     def years(self) -> YearsResource:
@@ -599,19 +607,18 @@ class Client:
             if isinstance(value, (list, tuple, set, dict)):
                 raise QueryError(f"filter {key!r} takes one value, not {type(value).__name__}; "
                                  f"use a condition (vd.F({key!r}).isin(...)) for several", field=key)
-            params.append((key, value))
+            params.append((key, _values.check_filter(ep, key, value)))
         _warn_demo_years(self, filters, conditions, ep.path)
         json_text = _encode_conditions(conditions, where, ep.path)
         if json_text is not None:
             if not ep.json_fields:
                 raise QueryError(f"{ep.path} does not accept conditions (json)")
+            _values.check_conditions(ep, json_text)
             params.append(("json", json_text))
         if sort is not None:
             if not ep.sort_keys:
                 raise QueryError(f"{ep.path} does not accept sort")
-            if sort not in ep.sort_keys:
-                raise QueryError(_unknown("sort", sort, list(ep.sort_keys), ep.path))
-            params.append(("sort", sort))
+            params.append(("sort", _values.resolve_sort(ep, sort)))
         if direction is not None:
             if direction not in _DIRECTIONS:
                 raise QueryError(f"direction must be 'asc' or 'desc', not {direction!r}")

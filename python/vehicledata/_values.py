@@ -1,0 +1,136 @@
+"""Values checked before a request: enumerated filters and conditions against the schema table's value
+lists (with a "did you mean"), sort keys by their short name, stray blanks trimmed.
+
+    api.engines.search(drive_type="AWD")   # QueryError: ... did you mean 'all wheel drive'?
+    api.trims.search(model="Camry ")       # sent as model=Camry
+    api.trims.search(sort="msrp")          # sent as sort=MakeModelTrims.msrp
+
+A value the schema has no list for is sent as given (blanks trimmed).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from typing import Any, List, Optional, Sequence, Tuple
+
+from . import schema
+from .errors import QueryError
+
+# Short names of the service's qualified sort keys that are not their last part.
+_SORT_ALIASES = {"make": "Makes.name", "model": "OemMakeModels.name", "submodel": "OemMakeModelSubmodels.name",
+                 "trim": "MakeModelTrims.name"}
+
+
+def _initials(text: str) -> str:
+    return "".join(w[0] for w in re.findall(r"[A-Za-z0-9]+", text)).lower()
+
+
+def suggest(value: str, valid: Sequence[str]) -> Optional[str]:
+    """The valid value a mistyped one most likely means: its initials ("AWD" -> 'all wheel drive'),
+    then a value containing it, then the closest spelling (difflib); None when nothing is near."""
+    low = value.strip().lower()
+    if not low:
+        return None
+    for v in valid:
+        if _initials(v) == low and len(low) > 1:
+            return v
+    contains = [v for v in valid if low in v.lower()]
+    if len(contains) == 1:
+        return contains[0]
+    near = difflib.get_close_matches(low, [v.lower() for v in valid], n=1, cutoff=0.6)
+    if near:
+        return next(v for v in valid if v.lower() == near[0])
+    return contains[0] if contains else None
+
+
+def _like(pattern: str) -> "re.Pattern[str]":
+    """SQL LIKE as a regular expression (``%`` any run, ``_`` one character; ASCII case ignored)."""
+    out = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern)
+    return re.compile(f"^{out}$", re.I | re.S)
+
+
+def _enum(ep: schema.Endpoint, name: str) -> Tuple[str, ...]:
+    for j in ep.json_fields:
+        if j.name == name and j.enum:
+            return j.enum
+    try:
+        rec = schema.record(ep.record)
+    except KeyError:
+        return ()
+    for f in rec.fields:
+        if f.name == name and f.enum:
+            return f.enum
+    return ()
+
+
+def _unknown_value(what: str, value: Any, valid: Sequence[str], path: str) -> QueryError:
+    near = suggest(str(value), valid)
+    hint = f"; did you mean {near!r}?" if near else "."
+    return QueryError(f"unknown value {value!r} for {what} of {path}{hint} Valid: {', '.join(valid)}.",
+                      field=what.split()[-1])
+
+
+def check_filter(ep: schema.Endpoint, name: str, value: Any) -> Any:
+    """The value to send for a keyword filter: text trimmed; an enumerated field's value checked
+    against the schema's list (Like filters: the pattern must match one value, case ignored; exact
+    filters: the value must be one of them)."""
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            raise QueryError(f"filter {name!r} of {ep.path} is blank", field=name)
+    valid = _enum(ep, name)
+    if not valid or not isinstance(value, str):
+        return value
+    match = dict(ep.filters).get(name)
+    if match == "like":
+        rx = _like(value)
+        if any(rx.match(v) for v in valid):
+            return value
+    elif value in valid:
+        return value
+    raise _unknown_value(f"filter {name}", value, valid, ep.path)
+
+
+def check_conditions(ep: schema.Endpoint, json_text: str) -> None:
+    """Enumerated fields of encoded conditions: ``=``, ``!=``, ``in`` and ``not in`` values must be in the
+    schema's list (case as listed), ``like`` patterns must match one of them (case ignored)."""
+    enums = {j.name: j.enum for j in ep.json_fields if j.enum}
+    if not enums:
+        return
+    for c in json.loads(json_text):
+        if not isinstance(c, dict) or c.get("field") not in enums:
+            continue
+        name, op, val = c["field"], c.get("op"), c.get("val")
+        valid = enums[name]
+        values: List[Any] = list(val) if isinstance(val, list) else [val]
+        for v in values:
+            if not isinstance(v, str):
+                continue
+            if op in ("like", "not like"):
+                if not any(_like(v).match(x) for x in valid):
+                    raise _unknown_value(f"condition field {name}", v, valid, ep.path)
+            elif op in ("=", "!=", "in", "not in") and v not in valid:
+                raise _unknown_value(f"condition field {name}", v, valid, ep.path)
+
+
+def resolve_sort(ep: schema.Endpoint, sort: str) -> str:
+    """A sort key of ``ep``: as listed, or by its short name (``msrp`` -> ``MakeModelTrims.msrp``;
+    ``make`` -> ``Makes.name``) when that names one key; else QueryError with the valid keys."""
+    keys = list(ep.sort_keys)
+    key = sort.strip() if isinstance(sort, str) else sort
+    if key in keys:
+        return str(key)
+    if isinstance(key, str):
+        alias = _SORT_ALIASES.get(key)
+        if alias in keys:
+            return str(alias)
+        short = [k for k in keys if k.rpartition(".")[2] == key]
+        if len(short) == 1:
+            return short[0]
+    near = difflib.get_close_matches(str(sort), keys + [k.rpartition(".")[2] for k in keys], n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]!r}?" if near else "."
+    raise QueryError(f"unknown sort {sort!r} for {ep.path}{hint} Valid: {', '.join(keys)}.")
+
+
+__all__ = ["check_filter", "check_conditions", "resolve_sort", "suggest"]

@@ -1,0 +1,362 @@
+"""``api.vehicles``: one row per trim with its body, engine and mileage, joined on the trim id in Arrow.
+
+    suvs = api.vehicles.search(vd.F("body.type") == "SUV", vd.F("engine.drive_type") == "all wheel drive",
+                               vd.F("msrp") < 40_000, vd.F("mileage.combined_mpg") > 25, year=2020).to_pandas()
+    car = api.vehicles.get(9366)              # one vehicle: the same columns as a row of the frame
+
+A search runs four crawls concurrently (trims, bodies, engines, mileages; each one the C++ core's
+whole-result fetch, GIL released) with the same keyword filters, and joins the three part tables to
+the trims on ``trim_id`` in Arrow (C++ compute: ``index_in`` then ``take``; :func:`join`), keeping the
+trims' order.  Columns: the trim's, then each part's own fields; a name that two of the four records share
+(``id``) is prefixed ``body_``, ``engine_`` or ``mileage_``; the parts' copies of the trim's
+descriptive fields (year, make, model, ... trim_description) are dropped.  A trim without a part has
+nulls in its columns; a trim with several (none in the catalogue) keeps the part with the lowest id.
+
+Conditions name a trim field as is (``vd.F("msrp")``) and a part field with its record's name
+(``vd.F("mileage.combined_mpg")``; the plural ``mileages.`` and a frame column without the prefix,
+``combined_mpg``, are accepted too).  Where each one is applied is :func:`condition_table` (the table
+in docs/client.md, "Vehicles"): a trim field goes to the trims search (and to the part searches when
+the parts repeat it: ids, year, make, model, ...); a part field to its part's
+search when that endpoint takes it, and also to the trims search when the trims endpoint takes it as
+a related field (``bodies.type``, ``engines.drive_type``...), so fewer trims are fetched; every part
+condition is then applied to the joined rows (Arrow compute, the service's rules: NULL matches no
+comparison, LIKE is case-insensitive), the only place for a field no endpoint takes.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import difflib
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from . import frames, query, schema
+from .errors import NotFoundError, QueryError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    from .client import Client
+    from .pager import Pager, Record
+
+#: (record, resource) of the parts joined to a trim, in column order.
+PARTS: Tuple[Tuple[str, str], ...] = (("body", "bodies"), ("engine", "engines"), ("mileage", "mileages"))
+
+# Fields of a part that repeat its trim's (dropped from the vehicle row; trim_id is the join key).
+_SHARED = ("make_id", "model_id", "submodel_id", "trim_id", "year", "make", "model", "series", "submodel",
+           "trim", "trim_description")
+
+
+def _part_fields(record: str) -> List[str]:
+    return [f for f in schema.record(record).field_names() if f not in _SHARED]
+
+
+def columns() -> Dict[str, Tuple[str, str]]:
+    """Vehicle column -> (record, field), in frame order: the trim's fields, then each part's own ones,
+    prefixed with the record's name where two of the four records share the name."""
+    trim = schema.record("trim").field_names()
+    names: Dict[str, int] = {}
+    for f in trim:
+        names[f] = names.get(f, 0) + 1
+    for record, _ in PARTS:
+        for f in _part_fields(record):
+            names[f] = names.get(f, 0) + 1
+    out: Dict[str, Tuple[str, str]] = {f: ("trim", f) for f in trim}
+    for record, _ in PARTS:
+        for f in _part_fields(record):
+            out[f"{record}_{f}" if names[f] > 1 else f] = (record, f)
+    return out
+
+
+def _search_path(resource: str) -> str:
+    return schema.endpoint_for("search", resource).path
+
+
+# Trim fields the parts repeat with the same values: their conditions also narrow the part crawls.
+_PUSHED = ("trim_id", "year", "make", "model", "series", "submodel", "make_id", "model_id", "submodel_id", "trim")
+
+
+def _pushed_to_parts(field: str) -> List[str]:
+    """The part searches a condition on a trim field is sent to as well (the field means the same there)."""
+    if field not in _PUSHED:
+        return []
+    return [res for _, res in PARTS if field in schema.endpoint(_search_path(res)).json_field_names()]
+
+
+def condition_table() -> List[Tuple[str, str]]:
+    """(condition field, where it is applied) for every field a vehicles condition may name."""
+    trims_json = set(schema.endpoint(_search_path("trims")).json_field_names())
+    rows: List[Tuple[str, str]] = []
+    for f in schema.record("trim").field_names():
+        name = "trim_id" if f == "id" else f
+        if name in trims_json:
+            rows.append((f, "server: " + ", ".join(["trims"] + _pushed_to_parts(name))))
+    for f in sorted(trims_json - set(schema.record("trim").field_names()) - {"trim_id"}):
+        if "." not in f:
+            rows.append((f, "server: trims"))
+    for record, resource in PARTS:
+        part_json = set(schema.endpoint(_search_path(resource)).json_field_names())
+        for f in _part_fields(record):
+            where = []
+            if f"{resource}.{f}" in trims_json:
+                where.append("trims")
+            if f in part_json:
+                where.append(resource)
+            text = ("server: " + ", ".join(where) + "; " if where else "") + "after the join"
+            rows.append((f"{record}.{f}", text))
+    return rows
+
+
+def condition_markdown() -> str:
+    """The per-field table of docs/client.md ("Vehicles"), generated from the schema table."""
+    lines = ["| condition field | applied |", "|---|---|"]
+    lines += [f"| `{f}` | {w} |" for f, w in condition_table()]
+    return "\n".join(lines)
+
+
+class _Plan:
+    """Conditions routed to the four searches and to the joined rows."""
+
+    def __init__(self, conditions: Sequence[Any]) -> None:
+        self.server: Dict[str, List[Dict[str, Any]]] = {r: [] for r in ("trims",) + tuple(r for _, r in PARTS)}
+        self.after: List[Tuple[str, Dict[str, Any]]] = []  # (vehicle column, condition)
+        self.inner: List[str] = []  # parts a condition requires to be present
+        items: List[Any] = []
+        for c in conditions:
+            if isinstance(c, (list, tuple)):
+                items.extend(c)
+            elif c is not None:
+                items.append(c)
+        if not items:
+            return
+        trims_json = set(schema.endpoint(_search_path("trims")).json_field_names())
+        cols = columns()
+        by_part = {(rec, f): col for col, (rec, f) in cols.items()}
+        for d in query.normalize(items):
+            name = str(d.get("field", ""))
+            record, field = self._resolve(name, cols)
+            op = d.get("op")
+            if record == "trim":
+                sent = dict(d, field="trim_id" if field == "id" else field)
+                self.server["trims"].append(sent)
+                for resource in _pushed_to_parts(str(sent["field"])):
+                    self.server[resource].append(sent)
+                continue
+            resource = dict(PARTS)[record]
+            part_json = schema.endpoint(_search_path(resource)).json_field_names()
+            if op not in ("is null",):  # an absent part also has nulls: decided after the join only
+                if f"{resource}.{field}" in trims_json:
+                    self.server["trims"].append(dict(d, field=f"{resource}.{field}"))
+                if field in part_json:
+                    self.server[resource].append(dict(d, field=field))
+            self.after.append((by_part[(record, field)], d))
+
+    @staticmethod
+    def _resolve(name: str, cols: Dict[str, Tuple[str, str]]) -> Tuple[str, str]:
+        trims_json = schema.endpoint(_search_path("trims")).json_field_names()
+        head, dot, tail = name.partition(".")
+        if dot:
+            record = {r: r for r, _ in PARTS}.get(head) or {res: r for r, res in PARTS}.get(head)
+            if record is not None and tail in _part_fields(record):
+                return record, tail
+            if record is None and head in ("trim", "trims") and tail in schema.record("trim").field_names():
+                return "trim", tail
+        elif name in cols:
+            return cols[name]
+        elif name in trims_json:
+            return "trim", name
+        valid = [c for c, _ in condition_table()]
+        near = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]!r}?" if near else "."
+        raise QueryError(f"unknown vehicles condition field {name!r}{hint} Valid: a trim field (msrp), "
+                         f"body.<field>, engine.<field> or mileage.<field> (api.vehicles.condition_fields)",
+                         field=name)
+
+
+def _mask(pa: Any, pc: Any, col: Any, d: Dict[str, Any]) -> Any:
+    """The boolean mask of one condition over a joined column (NULL where the service's SQL is NULL)."""
+    op, val = d.get("op"), d.get("val")
+    if op == "is null":
+        return pc.is_null(col)
+    if op == "not null":
+        return pc.is_valid(col)
+    if op in ("like", "not like"):
+        m = pc.match_like(pc.cast(col, pa.large_string()), str(val), ignore_case=True)
+        return pc.invert(m) if op == "not like" else m
+    if op in ("in", "not in"):
+        values = pa.array(list(val or ()), type=col.type)
+        m = pc.is_in(col, value_set=values)
+        m = pc.if_else(pc.is_null(col), pa.scalar(None, pa.bool_()), m)
+        return pc.invert(m) if op == "not in" else m
+    fn = {"=": pc.equal, "!=": pc.not_equal, ">": pc.greater, ">=": pc.greater_equal,
+          "<": pc.less, "<=": pc.less_equal}[str(op)]
+    return fn(col, pa.scalar(val).cast(col.type) if not isinstance(val, str) else pa.scalar(val))
+
+
+def join(trims: "pa.Table", parts: Dict[str, "pa.Table"], after: Sequence[Tuple[str, Dict[str, Any]]] = ()
+         ) -> "pa.Table":
+    """The vehicle table: ``trims`` with each part of ``parts`` (record -> its search's table) joined on
+    the trim id (left outer, trims' order kept; of several parts of a trim the first, lowest id, in the
+    search's default order), then the ``after`` conditions applied.
+
+    The join is Arrow's, in C++: ``index_in`` hashes each part's ``trim_id`` and finds every trim's
+    row in it (the first occurrence; null where the trim has none), ``take`` gathers the part's columns
+    in the trims' order: no sort, no Python loop over rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cols = columns()
+    names = list(trims.column_names)
+    arrays = list(trims.columns)
+    for record, _ in PARTS:
+        part = parts[record]
+        rows = pc.index_in(trims["id"], value_set=part["trim_id"].combine_chunks()) if part.num_rows else None
+        for col, (rec, f) in cols.items():
+            if rec != record:
+                continue
+            names.append(col)
+            if rows is None:
+                arrays.append(pa.nulls(trims.num_rows, part.schema.field(f).type))
+            else:
+                arrays.append(part[f].take(rows))
+    t = pa.table(arrays, names=names).select(list(cols))
+    if after and t.num_rows:
+        mask = None
+        for col, d in after:
+            m = _mask(pa, pc, t[col], d)
+            mask = m if mask is None else pc.and_kleene(mask, m)
+        t = t.filter(mask)  # NULL drops the row, as SQL's WHERE does
+    return t
+
+
+class VehiclePager:
+    """The vehicles of one search: four pagers joined on the trim id (see the module docstring)."""
+
+    def __init__(self, pagers: Dict[str, "Pager"], after: Sequence[Tuple[str, Dict[str, Any]]]) -> None:
+        self._pagers = pagers
+        self._after = list(after)
+
+    @property
+    def trims(self) -> "Pager":
+        """The trims search of the join (its ``total`` is an upper bound when a condition is applied after it)."""
+        return self._pagers["trims"]
+
+    def _parts(self, page_size: Optional[int]) -> Tuple[Dict[str, "pa.Table"], "pa.Table"]:
+        """The three part tables and the trims table: the four crawls run concurrently (the parts in
+        threads, the trims on the calling thread; the C++ core releases the GIL)."""
+        with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join") as pool:
+            futures = {rec: pool.submit(self._pagers[res].to_arrow, page_size) for rec, res in PARTS}
+            trims = self._pagers["trims"].to_arrow(page_size)
+            return {rec: f.result() for rec, f in futures.items()}, trims
+
+    def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
+        """Every vehicle in one Arrow table (the four crawls in pages of ``page_size``, default 1000)."""
+        parts, trims = self._parts(page_size)
+        return join(trims, parts, self._after)
+
+    def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
+        """Every vehicle in one DataFrame (the dtypes of the other searches' frames)."""
+        return frames.arrow_to_pandas(self.to_arrow(page_size))
+
+    def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
+        """Every vehicle in one polars DataFrame (from the Arrow table, not copied)."""
+        return frames._polars().from_arrow(self.to_arrow(page_size))
+
+    def iter_arrow(self, page_size: Optional[int] = None) -> Iterator["pa.Table"]:
+        """One joined table per trims page: the parts are fetched whole first (concurrently), then the
+        trims page by page."""
+        parts = self._parts_only(page_size)
+        for table in self._pagers["trims"].iter_arrow(page_size):
+            yield join(table, parts, self._after)
+
+    def _parts_only(self, page_size: Optional[int]) -> Dict[str, "pa.Table"]:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join") as pool:
+            futures = {rec: pool.submit(self._pagers[res].to_arrow, page_size) for rec, res in PARTS}
+            return {rec: f.result() for rec, f in futures.items()}
+
+    def iter_pandas(self, page_size: Optional[int] = None) -> Iterator["pd.DataFrame"]:
+        """One DataFrame per trims page (see iter_arrow)."""
+        for table in self.iter_arrow(page_size):
+            yield frames.arrow_to_pandas(table)
+
+    def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
+                   page_size: Optional[int] = None) -> Any:
+        """Write the vehicles as a (Hive-partitioned) Parquet dataset under ``path`` in one go (no
+        checkpoint: a re-run fetches again and replaces the files of this writer).  Returns the directory."""
+        from pathlib import Path
+
+        import pyarrow.parquet as pq
+
+        root = Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        pq.write_to_dataset(self.to_arrow(page_size), str(root), partition_cols=list(partition_cols or []) or None,
+                            basename_template="vehicles-{i}.parquet", existing_data_behavior="delete_matching")
+        return root
+
+    def __iter__(self) -> Iterator["Record"]:
+        from .pager import Record
+
+        for table in self.iter_arrow():
+            for row in table.to_pylist():
+                yield Record(row, "vehicle")
+
+    def __repr__(self) -> str:
+        return f"<VehiclePager {self._pagers['trims'].path} + bodies, engines, mileages: {len(self._after)} " \
+               f"condition(s) after the join>"
+
+
+class VehiclesResource:
+    """``api.vehicles``: trims joined with their body, engine and mileage (see the module docstring)."""
+
+    def __init__(self, client: "Client") -> None:
+        self._client = client
+
+    def __repr__(self) -> str:
+        return "<VehiclesResource vehicles: trims + bodies + engines + mileages>"
+
+    @property
+    def filters(self) -> List[str]:
+        """Keyword filters: the trims search's (each sent to all four searches)."""
+        return self._client.trims.filters
+
+    @property
+    def fields(self) -> List[str]:
+        """Columns of the vehicle rows, in order."""
+        return list(columns())
+
+    @property
+    def condition_fields(self) -> Dict[str, str]:
+        """Field a condition may name -> where it is applied (server: which searches; after the join)."""
+        return dict(condition_table())
+
+    def search(self, *conditions: Any, where: Any = None, sort: Optional[str] = None,
+               direction: Optional[str] = None, limit: Optional[int] = None, progress: Optional[bool] = None,
+               **filters: Any) -> VehiclePager:
+        """The vehicles of a search: keyword filters as ``api.trims.search`` (sent to every crawl);
+        conditions on trim fields and on ``body.``/``engine.``/``mileage.`` fields; ``sort`` and
+        ``direction`` order the trims (so the rows); ``limit`` is the crawls' page size."""
+        plan = _Plan(list(conditions) + ([where] if where is not None else []))
+        trims_filters = dict(filters)
+        pagers: Dict[str, "Pager"] = {
+            "trims": self._client.trims.search(plan.server["trims"], sort=sort, direction=direction, limit=limit,
+                                               progress=progress, **trims_filters)}
+        for _, resource in PARTS:
+            pagers[resource] = self._client._search(resource).search(plan.server[resource], limit=limit,
+                                                                     progress=progress, **trims_filters)
+        return VehiclePager(pagers, plan.after)
+
+    __call__ = search
+
+    def get(self, trim_id: int) -> "Record":
+        """One vehicle by trim id: the columns of a row of ``search()`` (NotFoundError if no trim has it)."""
+        from .pager import Record
+
+        if isinstance(trim_id, bool) or not isinstance(trim_id, int):
+            raise QueryError(f"vehicles.get() needs an integer trim id, not {trim_id!r}")
+        rows = self.search(query.F("id") == trim_id).to_arrow().to_pylist()
+        if not rows:
+            raise NotFoundError(f"no trim with id {trim_id}", status=404)
+        return Record(rows[0], "vehicle")
+
+
+__all__ = ["VehiclesResource", "VehiclePager", "PARTS", "columns", "condition_table", "condition_markdown", "join"]

@@ -1,0 +1,152 @@
+"""``api.vehicles``: trims joined with their body, engine and mileage, checked against the four
+searches made one by one (records read through the ordinary accessors) on the real emulator."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pyarrow.parquet as pq
+import pytest
+
+import vehicledata as vd
+from vehicledata import vehicles
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def by_trim(api: vd.Client, resource: str, **filters: Any) -> Dict[int, Any]:
+    return {int(r.trim_id): r for r in getattr(api, resource).search(limit=1000, **filters)}
+
+
+_EXPECTED: Dict[str, List[Dict[str, Any]]] = {}  # the catalogue does not change between tests
+
+
+def expected_rows(api: vd.Client, **filters: Any) -> List[Dict[str, Any]]:
+    """Each trim of the search with its body, engine and mileage, merged by hand from four searches."""
+    key = repr(sorted(filters.items()))
+    if key not in _EXPECTED:
+        _EXPECTED[key] = _merged(api, **filters)
+    return _EXPECTED[key]
+
+
+def _merged(api: vd.Client, **filters: Any) -> List[Dict[str, Any]]:
+    bodies, engines, mileages = (by_trim(api, r, **filters) for r in ("bodies", "engines", "mileages"))
+    rows = []
+    for t in api.trims.search(limit=1000, **filters):
+        row = dict(t.to_dict())
+        for rec, parts in (("body", bodies), ("engine", engines), ("mileage", mileages)):
+            part = parts.get(int(t.id))
+            for col, (record, field) in vehicles.columns().items():
+                if record == rec:
+                    row[col] = None if part is None else part[field]
+        rows.append(row)
+    return rows
+
+
+def test_one_row_per_trim_with_its_parts(api):
+    df = api.vehicles.search(year=2020, make="Toyota").to_pandas()
+    want = expected_rows(api, year=2020, make="Toyota")
+    assert len(df) == len(want) > 10
+    assert list(df.columns) == list(vehicles.columns())
+    assert list(df["id"]) == [r["id"] for r in want]  # the trims' order
+    for col in ("type", "doors", "drive_type", "horsepower_hp", "combined_mpg", "body_id", "engine_id",
+                "mileage_id", "msrp", "description"):
+        got = [None if v is None or v != v else v for v in df[col].astype(object).where(df[col].notna(), None)]
+        assert got == [r[col] for r in want], col
+    # prefixes only where names clash; the parts' copies of the trim's fields are dropped
+    assert {"body_id", "engine_id", "mileage_id", "type", "combined_mpg"} <= set(df.columns)
+    assert "trim_id" not in df.columns and "trim_description" not in df.columns
+    assert str(df["combined_mpg"].dtype) == "Int64" and str(df["length"].dtype) == "float64"
+
+
+def test_the_suv_question_is_one_call(api):
+    suvs = api.vehicles.search(vd.F("body.type") == "SUV", vd.F("engine.drive_type") == "all wheel drive",
+                               vd.F("msrp") < 40_000, vd.F("mileage.combined_mpg") > 25, year=2020).to_pandas()
+    want = [r["id"] for r in expected_rows(api, year=2020)
+            if r["type"] == "SUV" and r["drive_type"] == "all wheel drive" and r["msrp"] is not None
+            and r["msrp"] < 40_000 and r["combined_mpg"] is not None and r["combined_mpg"] > 25]
+    assert list(suvs["id"]) == want and len(want) > 3
+    assert set(suvs["type"]) == {"SUV"} and (suvs["combined_mpg"] > 25).all()
+
+
+def test_two_models_compared_in_one_call(api):
+    both = api.vehicles.search(vd.F("model").isin(["Camry", "Accord"]), year=2020).to_pandas()
+    assert set(both["model"]) == {"Camry", "Accord"}
+    want = [r for r in expected_rows(api, year=2020) if r["model"] in ("Camry", "Accord")]
+    assert list(both["id"]) == [r["id"] for r in want]
+    assert list(both["horsepower_hp"]) == [r["horsepower_hp"] for r in want]
+
+
+def test_conditions_go_to_the_server_where_an_endpoint_takes_them(api):
+    pager = api.vehicles.search(vd.F("mileage.combined_mpg") > 25, vd.F("body.type") == "SUV",
+                                vd.F("engine.torque_ft_lbs") >= 200, vd.F("msrp") < 40000, year=2020)
+    params = {res: dict(p.params).get("json", "") for res, p in pager._pagers.items()}
+    assert '"mileages"' not in params["trims"] and '"bodies.type"' in params["trims"]
+    assert '"msrp"' in params["trims"] and '"torque_ft_lbs"' not in params["engines"]
+    assert '"combined_mpg"' in params["mileages"] and '"type"' in params["bodies"]
+    assert params["engines"] == ""  # torque_ft_lbs: no endpoint takes it, applied after the join
+    df = pager.to_pandas()
+    want = [r["id"] for r in expected_rows(api, year=2020)
+            if r["combined_mpg"] is not None and r["combined_mpg"] > 25 and r["type"] == "SUV"
+            and r["torque_ft_lbs"] is not None and r["torque_ft_lbs"] >= 200 and r["msrp"] < 40000]
+    assert list(df["id"]) == want and want
+    by_id = api.vehicles.search(vd.F("id") == int(df["id"].iloc[0]))._pagers  # the parts repeat trim_id
+    assert all('"field":"trim_id"' in dict(p.params)["json"] for p in by_id.values())
+    table = dict(vehicles.condition_table())
+    assert table["engine.torque_ft_lbs"] == "after the join"
+    assert table["body.type"] == "server: trims, bodies; after the join"
+    assert table["mileage.combined_mpg"] == "server: mileages; after the join"
+    assert table["msrp"] == "server: trims"
+
+
+def test_conditions_after_the_join_follow_the_service_rules(api):
+    rows = expected_rows(api, year=2019, make="Ford")
+    null = api.vehicles.search(vd.F("mileage.range_electric").is_null(), year=2019, make="Ford").to_pandas()
+    assert list(null["id"]) == [r["id"] for r in rows if r["range_electric"] is None]
+    like = api.vehicles.search(vd.F("engine.transmission").like("%AUTOMATIC%"), year=2019, make="Ford").to_pandas()
+    assert list(like["id"]) == [r["id"] for r in rows if r["transmission"] and "automatic" in r["transmission"]]
+    notin = api.vehicles.search(vd.F("cylinders").notin(["V8"]), year=2019, make="Ford").to_pandas()
+    assert list(notin["id"]) == [r["id"] for r in rows if r["cylinders"] is not None and r["cylinders"] != "V8"]
+
+
+def test_an_unknown_field_is_a_query_error_before_any_request(api):
+    before = api.stats()["requests"]
+    with pytest.raises(vd.QueryError, match=r"unknown vehicles condition field 'mileage.combined_mgp'; "
+                                            r"did you mean 'mileage.combined_mpg'\?"):
+        api.vehicles.search(vd.F("mileage.combined_mgp") > 25, year=2020)
+    with pytest.raises(vd.QueryError, match="unknown filter 'yaer'"):
+        api.vehicles.search(yaer=2020)
+    assert api.stats()["requests"] == before
+
+
+def test_get_one_vehicle(api):
+    row = api.vehicles.search(year=2020, make="Honda").to_arrow().to_pylist()[3]
+    car = api.vehicles.get(row["id"])
+    assert car.to_dict() == row and car.combined_mpg == row["combined_mpg"]
+    assert car.drive_type == api.engines.search(trim_id=row["id"]).first(1)[0].drive_type
+    with pytest.raises(vd.NotFoundError, match="no trim with id 999999999"):
+        api.vehicles.get(999999999)
+    with pytest.raises(vd.QueryError):
+        api.vehicles.get("abc")  # type: ignore[arg-type]
+
+
+def test_every_frame_method(api, tmp_path):
+    search = api.vehicles.search(year=2020, make="Toyota")
+    table = search.to_arrow()
+    assert table.column_names == list(vehicles.columns())
+    assert search.to_polars().to_arrow().column("id").to_pylist() == table["id"].to_pylist()
+    pages = list(search.iter_pandas(page_size=25))
+    assert len(pages) == -(-table.num_rows // 25) and sum(len(p) for p in pages) == table.num_rows
+    assert [int(i) for p in pages for i in p["id"]] == table["id"].to_pylist()
+    assert [r.id for r in search] == table["id"].to_pylist()
+    out = search.to_parquet(tmp_path / "v", partition_cols=["model"])
+    back = pq.read_table(out)
+    assert sorted(back["id"].to_pylist()) == sorted(table["id"].to_pylist())
+    assert set(back.column_names) == set(table.column_names)
+
+
+def test_docs_table_is_generated():
+    text = (ROOT / "docs/client.md").read_text()
+    assert vehicles.condition_markdown() in text
+    assert re.search(r"api\.vehicles\.search\(vd\.F\(\"body\.type\"\) == \"SUV\"", text)
