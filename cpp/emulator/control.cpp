@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "control.h"
+#include "http_date.h"
 #include "server.h"
 #include "vehicledata/envelope.h"
 #include "vehicledata/format.h"
@@ -116,7 +117,7 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
     auto bad = [&](const std::string& msg) { write_error(res, 400, envelope::kBadRequest, path, msg, false); };
     auto wrong_method = [&](const char* allowed) {
         write_error(res, 405, envelope::kMethodNotAllowed, path, "Method Not Allowed: use " + std::string(allowed), false);
-        res.set_header("Allow", allowed);
+        res.set_header("Allow", allow_header(allowed));
     };
     if (path == "/_emulator/health") {
         if (m != "GET" && m != "HEAD") return wrong_method("GET");

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "http_date.h"
+
 // Exported by Debian's libcpp-httplib 0.11 but not declared in its header (the split build keeps
 // the definitions in the library): the reason phrase of the status line and the URL decoding
 // httplib applies to the path and to header values. Using them keeps both paths' bytes equal.
@@ -99,6 +101,11 @@ bool parse_direct(std::string_view raw, httplib::Request& req) {
     return true;
 }
 
+void finish_headers(const httplib::Request& req, httplib::Response& res, std::int64_t unix_seconds) {
+    res.set_header("Date", http_date(unix_seconds));
+    if (req.method == "HEAD") res.headers.erase("Accept-Ranges");
+}
+
 bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::Request& req, httplib::Response& res,
                   const HttpCore& core) {
     // Server::apply_ranges without ranges (the emulator's compress_response has removed the
@@ -119,7 +126,8 @@ bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::R
         res.set_header("Content-Type", "text/plain");
     if (!res.has_header("Content-Length") && res.body.empty() && !res.content_length_ && !res.content_provider_)
         res.set_header("Content-Length", "0");
-    if (!res.has_header("Accept-Ranges") && req.method == "HEAD") res.set_header("Accept-Ranges", "bytes");
+    // (httplib's Accept-Ranges on HEAD is left out: the server's finish_headers drops it there, so a
+    // HEAD carries exactly the GET's headers)
 
     std::string head;
     head.reserve(256);

@@ -14,6 +14,7 @@
 
 #include <httplib.h>
 
+#include <cstdint>
 #include <string_view>
 
 #include "gate.h"
@@ -30,9 +31,15 @@ namespace vehicledata::emulator {
 // caller sets). False for any other request (`req` then unspecified).
 bool parse_direct(std::string_view raw, httplib::Request& req);
 
+// The headers both paths add last (the server's post-routing hook on httplib's path, before
+// write_direct on this one): a Date of `unix_seconds` on every answer, and on a HEAD none that the
+// GET would not carry (httplib adds Accept-Ranges to HEAD answers only).
+void finish_headers(const httplib::Request& req, httplib::Response& res, std::int64_t unix_seconds);
+
 // Writes `res` as httplib's write_response_core writes a routed answer without ranges (after its
 // error handler has run): Content-Length, Connection: close or Keep-Alive, the default
-// Content-Type, Accept-Ranges on HEAD, the status line and headers in one write, then the body or
+// Content-Type (not httplib's Accept-Ranges on HEAD: finish_headers drops it on both paths), the
+// status line and headers in one write, then the body or
 // the content provider's bytes (not for HEAD). Content providers of a known length only (the data
 // endpoints use no other). False when writing failed or the provider stopped.
 bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::Request& req, httplib::Response& res,

@@ -39,7 +39,8 @@ Table build_table() {
 
 std::optional<Route> match_route(std::string_view path) {
     static const Table table = build_table();
-    if (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    // CakePHP compiles every route to `#^<template>[/]*$#`: any number of trailing slashes.
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
     if (auto it = table.exact.find(std::string(path)); it != table.exact.end()) return it->second;
     for (const auto& p : table.prefixed) {
         if (path.size() <= p.prefix.size() || path.substr(0, p.prefix.size()) != p.prefix) continue;

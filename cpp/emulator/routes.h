@@ -14,7 +14,8 @@
 
 namespace vehicledata::emulator {
 
-// The route of a decoded request path (a trailing slash ignored), or nullopt for an unknown path.
+// The route of a decoded request path (trailing slashes ignored, any number of them, as CakePHP
+// routes), or nullopt for an unknown path.
 std::optional<Route> match_route(std::string_view path);
 
 // Dedupes query parameters as PHP does (first position, last value).

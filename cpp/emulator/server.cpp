@@ -11,6 +11,7 @@
 #include "compress.h"
 #include "control.h"
 #include "direct.h"
+#include "http_date.h"
 #include "vehicledata/envelope.h"
 #include "vehicledata/jwt.h"
 
@@ -81,7 +82,7 @@ const char* reason_for(int status) {
 }
 
 // A whole response for a request the gate refuses before httplib sees it.
-std::string gate_refusal(int status, const std::string& url, const std::string& message) {
+std::string gate_refusal(int status, const std::string& url, const std::string& message, std::int64_t now) {
     std::string path;
     if (!format::url_decode(url, path, false)) path = url;
     const std::optional<Route> route = match_route(path);
@@ -93,7 +94,7 @@ std::string gate_refusal(int status, const std::string& url, const std::string& 
     const std::string type = text ? res.get_header_value("Content-Type") : "application/json; charset=UTF-8";
     return "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
            "\r\nContent-Length: " + std::to_string(res.body.size()) +
-           "\r\nConnection: close\r\n\r\n" + res.body;
+           "\r\nConnection: close\r\nDate: " + http_date(now) + "\r\n\r\n" + res.body;
 }
 
 bool loopback(const std::string& ip) {
@@ -195,7 +196,10 @@ Server::Server(Options options)
     limits.max_body = kMaxBody;
     limits.request_timeout_ms = options_.request_timeout * 1000;
     limits.idle_timeout_ms = options_.idle_timeout * 1000;
-    gate_ = std::make_unique<Gate>(http_, limits, gate_refusal,
+    auto refusal = [this](int status, const std::string& url, const std::string& message) {
+        return gate_refusal(status, url, message, clock_.now_seconds());
+    };
+    gate_ = std::make_unique<Gate>(http_, limits, refusal,
                                    [this](std::string_view raw, httplib::Stream& strm, bool close, bool& closed) {
                                        return serve_direct(raw, strm, close, closed);
                                    });
@@ -223,6 +227,12 @@ Server::Server(Options options)
     http_.Delete(".*", any);
     http_.Options(".*", any);
     http_.set_exception_handler(answer_exception);
+    // Last before httplib writes the status line and headers (after its error handler and its own
+    // headers): every answer gets a Date, and a HEAD answer drops the Accept-Ranges httplib adds
+    // to HEAD only, so it carries exactly the headers of the GET (the direct path does the same).
+    http_.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        finish_headers(req, res, clock_.now_seconds());
+    });
     // Errors httplib answers itself (a bad request line or an unknown method, a
     // body over the maximum, a request line over 8 KiB, a malformed Range) get
     // the service's error body too: text/plain on the login and data feed
@@ -266,7 +276,7 @@ void Server::answer_error(const httplib::Request& req, httplib::Response& res) {
         if (route) {
             status = 405;
             message = method_message(req.method, url, route->method);
-            res.set_header("Allow", route->method);
+            res.set_header("Allow", allow_header(route->method));
         } else {
             status = 404;
             message = "Not Found";
@@ -307,6 +317,7 @@ bool Server::serve_direct(std::string_view raw, httplib::Stream& strm, bool clos
     }
     if (res.status == -1) res.status = 200;
     if (res.status >= 400) answer_error(req, res);
+    finish_headers(req, res, clock_.now_seconds());
     write_direct(strm, close_connection, req, res, http_);
     if (!options_.quiet) log_request(req, res);
     return true;
@@ -394,7 +405,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     if (!method_ok) {
         write_error(res, 405, envelope::kMethodNotAllowed, raw_path(req),
                     method_message(req.method, raw_path(req), route->method), text);
-        res.set_header("Allow", route->method);
+        res.set_header("Allow", allow_header(route->method));
         return;
     }
     if (options_.deprecated_403 && route->endpoint && route->endpoint->deprecated) {

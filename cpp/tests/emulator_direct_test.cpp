@@ -50,13 +50,18 @@ private:
 
 using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
 
-// httplib's bytes for `raw` answered by `handler` in its pre-routing hook (as the emulator answers).
+constexpr std::int64_t kNow = 1795635966;  // Date: Wed, 25 Nov 2026 19:46:06 GMT
+
+// httplib's bytes for `raw` answered by `handler` in its pre-routing hook, finished in its
+// post-routing hook (as the emulator answers).
 std::string through_httplib(const std::string& raw, const Handler& handler, bool close, bool& closed) {
     emu::HttpCore core;
     core.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
         handler(req, res);
         return httplib::Server::HandlerResponse::Handled;
     });
+    core.set_post_routing_handler(
+        [](const httplib::Request& req, httplib::Response& res) { emu::finish_headers(req, res, kNow); });
     core.set_listening_socket(0);  // not shutting down
     MemoryStream s(raw);
     closed = false;
@@ -76,6 +81,7 @@ std::string through_direct(const std::string& raw, const Handler& handler, bool 
     handler(req, res);
     if (res.status == -1) res.status = 200;
     MemoryStream s("");
+    emu::finish_headers(req, res, kNow);
     emu::write_direct(s, close, req, res, core);
     return s.out;
 }
@@ -87,6 +93,8 @@ void expect_same(const std::string& raw, const Handler& handler, bool close = fa
     EXPECT_EQ(a, b) << raw;
     EXPECT_EQ(closed_a, closed_b) << raw;
     EXPECT_FALSE(a.empty());
+    EXPECT_NE(a.find("\r\nDate: Wed, 25 Nov 2026 19:46:06 GMT\r\n"), std::string::npos) << a;
+    EXPECT_EQ(a.find("Accept-Ranges"), std::string::npos) << a;  // not on GET, so not on HEAD either
 }
 
 const Handler kJson = [](const httplib::Request& req, httplib::Response& res) {

@@ -228,7 +228,7 @@ def test_login_body_over_one_mebibyte_is_413_text(api: Http) -> None:
 def test_unknown_method_on_a_known_path_is_405(api: Http, method: str) -> None:
     r = api.request(method, "/api/trims/v2")
     assert r.status == 405
-    assert r.headers["allow"] == "GET"
+    assert r.headers["allow"] == "GET, HEAD"
     assert r.headers["content-type"] == "application/json; charset=UTF-8"
     assert r.json() == {"exception": "MethodNotAllowedException", "code": 405, "url": "/api/trims/v2",
                         "message": f"Method Not Allowed: {method} is not valid for /api/trims/v2 (use GET)"}
