@@ -113,7 +113,7 @@ def test_verify_zip_bounds_the_total_it_inflates(tmp_path):
     with pytest.raises(vd.LimitError, match="over max_total_bytes") as info:
         verify_zip(path)
     assert info.value.limit == "max_total_bytes"
-    assert MAX_TOTAL_BYTES == 1 << 30
+    assert MAX_TOTAL_BYTES == 512 << 20
 
 
 def test_load_caps_the_total_of_the_members_not_each(api, tmp_path):
@@ -124,6 +124,10 @@ def test_load_caps_the_total_of_the_members_not_each(api, tmp_path):
     with pytest.raises(vd.LimitError, match="1,258,291,200 bytes uncompressed in total, over max_total_bytes"):
         api.data_feed.load(path)
     assert time.monotonic() - started < 2
+    issue = tmp_path / "issue.zip"  # the issue's case: two 500 MB members, each under max_member_bytes
+    issue.write_bytes(_zip([(f"{t}.csv", b"\x03\x00", 500_000_000) for t in ("makes", "trims")]))
+    with pytest.raises(vd.LimitError, match="1,000,000,000 bytes uncompressed in total"):
+        api.data_feed.load(issue)
     with pytest.raises(vd.LimitError, match="over max_total_bytes=1,000"):
         api.data_feed.load(path, tables=["makes"], max_total_bytes=1000)
     shared = tmp_path / "shared.zip"
