@@ -149,3 +149,20 @@ def test_a_parallel_crawl_bounds_the_bodies_in_flight_in_total():
             api.models.search().to_pandas()  # three 6 MiB answers at once: 18 MiB in flight
         assert info.value.limit == "max_body"
         assert server.sent["fat"] < 18 << 20  # not every byte of the three answers
+
+
+@pytest.mark.parametrize("pages, total", [(-5, -1), (-5, 3), (1, -1)])
+def test_an_envelope_announcing_negative_pages_or_total_is_refused(pages, total):
+    import json
+
+    from client_support import stub_server
+
+    body = json.dumps({"collection": {"url": "/api/models", "count": 1, "pages": pages, "total": total, "next": "",
+                                      "prev": ""}, "data": [{"id": 1, "make_id": 1, "name": "A"}]}).encode()
+    with stub_server(lambda path, headers: (200, {"Content-Type": "application/json"}, body)) as url:
+        with _anonymous(url, retry=0) as api:
+            with pytest.raises(vd.PaginationError, match=f"page 1 announces a negative size: pages={pages}, "
+                                                         f"total={total}, count=1"):
+                api.models.search().total
+            with pytest.raises(vd.PaginationError, match="negative size"):
+                api.models.search().to_pandas()
