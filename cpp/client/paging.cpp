@@ -72,6 +72,9 @@ void check_paging(const Page& page, std::int64_t number, const Paging* first) {
     const Paging p = paging_of(page, number);
     const std::string n = std::to_string(number);
     auto fail = [&](const std::string& message) { throw PaginationError(message, page.url); };
+    if (p.pages < 0 || p.total < 0 || p.count < 0)
+        fail("page " + n + " announces a negative size: pages=" + std::to_string(p.pages) + ", total=" +
+             std::to_string(p.total) + ", count=" + std::to_string(p.count));
     if (p.count != static_cast<std::int64_t>(page.rows))
         fail("page " + n + " says count=" + std::to_string(p.count) + " but holds " + std::to_string(page.rows) + " records");
     if (first && (p.pages != first->pages || p.total != first->total))

@@ -60,6 +60,14 @@ TEST(Paging, EveryContradictionIsNamed) {
     EXPECT_EQ(failure(page(3, 4, 1), 3, &first), "last page 3 of 3 has a next link: http://h/api/makes/v2?limit=2&page=4");
 }
 
+TEST(Paging, NegativeSizesAreRefused) {
+    EXPECT_EQ(failure(page(1, 0, 2, -5, -1), 1, nullptr), "page 1 announces a negative size: pages=-5, total=-1, count=2");
+    EXPECT_EQ(failure(page(1, 0, 2, 1, -1), 1, nullptr), "page 1 announces a negative size: pages=1, total=-1, count=2");
+    vc::Page negative_count = page(1, 2);
+    negative_count.collection.count = -2;
+    EXPECT_EQ(failure(negative_count, 1, nullptr), "page 1 announces a negative size: pages=3, total=5, count=-2");
+}
+
 TEST(Paging, LinkPageNumbers) {
     EXPECT_FALSE(vc::link_page("").has_value());
     EXPECT_EQ(vc::link_page("http://h/api/makes/v2"), 1);

@@ -38,9 +38,9 @@ LAST_UPDATED_PATH = schema.endpoint_for("feed_last_updated").path
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 
 #: Largest total of the uncompressed members ``load()`` reads (and ``verify_zip`` inflates) at
-#: once: the frames of one call hold about this much.  More is refused with LimitError
-#: (``limit="max_total_bytes"``) before anything is inflated.
-MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+#: once (the real feed: ~109 MB in all; the frames of one call hold a few times this much).  More
+#: is refused with LimitError (``limit="max_total_bytes"``) before anything is inflated.
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
 
 #: Largest download ``download()`` writes (bytes; curl's ``--max-filesize``): LimitError past it.
 MAX_DOWNLOAD_BYTES = 2 * 1024 * 1024 * 1024
@@ -296,7 +296,7 @@ class DataFeed:
         refused.  Each member's CRC is checked once, while it is read.  A member declaring more
         than ``max_member_bytes`` (default MAX_MEMBER_BYTES, 512 MiB) uncompressed is refused
         before it is inflated, and so are tables declaring more than ``max_total_bytes`` (default
-        MAX_TOTAL_BYTES, 1 GiB) uncompressed together (LimitError), and an archive whose members
+        MAX_TOTAL_BYTES, 512 MiB) uncompressed together (LimitError), and an archive whose members
         overlap (DecodeError); a malformed value raises DecodeError naming member, line and column.
         """
         return {name: frames.arrow_to_pandas(t)

@@ -39,13 +39,14 @@ sys.path.insert(0, sys.argv[4])
 import vehicledata as vd
 from hostile_server import peak_rss_kb
 base, action, opts = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+download = {k[len("download_"):]: opts.pop(k) for k in list(opts) if k.startswith("download_")}
 c = vd.Client(base_url=base, retry=0, rate_limit=None, **opts)
 before = peak_rss_kb()
 t = time.monotonic()
 out = {"error": None}
 try:
     if action == "download":
-        c.data_feed.download(sys.argv[5])
+        c.data_feed.download(sys.argv[5], **download)
     else:
         c.get_json("/api/makes")
 except BaseException as e:
@@ -75,13 +76,17 @@ STREAMING: List[Tuple[str, str, Dict[str, Any], str, Any, float, float]] = [
     ("claim", "get", {}, "LimitError", "max_body", 5, 40),
     ("bomb", "get", {"compress": True, "max_decompressed": 16 * MiB}, "LimitError", "max_decompressed", 20, 60),
     ("drip", "download", {"timeout": 2}, "Timeout", None, 10, 40),
+    # download_* options go to download(): its total deadline (2 KB/s passes the low-speed limit) and size cap
+    ("trickle", "download", {"download_timeout": 3}, "Timeout", None, 8, 40),
+    ("long", "download", {"download_max_bytes": 8 * MiB}, "LimitError", "max_bytes", 10, 40),
+    ("endless", "download", {"download_max_bytes": 8 * MiB}, "LimitError", "max_bytes", 10, 40),
     ("truncated", "get", {}, "TransportError", None, 5, 40),
     ("redirect", "get", {}, "APIError", None, 5, 40),  # 302 is not followed: an error status, typed
 ]
 
 
 @pytest.mark.parametrize("attack,action,opts,error,limit,seconds,mib", STREAMING,
-                         ids=[f"{c[0]}-{'default' if not c[2] else 'limited'}" for c in STREAMING])
+                         ids=[f"{c[0]}-{c[1]}-{'default' if not c[2] else 'limited'}" for c in STREAMING])
 def test_streaming_attack_ends_bounded(attack: str, action: str, opts: Dict[str, Any], error: str, limit: Any,
                                        seconds: float, mib: float, tmp_path: Path) -> None:
     with hostile_server() as server:
