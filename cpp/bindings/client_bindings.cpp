@@ -77,6 +77,33 @@ void raise_error(const char* cls, const std::string& message, py::dict kwargs) {
     PyErr_SetObject(type.ptr(), exc.ptr());
 }
 
+// The exception a Python signal handler raised while a request waited (KeyboardInterrupt from the
+// default SIGINT handler, or SystemExit, TimeoutError... from the program's own handlers): kept by
+// the interrupt check, which runs on the calling thread, and raised again as raised by translate()
+// on that same thread once the C++ call has unwound.  Both run with the GIL held.
+struct SignalError {
+    PyObject* type = nullptr;
+    PyObject* value = nullptr;
+    PyObject* traceback = nullptr;
+};
+thread_local SignalError signal_error;
+
+void keep_signal_error() {
+    SignalError& e = signal_error;
+    Py_XDECREF(e.type);
+    Py_XDECREF(e.value);
+    Py_XDECREF(e.traceback);
+    PyErr_Fetch(&e.type, &e.value, &e.traceback);
+}
+
+bool restore_signal_error() {
+    SignalError& e = signal_error;
+    if (e.type == nullptr) return false;
+    PyErr_Restore(e.type, e.value, e.traceback);  // steals the references
+    e = SignalError{};
+    return true;
+}
+
 void translate(std::exception_ptr p) {
     try {
         if (p) std::rethrow_exception(p);
@@ -115,7 +142,7 @@ void translate(std::exception_ptr p) {
     } catch (const std::bad_alloc&) {
         raise_error("LimitError", "out of memory while decoding an answer", py::dict(py::arg("limit") = "memory"));
     } catch (const vc::Interrupted&) {
-        PyErr_SetNone(PyExc_KeyboardInterrupt);
+        if (!restore_signal_error()) PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
 }
 
@@ -292,7 +319,7 @@ std::unique_ptr<PyClient> make_client(vc::ClientOptions o, py::object logger) {
     pc->client->set_interrupt_check([] {
         py::gil_scoped_acquire g;
         if (PyErr_CheckSignals() != 0) {
-            PyErr_Clear();
+            keep_signal_error();  // raised again as raised when the Interrupted reaches translate()
             return true;
         }
         return false;

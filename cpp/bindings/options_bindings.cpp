@@ -58,10 +58,10 @@ void bind_retry(py::module_& c) {
 The sleep before retry *n* is ``min(backoff_factor * 2**(n-1), backoff_max)``
 plus ``uniform(0, backoff_jitter)``; on a status in ``status_forcelist`` a
 ``Retry-After`` header (seconds or HTTP date) replaces it when
-``respect_retry_after``.  A single sleep longer than ``max_wait`` raises the
-error instead of sleeping.  Every failure of a request (status, transfer,
+``respect_retry_after``.  A sleep that would take the request's total of
+sleeps past ``max_wait`` raises the error instead of sleeping.  Every failure of a request (status, transfer,
 body that did not decode) draws on one budget of ``total`` retries.  Every
-sleep is logged at INFO on the ``vehicledata`` logger; Ctrl-C interrupts it.
+sleep is logged on the ``vehicledata`` logger (WARNING past 2 s); Ctrl-C interrupts it.
 Immutable; the C++ RetryPolicy the client runs.)");
     cls.def(py::init(&make_retry), py::arg("total") = d.total, py::arg("backoff_factor") = d.backoff_factor,
             py::arg("backoff_max") = d.backoff_max, py::arg("backoff_jitter") = d.backoff_jitter,

@@ -133,7 +133,7 @@ void Client::throttle(TokenBucket& bucket) {
     if (wait > 0) {
         rate_wait_us_ += static_cast<std::int64_t>(wait * 1e6);
         // Waits at the steady crawl pace (0.1 s) are routine; long ones are worth a line.
-        log(wait >= 1.0 ? kInfo : kDebug, "rate limit: waiting " + seconds_text(wait) + " s for the client-side token bucket (" +
+        log(wait > kLongWait ? kWarning : wait >= 1.0 ? kInfo : kDebug, "rate limit: waiting " + seconds_text(wait) + " s for the client-side token bucket (" +
                                               std::to_string(static_cast<int>(bucket.per_minute())) + "/min)");
         transport_.sleep(wait);
     }
@@ -239,7 +239,7 @@ Request Client::make_request(const std::string& target, std::string* jwt_used) {
 
 double Client::retrying(const RetryDecision& d, const std::string& what) {
     ++retries_;
-    log(kInfo, "retrying " + what + " in " + seconds_text(d.delay) + " s (retry " + std::to_string(d.number) + " of " +
+    log(d.delay > kLongWait ? kWarning : kInfo, "retrying " + what + " in " + seconds_text(d.delay) + " s (retry " + std::to_string(d.number) + " of " +
                    std::to_string(options_.retry.total) + ") after " + d.reason);
     return d.delay;
 }

@@ -83,15 +83,22 @@ bool all_digits(std::string_view s) {
 RetryState::RetryState(const RetryPolicy& policy, double (*jitter_source)(double))
     : policy_(policy), jitter_(jitter_source ? jitter_source : &random_jitter) {}
 
+RetryDecision RetryState::approve(RetryDecision d) {
+    // max_wait caps the total of the sleeps of this request, not each one: three Retry-After: 60
+    // answers under the default 120 s give up at the third instead of sleeping 180 s.
+    d.past_max_wait = waited_ + d.delay > policy_.max_wait;
+    d.retry = !d.past_max_wait;
+    if (d.retry) waited_ += d.delay;
+    return d;
+}
+
 RetryDecision RetryState::backoff(std::string reason) {
     RetryDecision d;
     d.reason = std::move(reason);
     if (retries_ >= policy_.total) return d;
     d.number = ++retries_;
     d.delay = backoff_seconds(policy_, d.number) + (policy_.backoff_jitter > 0 ? jitter_(policy_.backoff_jitter) : 0.0);
-    d.past_max_wait = d.delay > policy_.max_wait;
-    d.retry = !d.past_max_wait;
-    return d;
+    return approve(d);
 }
 
 RetryDecision RetryState::transfer_failed(const std::string& error) {
@@ -117,9 +124,7 @@ RetryDecision RetryState::status(long status, std::string_view retry_after, std:
     if (retries_ >= policy_.total) return d;
     d.number = ++retries_;
     d.delay = *ra;
-    d.past_max_wait = d.delay > policy_.max_wait;
-    d.retry = !d.past_max_wait;
-    return d;
+    return approve(d);
 }
 
 bool RetryState::renew_token() {

@@ -147,6 +147,18 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
         }
     }
 
+    // The make as the catalogue spells it ("Toyota", not vPIC's "TOYOTA"), when the dataset maps it.
+    std::string catalogue_make(*make);
+    if (r.make_id > 0 && has_map) {
+        Statement st = api.store_.statement(
+            "SELECT k.name FROM makes k JOIN vpic_makes vk ON vk.make_id = k.id WHERE vk.vpic_make_id = ? LIMIT 1");
+        st.bind({query::Scalar(static_cast<std::int64_t>(r.make_id))});
+        if (st.step()) {
+            const unsigned char* name = sqlite3_column_text(st.get(), 0);
+            if (name && *name) catalogue_make = reinterpret_cast<const char*>(name);
+        }
+    }
+
     const schema::Record* result = schema::find_record("vin_result");
     std::string out = "{";
     bool first = true;
@@ -158,7 +170,7 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
         if (f->name == "year") {
             format::append_int(out, r.year);
         } else if (f->name == "make") {
-            format::append_json_string(out, *make);
+            format::append_json_string(out, catalogue_make);
         } else if (f->name == "model") {
             format::append_json_string(out, *model);
         } else if (f->name == "trim") {

@@ -81,6 +81,20 @@ TEST(RetryState, RetryAfterIgnoredUnlessRespected) {
     EXPECT_EQ(d.reason, "HTTP 429");
 }
 
+TEST(RetryState, MaxWaitCapsTheTotalOfTheSleeps) {
+    vc::RetryPolicy p = policy();  // max_wait 120 s by default
+    vc::RetryState s(p, &no_jitter);
+    EXPECT_TRUE(s.status(503, "60").retry);   // 60 s slept
+    EXPECT_TRUE(s.status(503, "60").retry);   // 120 s: at the cap, not past it
+    vc::RetryDecision d = s.status(503, "60");  // 180 s would pass it: give up, do not sleep
+    EXPECT_FALSE(d.retry);
+    EXPECT_TRUE(d.past_max_wait);
+    EXPECT_DOUBLE_EQ(d.delay, 60.0);
+    vc::RetryState t(p, &no_jitter);  // a new request starts from nothing
+    EXPECT_TRUE(t.status(503, "100").retry);
+    EXPECT_FALSE(t.status(503, "30").retry);  // 130 s in total
+}
+
 TEST(RetryState, ASleepPastMaxWaitGivesUp) {
     vc::RetryPolicy p = policy();
     p.max_wait = 5;

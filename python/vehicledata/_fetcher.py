@@ -43,12 +43,14 @@ class Fetcher:
 
     ``core`` gives the client's C++ core (it raises once the client is closed); ``base_url`` is the
     client's; ``progress`` its default for progress bars (None: only in Jupyter); ``max_parallel``
-    its page concurrency.
+    its page concurrency; ``records`` makes the records of a core page (the client passes
+    ``pager.records_of``).
     """
 
     def __init__(self, core: Callable[[], Any], *, base_url: str, max_parallel: int,
-                 progress: Optional[bool]) -> None:
+                 progress: Optional[bool], records: Callable[[Any], List[Any]]) -> None:
         self._core = core
+        self._records = records  # core page -> records (pager.records_of, handed in: no import of the pager)
         self.base_url = base_url
         self.max_parallel = max_parallel
         self.progress = progress
@@ -78,9 +80,8 @@ class Fetcher:
     def one(self, target: str, record: str, verbose: bool = False) -> Any:
         """The single record an object-shaped endpoint answers."""
         from ._targets import check_target
-        from .pager import records_of
 
-        return records_of(self.get_page(check_target(target), record, "object", verbose))[0]
+        return self._records(self.get_page(check_target(target), record, "object", verbose))[0]
 
     def url_for(self, target: str) -> str:
         """The absolute URL of a path (or of an absolute URL the service sent)."""
@@ -90,8 +91,14 @@ class Fetcher:
                  on_progress: Optional[Callable[[int, int], None]], timeout: float = 0.0,
                  max_bytes: int = 0) -> Dict[str, Any]:
         """Stream ``target`` into the file ``dest`` (resumed with a Range request when ``resume``;
-        ``timeout``: total seconds, ``max_bytes``: largest file, 0: the core's defaults)."""
-        return dict(self._core().download(target, dest, resume, on_progress, timeout, max_bytes))
+        ``timeout``: total seconds, ``max_bytes``: largest file, 0: the core's defaults).
+        ``on_progress(done, total)`` is called last with the file's size as both, so a bar ends at
+        the size even when nothing was left to fetch (a complete partial file: 416)."""
+        result: Dict[str, Any] = dict(self._core().download(target, dest, resume, on_progress, timeout, max_bytes))
+        if on_progress is not None:
+            size = int(result["bytes"])
+            on_progress(size, size)
+        return result
 
     def progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
                      probe: bool = False) -> Any:

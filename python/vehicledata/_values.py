@@ -1,4 +1,4 @@
-"""Values checked before a request: enumerated filters and conditions against the schema table's value
+"""Names and values checked before a request (the "did you mean" of every unknown one): enumerated filters and conditions against the schema table's value
 lists (with a "did you mean"), sort keys by their short name, stray blanks trimmed.
 
     api.engines.search(drive_type="AWD")   # QueryError: ... did you mean 'all wheel drive'?
@@ -20,6 +20,15 @@ from .errors import QueryError
 # Short names of the service's qualified sort keys that are not their last part.
 _SORT_ALIASES = {"make": "Makes.name", "model": "OemMakeModels.name", "submodel": "OemMakeModelSubmodels.name",
                  "trim": "MakeModelTrims.name"}
+
+
+def unknown_name(kind: str, name: Any, valid: Sequence[str], where: str) -> str:
+    """The message for an unknown name (filter, json field, attribute, feed table, CLI column):
+    the nearest valid one (difflib) and every valid one."""
+    near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]!r}?" if near else "."
+    listed = f" Valid: {', '.join(valid)}." if valid else f" {where} accepts none."
+    return f"unknown {kind} {name!r} for {where}{hint}{listed}"
 
 
 def _initials(text: str) -> str:
@@ -133,4 +142,4 @@ def resolve_sort(ep: schema.Endpoint, sort: str) -> str:
     raise QueryError(f"unknown sort {sort!r} for {ep.path}{hint} Valid: {', '.join(keys)}.")
 
 
-__all__ = ["check_filter", "check_conditions", "resolve_sort", "suggest"]
+__all__ = ["check_filter", "check_conditions", "resolve_sort", "suggest", "unknown_name"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from typing import List, Optional
 
 # module -> registers subcommands
@@ -42,11 +43,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+        warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: (
+            _show_warning(message, category) if category.__module__.startswith("vehicledata")
+            else shown(message, category, filename, lineno, file, line))
+        try:
+            return int(args.func(args) or 0)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return 130
+
+
+def _show_warning(message: Warning | str, category: type) -> None:
+    """A warning of vehicledata (DemoDataWarning...) as one line for people: no Python file and line."""
+    print(f"vehicledata: {category.__name__}: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl
 from . import _core, _tls, _values, schema
 from ._targets import build_target, check_target, endpoint_path, strip_userinfo
 from ._fetcher import Fetcher
+from ._readable import readable
 from .auth import credentials, jwt_cache_path, mask
 from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Page, Pager, Record, records_of
@@ -35,6 +36,32 @@ if TYPE_CHECKING:  # pragma: no cover
     from .vin import VinResult
 
 logger = logging.getLogger("vehicledata")
+
+def _log(level: int, message: str) -> None:
+    """The C++ core's log lines, with a request's ``json`` condition shown decoded (``_readable``).
+    A long wait (WARNING: a sleep over 2 s) is also shown on the progress bars open at the time."""
+    if level >= logging.WARNING:
+        _show_wait(message)
+    if logger.isEnabledFor(level):
+        logger.log(level, readable(message))
+
+
+def _show_wait(message: str) -> None:
+    """``waiting 60 s: HTTP 503 (Retry-After 60)`` as the postfix of every open tqdm bar."""
+    import re
+
+    tqdm = sys.modules.get("tqdm")
+    if tqdm is None:
+        return
+    m = re.search(r" in ([\d.]+) s \(retry \d+ of \d+\) after (.*)$", message) or \
+        re.search(r"waiting ([\d.]+) s (for .*)$", message)
+    text = f"waiting {float(m.group(1)):.0f} s: {m.group(2)}" if m else message
+    for bar in list(getattr(tqdm.tqdm, "_instances", ())):
+        try:
+            bar.set_postfix_str(text[:80])
+        except Exception:  # pragma: no cover - a closed bar
+            continue
+
 
 DEFAULT_BASE_URL: str = _core.client.DEFAULT_BASE_URL
 USER_AGENT: str = _core.client.USER_AGENT
@@ -60,14 +87,7 @@ def _deprecated(path: str, replacement: str) -> None:
     warnings.warn(f"{path} is deprecated by the service; use {replacement}", DeprecationWarning, stacklevel=4)
 
 
-def _unknown(kind: str, name: Any, valid: Sequence[str], where: str) -> str:
-    """The message for an unknown name: the valid ones and the nearest (difflib)."""
-    import difflib
-
-    near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
-    hint = f"; did you mean {near[0]!r}?" if near else "."
-    listed = f" Valid: {', '.join(valid)}." if valid else f" {where} accepts none."
-    return f"unknown {kind} {name!r} for {where}{hint}{listed}"
+_unknown = _values.unknown_name  # the message for an unknown name (its home: _values.py)
 
 
 def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Optional[str]:
@@ -136,6 +156,18 @@ def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequ
 
         warnings.warn(f"{path}: without a subscription (no api_token/api_secret) the service serves only the "
                       f"demo model years {lo}-{hi}; year {outside[0]} gives no rows", DemoDataWarning, stacklevel=5)
+
+
+def _with_max_wait(policy: Retry, max_wait: Optional[float]) -> Retry:
+    """``policy`` with another ``max_wait`` (Retry is immutable)."""
+    if max_wait is None:
+        return policy
+    if isinstance(max_wait, bool) or not isinstance(max_wait, (int, float)) or max_wait < 0:
+        raise ValueError(f"max_wait must be a number of seconds >= 0, not {max_wait!r}")
+    return Retry(total=policy.total, backoff_factor=policy.backoff_factor, backoff_max=policy.backoff_max,
+                 backoff_jitter=policy.backoff_jitter, status_forcelist=set(policy.status_forcelist),
+                 respect_retry_after=policy.respect_retry_after, max_wait=float(max_wait),
+                 retry_transport_errors=policy.retry_transport_errors)
 
 
 class _Resource:
@@ -382,7 +414,10 @@ class Client:
     ``max_decompressed`` bytes after gzip for an answer kept in memory (256 MiB
     each), ``max_pages`` announced by an envelope (100,000); a transfer slower
     than ``low_speed_limit`` bytes/s for ``timeout`` seconds ends as a
-    :class:`Timeout` (1024; 0: off).
+    :class:`Timeout` (1024; 0: off).  ``max_wait`` (seconds; default the retry policy's, 120) caps the
+    total a request may sleep before its retries: past it the request's error is raised (a
+    ``RateLimitError`` or ``ServiceUnavailableError`` with ``retry_after``) instead of sleeping.  A
+    sleep over 2 s is logged at WARNING and shown on the open progress bars.
     """
 
     def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
@@ -393,7 +428,7 @@ class Client:
                  http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
                  compress: Optional[bool] = None, rate_limit_burst: Optional[float] = None,
                  max_body: int = 256 << 20, max_decompressed: int = 256 << 20, max_pages: int = 100_000,
-                 low_speed_limit: int = 1024) -> None:
+                 low_speed_limit: int = 1024, max_wait: Optional[float] = None) -> None:
         token, secret = credentials(api_token, api_secret)
         url = strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
@@ -406,7 +441,7 @@ class Client:
                             ("max_pages", max_pages), ("low_speed_limit", low_speed_limit)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: no limit), not {value!r}")
-        self.retry = Retry.coerce(retry)
+        self.retry = _with_max_wait(Retry.coerce(retry), max_wait)
         self.base_url = url
         self.timeout = float(timeout)
         self.rate_limit = rate_limit or 0
@@ -426,8 +461,9 @@ class Client:
         o.proxy, o.http2, o.user_agent, o.compress = proxy or "", http2, user_agent or "", compress
         o.max_body, o.max_decompressed, o.max_pages = int(max_body), int(max_decompressed), int(max_pages)
         o.low_speed_limit = int(low_speed_limit)
-        self._core_client: Optional[Any] = _core.client.Client(o, logger.log)
-        self._fetcher = Fetcher(lambda: self._core, base_url=url, max_parallel=self.max_parallel, progress=progress)
+        self._core_client: Optional[Any] = _core.client.Client(o, _log)
+        self._fetcher = Fetcher(lambda: self._core, base_url=url, max_parallel=self.max_parallel, progress=progress,
+                                records=records_of)
         self._accessors: Dict[str, Any] = {}
 
     # ---- lifecycle ------------------------------------------------------------------

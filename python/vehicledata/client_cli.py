@@ -182,7 +182,7 @@ def _select_columns(df: Any, args: argparse.Namespace) -> Any:
     wanted = [c.strip() for c in text.split(",") if c.strip()]
     for c in wanted:
         if c not in df.columns:
-            from .client import _unknown
+            from ._values import unknown_name as _unknown
 
             raise ValueError("--columns: " + _unknown("column", c, [str(x) for x in df.columns], "this output"))
     return df.loc[:, wanted]

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional, Tuple, Type
 
 from ._core import envelope as _envelope
+from ._readable import readable
 
 
 class VehicleDataError(Exception):
@@ -61,8 +62,8 @@ class VehicleDataError(Exception):
         head = " ".join(parts)
         text = f"{head}: {self.message}" if head else self.message
         if self.url:
-            text += f" (url: {self.url})"
-        return text
+            text += f" (url: {readable(self.url)})"
+        return readable(text)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, status={self.status!r}, url={self.url!r}, exception={self.exception!r})"
@@ -72,9 +73,9 @@ class VehicleDataError(Exception):
         from html import escape
 
         head = " ".join(str(p) for p in (self.status, self.exception) if p)
-        url = f"<br><code>{escape(self.url)}</code>" if self.url else ""
+        url = f"<br><code>{escape(readable(self.url))}</code>" if self.url else ""
         return (f"<div><b>{escape(type(self).__name__)}</b> {escape(head)}<br>"
-                f"{escape(self.message)}{url}</div>")
+                f"{escape(readable(self.message))}{url}</div>")
 
 
 def _rebuild(cls: Type[VehicleDataError], message: str, status: Optional[int], url: Optional[str],

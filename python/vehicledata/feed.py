@@ -333,7 +333,7 @@ class DataFeed:
         wanted = known if tables is None else list(tables)
         unknown = [t for t in wanted if t not in known]
         if unknown:
-            from .client import _unknown
+            from ._values import unknown_name as _unknown
 
             raise QueryError(_unknown("feed table", unknown[0], known, "the data feed"))
         try:

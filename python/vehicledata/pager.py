@@ -609,7 +609,8 @@ class Pager:
 
     def __repr__(self) -> str:
         known = self._known()
-        state = (f"total={known[0]}, {self.pages_fetched} pages fetched" if known is not None else "not fetched")
+        fetched = f"{self.pages_fetched} page{'' if self.pages_fetched == 1 else 's'} fetched"
+        state = f"total={known[0]}, {fetched}" if known is not None else "not fetched"
         start = f" start_page={self.start_page}" if self.start_page != 1 else ""
         return f"<Pager {build_target(self.path, self.params)}{start} {state}>"
 
@@ -618,7 +619,8 @@ class Pager:
 
         known = self._known()
         return f"<div><b>Pager</b> <code>{escape(build_target(self.path, self.params))}</code><br>" + escape(
-            f"total {known[0]} records, {self.pages_fetched} pages fetched"
+            f"total {known[0]} record{'' if known[0] == 1 else 's'}, {self.pages_fetched} "
+            f"page{'' if self.pages_fetched == 1 else 's'} fetched"
             if known is not None else "not fetched yet (.total, iteration or .to_pandas() fetch it)"
         ) + "</div>"
 

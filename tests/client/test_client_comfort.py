@@ -74,7 +74,7 @@ def test_record_page_pager_reprs(api, raw_json):
     assert repr(rec) == (f"<Record trim id={want['id']} year=2019 make='BMW' model={want['model']!r} "
                          f"submodel={want['submodel']!r} trim={want['trim']!r} (15 fields)>")
     total = first["collection"]["total"]
-    assert repr(pager).endswith(f"total={total}, 1 pages fetched>")
+    assert repr(pager).endswith(f"total={total}, 1 page fetched>")  # not "1 pages"
     assert "<table>" in rec._repr_html_() and want["description"] in rec._repr_html_()
     detail = api.trims.get(want["id"])
     text = repr(detail)

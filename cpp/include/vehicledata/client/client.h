@@ -44,6 +44,8 @@ struct ClientOptions {
 
 // Log levels as in Python's logging.
 enum LogLevel { kDebug = 10, kInfo = 20, kWarning = 30 };
+// A wait longer than this (seconds: a retry's sleep, the token bucket) is logged at kWarning.
+constexpr double kLongWait = 2.0;
 using LogFn = std::function<void(int level, const std::string& message)>;
 using ProgressFn = std::function<void(std::int64_t done, std::int64_t total)>;
 

@@ -23,7 +23,7 @@ struct RetryPolicy {
     double backoff_jitter = 0.1;            // + uniform(0, jitter) seconds
     std::set<int> status_forcelist{429, 503};
     bool respect_retry_after = true;        // honour Retry-After on forcelist statuses
-    double max_wait = 120.0;                // a single sleep longer than this raises instead
+    double max_wait = 120.0;                // sleeps of one request past this total raise instead
     bool retry_transport_errors = true;     // connection errors, drops, truncated bodies, timeouts
 };
 
@@ -47,7 +47,8 @@ struct RetryDecision {
 // truncated bodies, timeouts), bodies that did not decode (both only with
 // retry_transport_errors) and statuses of the forcelist.  The sleep is
 // backoff_seconds() + uniform(0, backoff_jitter), or the server's Retry-After
-// on a status when respect_retry_after; a sleep over max_wait gives up.
+// on a status when respect_retry_after; a sleep that would take the request's total of sleeps
+// over max_wait gives up.
 class RetryState {
 public:
     // `jitter_source`: uniform(0, max) (tests pass a fixed one); null: a random one.
@@ -69,9 +70,11 @@ public:
 
 private:
     RetryDecision backoff(std::string reason);
+    RetryDecision approve(RetryDecision d);  // past_max_wait/retry from the total slept so far
     const RetryPolicy& policy_;
     double (*jitter_)(double);
     int retries_ = 0;
+    double waited_ = 0;  // seconds of the sleeps approved so far
     bool renewed_ = false;
 };
 
