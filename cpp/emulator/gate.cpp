@@ -65,11 +65,19 @@ RequestScan refuse(RequestScan r, int status, std::string message) {
 }
 
 // Ends of a chunked body from `pos`: Ready with its end, Incomplete, or Refuse.
-RequestScan scan_chunked(RequestScan r, const char* d, std::size_t n, std::size_t pos, const GateLimits& limits) {
+// `progress` (optional) resumes after the chunks a previous scan of the same buffer read, and
+// records where this one stopped.
+RequestScan scan_chunked(RequestScan r, const char* d, std::size_t n, std::size_t pos, const GateLimits& limits,
+                         ChunkProgress* progress) {
     std::size_t total = 0;
+    if (progress && progress->pos > pos && progress->pos <= n) {
+        pos = progress->pos;
+        total = progress->total;
+    }
     for (;;) {
         std::string_view line;
         const std::size_t line_start = pos;
+        if (progress) *progress = {line_start, total};
         if (!next_line(d, n, pos, line)) {
             if (n - line_start > 1024) return refuse(r, 400, "Bad Request: malformed chunk size line");
             return r;
@@ -115,11 +123,12 @@ bool iequals(std::string_view a, std::string_view b) {
     return true;
 }
 
-RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits) {
+RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits, ChunkProgress* progress) {
     RequestScan r;
     std::size_t pos = 0;
     while (pos < n && (d[pos] == '\r' || d[pos] == '\n') && pos < 64) ++pos;  // RFC 9112 2.2: leading empty lines
     const std::size_t start = pos;
+    r.start = start;
     std::string_view line;
     if (!next_line(d, n, pos, line)) {
         if (n - start > kRequestLineMax) return refuse(r, 414, "URI Too Long: the request line is over 8192 bytes");
@@ -169,6 +178,12 @@ RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits)
             chunked = iequals(value, "chunked");
         } else if (iequals(name, "Expect")) {
             expect = iequals(value, "100-continue");
+        } else if (iequals(name, "Connection")) {
+            for (std::string_view rest = value; !rest.empty();) {  // a list of tokens (RFC 9110, 7.6.1)
+                const std::size_t comma = rest.find(',');
+                if (iequals(trim(rest.substr(0, comma)), "close")) r.close = true;
+                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            }
         }
     }
     const std::size_t head = pos;
@@ -179,7 +194,7 @@ RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits)
     r.head_complete = true;
     if (has_te) {
         if (!chunked) return refuse(r, 400, "Bad Request: unsupported Transfer-Encoding '" + std::string(te) + "'");
-        RequestScan c = scan_chunked(r, d, n, head, limits);
+        RequestScan c = scan_chunked(r, d, n, head, limits, progress);
         if (c.kind == RequestScan::Incomplete) c.expect_continue = expect && n == head;
         return c;
     }
@@ -219,7 +234,10 @@ struct Conn {
     bool busy = false;           // with a worker
     bool close_after = false;
     bool lingering = false;      // refused: draining input until EOF or the deadline
-    std::size_t request_length = 0;
+    std::size_t request_start = 0;   // empty lines before it (skipped)
+    std::size_t request_length = 0;  // where the request being served ends in buf
+    bool request_close = false;      // its Connection header says close
+    ChunkProgress progress;          // of the scan of buf's first request (reset when it is consumed)
     std::string remote_ip, local_ip;
     int remote_port = 0, local_port = 0;
 };
@@ -238,7 +256,7 @@ void address_of(const sockaddr_storage& a, socklen_t len, std::string& ip, int& 
 // buffered bytes of that request only; writes go to the socket.
 class ConnStream : public httplib::Stream {
 public:
-    ConnStream(Conn& c, int write_timeout_ms) : c_(c), write_timeout_ms_(write_timeout_ms) {}
+    ConnStream(Conn& c, int write_timeout_ms) : c_(c), write_timeout_ms_(write_timeout_ms), pos_(c.request_start) {}
     bool is_readable() const override { return pos_ < c_.request_length; }
     bool is_writable() const override {
         pollfd p{c_.fd, POLLOUT, 0};
@@ -320,7 +338,7 @@ private:
     }
     Conn& c_;
     int write_timeout_ms_;
-    std::size_t pos_ = 0;
+    std::size_t pos_;
     bool failed_ = false;
     bool held_used_ = false;
     std::string held_;
@@ -372,6 +390,7 @@ struct Gate::Impl {
         ::send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         ::shutdown(c.fd, SHUT_WR);
         c.buf.clear();
+        c.progress = {};
         c.lingering = true;
         c.deadline = now_ms() + kLingerMs;
     }
@@ -446,7 +465,7 @@ struct Gate::Impl {
             c.in_request = true;
             c.deadline = now_ms() + limits.request_timeout_ms;
         }
-        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits);
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
         if (s.kind == RequestScan::Refuse) return refuse(c, s.status, s.url, s.message);
         if (s.kind == RequestScan::Incomplete) {
             if (c.eof) return close_conn(c);
@@ -458,7 +477,7 @@ struct Gate::Impl {
             if (c.buf.size() > limits.max_header_bytes + limits.max_body + 65536) close_conn(c);
             return;
         }
-        c.request_length = s.length;
+        take(c, s);
         c.busy = true;
         watch(c.fd, false);
         {
@@ -495,6 +514,29 @@ struct Gate::Impl {
         }
     }
 
+    // Whether another complete request follows the one being served in c.buf.
+    bool more_after(const Conn& c) const {
+        if (c.buf.size() <= c.request_length) return false;
+        return scan_request(c.buf.data() + c.request_length, c.buf.size() - c.request_length, limits).kind ==
+               RequestScan::Ready;
+    }
+
+    static void take(Conn& c, const RequestScan& s) {
+        c.request_start = s.start;
+        c.request_length = s.length;
+        c.request_close = s.close;
+    }
+
+    // After a response to a client that has sent everything (end of input): whether the buffer
+    // holds another complete request (answered as well, RFC 9112 9.6), which it then takes.
+    bool next_buffered(Conn& c) const {
+        if (c.buf.empty()) return false;
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
+        if (s.kind != RequestScan::Ready) return false;
+        take(c, s);
+        return true;
+    }
+
     // On a worker, after a response: whether the connection's next request is complete, read
     // here without a trip through the reactor (the wait for it bounded by kKeepMs, and only
     // while no other connection's request is queued and at most half the workers wait so).
@@ -514,9 +556,9 @@ struct Gate::Impl {
         }
         read_available(c);
         if (c.eof || c.buf.empty()) return false;
-        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits);
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
         if (s.kind != RequestScan::Ready) return false;
-        c.request_length = s.length;
+        take(c, s);
         return true;
     }
 
@@ -534,15 +576,20 @@ struct Gate::Impl {
             for (;;) {
                 ConnStream strm(*c, limits.write_timeout_ms);
                 bool closed = false;
-                if (!direct || !direct(std::string_view(c->buf.data(), c->request_length), strm, c->eof, closed))
-                    core.process_request(strm, c->eof, closed, nullptr);
+                // At end of input the last complete request is answered with Connection: close; one
+                // whose Connection header says close (in any case: httplib compares "close" exactly)
+                // is closed after its answer.
+                const bool last = c->request_close || (c->eof && !more_after(*c));
+                const std::string_view raw(c->buf.data() + c->request_start, c->request_length - c->request_start);
+                if (!direct || !direct(raw, strm, last, closed)) core.process_request(strm, last, closed, nullptr);
                 strm.flush();
                 c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
-                if (closed || c->eof || strm.failed()) {
+                c->progress = {};
+                if (closed || last || strm.failed()) {
                     c->close_after = true;
                     break;
                 }
-                if (!next_request(*c)) break;
+                if (c->eof ? !next_buffered(*c) : !next_request(*c)) break;
             }
             {
                 std::lock_guard<std::mutex> lock(mutex);

@@ -80,14 +80,24 @@ private:
 // What the gate decides about the bytes buffered on a connection (exposed for the fuzz target and tests).
 struct RequestScan {
     enum Kind { Incomplete, Ready, Refuse } kind = Incomplete;
-    std::size_t length = 0;        // Ready: bytes of this request (head + body)
+    std::size_t start = 0;         // empty lines before the request line (ignored: RFC 9112, section 2.2)
+    std::size_t length = 0;        // Ready: where this request ends (the empty lines, head and body)
+    bool close = false;            // Ready: a Connection header lists "close" (in any case)
     bool head_complete = false;    // the head is in; only the body is missing
     bool expect_continue = false;  // Expect: 100-continue with the body missing
     int status = 0;                // Refuse: 400, 413, 414, 431
     std::string url = "/";         // Refuse: the request path if known
     std::string message;           // Refuse: why
 };
-RequestScan scan_request(const char* data, std::size_t size, const GateLimits& limits);
+// Where the scan of a chunked body got to, so that the next scan of the same (grown) buffer
+// resumes there instead of reading every chunk again: reset it (= {}) when the buffer's first
+// request changes. Scans of a buffer that only grows may share one.
+struct ChunkProgress {
+    std::size_t pos = 0;    // the next chunk-size line (0: not in a chunked body yet)
+    std::size_t total = 0;  // body bytes of the chunks before it
+};
+RequestScan scan_request(const char* data, std::size_t size, const GateLimits& limits,
+                         ChunkProgress* progress = nullptr);
 
 // ASCII case-insensitive equality (field names, "chunked", "100-continue").
 bool iequals(std::string_view a, std::string_view b);
