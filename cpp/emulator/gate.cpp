@@ -238,6 +238,9 @@ struct Conn {
     std::size_t request_length = 0;  // where the request being served ends in buf
     bool request_close = false;      // its Connection header says close
     ChunkProgress progress;          // of the scan of buf's first request (reset when it is consumed)
+    std::string out;                 // answer bytes not sent yet (ConnStream); the reactor sends them
+    std::size_t out_pos = 0;         // sent of `out`
+    bool writing = false;            // the reactor is sending `out` (and reads nothing meanwhile)
     std::string remote_ip, local_ip;
     int remote_port = 0, local_port = 0;
 };
@@ -252,15 +255,24 @@ void address_of(const sockaddr_storage& a, socklen_t len, std::string& ip, int& 
     }
 }
 
-// httplib's view of one complete request on a connection: reads come from the
-// buffered bytes of that request only; writes go to the socket.
+// Answer bytes buffered on connections, all together (the reactor sends them as sockets drain).
+std::atomic<std::size_t> g_out_bytes{0};
+
+// httplib's view of one complete request on a connection: reads come from the buffered bytes of
+// that request only. Writes go to the connection's output buffer (c.out), which the worker tries
+// to send at once and otherwise leaves to the reactor: a slow reader costs a buffer, not a
+// worker. An answer larger than the buffer's bound (the feed ZIP, large Range answers), or any
+// answer while all connections' buffers together are at their bound, is written by the worker
+// itself as the socket drains, within the response's total deadline (then dropped).
 class ConnStream : public httplib::Stream {
 public:
-    ConnStream(Conn& c, int write_timeout_ms) : c_(c), write_timeout_ms_(write_timeout_ms), pos_(c.request_start) {}
+    ConnStream(Conn& c, const GateLimits& limits)
+        : c_(c), limits_(limits), deadline_(now_ms() + limits.write_timeout_ms), pos_(c.request_start) {}
     bool is_readable() const override { return pos_ < c_.request_length; }
     bool is_writable() const override {
+        if (!direct_) return !failed_;
         pollfd p{c_.fd, POLLOUT, 0};
-        return ::poll(&p, 1, write_timeout_ms_) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
+        return wait_ms() > 0 && ::poll(&p, 1, wait_ms()) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
     }
     ssize_t read(char* ptr, size_t size) override {
         if (size == 1 && pos_ < c_.request_length) {  // httplib reads the head a byte at a time
@@ -272,25 +284,26 @@ public:
         pos_ += n;
         return static_cast<ssize_t>(n);
     }
-    // httplib writes a response's status line and headers in one call, then its body: the head
-    // is held and goes out with the body in one sendmsg(2) (one segment for a small answer).
     ssize_t write(const char* ptr, size_t size) override {
-        if (!held_used_ && size <= kHoldMax) {
-            held_used_ = true;
-            held_.assign(ptr, size);
+        if (failed_) return -1;
+        if (!direct_ && c_.out.size() + size <= limits_.max_output &&
+            g_out_bytes.load(std::memory_order_relaxed) + size <= limits_.max_output_total) {
+            c_.out.append(ptr, size);
+            g_out_bytes.fetch_add(size, std::memory_order_relaxed);
             return static_cast<ssize_t>(size);
         }
-        if (!send_all(held_.data(), held_.size(), ptr, size)) return fail();
-        held_.clear();
+        direct_ = true;  // from here on this answer goes straight to the socket
+        const bool ok = send_all(c_.out.data(), c_.out.size(), ptr, size);
+        release_out(c_);
+        if (!ok) return fail();
         return static_cast<ssize_t>(size);
     }
-    // Sends a held head that no body followed (HEAD, an empty body); false on failure.
+    // After the answer: sends what the socket takes now; the rest stays in c.out for the reactor.
+    // False when the connection failed.
     bool flush() {
-        if (held_.empty()) return !failed_;
-        const bool ok = send_all(held_.data(), held_.size(), nullptr, 0);
-        held_.clear();
-        if (!ok) failed_ = true;
-        return ok;
+        if (failed_) return false;
+        if (!send_now(c_)) failed_ = true;
+        return !failed_;
     }
     void get_remote_ip_and_port(std::string& ip, int& port) const override {
         ip = c_.remote_ip;
@@ -303,13 +316,39 @@ public:
     socket_t socket() const override { return c_.fd; }
     bool failed() const { return failed_; }
 
+    // Sends c.out from c.out_pos without waiting; true unless the connection failed.
+    static bool send_now(Conn& c) {
+        while (c.out_pos < c.out.size()) {
+            const ssize_t w = ::send(c.fd, c.out.data() + c.out_pos, c.out.size() - c.out_pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w > 0) {
+                c.out_pos += static_cast<std::size_t>(w);
+            } else if (w < 0 && errno == EINTR) {
+                continue;
+            } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                return true;
+            } else {
+                release_out(c);
+                return false;
+            }
+        }
+        release_out(c);
+        return true;
+    }
+    // Empties c.out (its memory too when large).
+    static void release_out(Conn& c) {
+        g_out_bytes.fetch_sub(c.out.size(), std::memory_order_relaxed);
+        if (c.out.capacity() > 65536) std::string().swap(c.out);
+        else c.out.clear();
+        c.out_pos = 0;
+    }
+
 private:
-    static constexpr std::size_t kHoldMax = 8192;
+    int wait_ms() const { return static_cast<int>(std::max<std::int64_t>(0, deadline_ - now_ms())); }
     ssize_t fail() {
         failed_ = true;
         return -1;
     }
-    // Writes a then b, waiting (write timeout) while the socket is full.
+    // Writes a then b, waiting while the socket is full until the response's deadline.
     bool send_all(const char* a, std::size_t an, const char* b, std::size_t bn) {
         iovec iov[2] = {{const_cast<char*>(a), an}, {const_cast<char*>(b), bn}};
         int first = an == 0 ? 1 : 0;
@@ -317,7 +356,7 @@ private:
             msghdr m{};
             m.msg_iov = iov + first;
             m.msg_iovlen = static_cast<std::size_t>(2 - first);
-            const ssize_t w = ::sendmsg(c_.fd, &m, MSG_NOSIGNAL);
+            const ssize_t w = ::sendmsg(c_.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
             if (w > 0) {
                 std::size_t done = static_cast<std::size_t>(w);
                 while (first < 2 && done >= iov[first].iov_len) done -= iov[first++].iov_len;
@@ -327,7 +366,8 @@ private:
                 }
             } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
                 pollfd p{c_.fd, POLLOUT, 0};
-                if (::poll(&p, 1, write_timeout_ms_) <= 0) return false;
+                const int left = wait_ms();
+                if (left <= 0 || ::poll(&p, 1, left) <= 0) return false;
             } else if (w == 0 && iov[first].iov_len == 0) {
                 ++first;
             } else {
@@ -337,11 +377,11 @@ private:
         return true;
     }
     Conn& c_;
-    int write_timeout_ms_;
+    const GateLimits& limits_;
+    std::int64_t deadline_;
     std::size_t pos_;
+    bool direct_ = false;
     bool failed_ = false;
-    bool held_used_ = false;
-    std::string held_;
 };
 
 }  // namespace
@@ -375,6 +415,7 @@ struct Gate::Impl {
     }
 
     void close_conn(Conn& c) {
+        if (!c.out.empty()) ConnStream::release_out(c);
         ::close(c.fd);  // also leaves the epoll set
         conns.erase(c.fd);
         if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
@@ -490,12 +531,32 @@ struct Gate::Impl {
 
     void returned(Conn& c) {
         c.busy = false;
+        if (!c.out.empty()) {  // the rest of the answer goes out as the socket drains
+            c.writing = true;
+            c.in_request = false;
+            c.deadline = now_ms() + limits.write_timeout_ms;  // the response's total deadline
+            epoll_event ev{};
+            ev.events = EPOLLOUT;  // not EPOLLIN/EPOLLRDHUP: a half-closed peer would wake us in a loop
+            ev.data.fd = c.fd;
+            ::epoll_ctl(ep, EPOLL_CTL_ADD, c.fd, &ev);
+            return;
+        }
         if (c.close_after) return close_conn(c);
         c.in_request = false;
         c.continue_sent = false;
         c.deadline = now_ms() + limits.idle_timeout_ms;
         watch(c.fd, true);
         evaluate(c);  // a pipelined request may be complete already
+    }
+
+    // The socket of a connection in `writing` can take more.
+    void on_writable(Conn& c) {
+        if (!ConnStream::send_now(c)) return close_conn(c);
+        if (!c.out.empty()) return;  // still more than the socket takes
+        c.writing = false;
+        ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
+        c.busy = true;  // returned() takes it from here, as from a worker
+        returned(c);
     }
 
     void sweep() {
@@ -574,7 +635,7 @@ struct Gate::Impl {
                 queued.store(ready.size(), std::memory_order_relaxed);
             }
             for (;;) {
-                ConnStream strm(*c, limits.write_timeout_ms);
+                ConnStream strm(*c, limits);
                 bool closed = false;
                 // At end of input the last complete request is answered with Connection: close; one
                 // whose Connection header says close (in any case: httplib compares "close" exactly)
@@ -589,6 +650,7 @@ struct Gate::Impl {
                     c->close_after = true;
                     break;
                 }
+                if (!c->out.empty()) break;  // a slow reader: the reactor sends the rest
                 if (c->eof ? !next_buffered(*c) : !next_request(*c)) break;
             }
             {
@@ -674,7 +736,10 @@ void Gate::run() {
                 }
                 for (Conn* c : back) g.returned(*c);
             } else if (auto it = g.conns.find(fd); it != g.conns.end() && !it->second->busy) {
-                g.on_readable(*it->second);
+                if (it->second->writing)
+                    g.on_writable(*it->second);
+                else
+                    g.on_readable(*it->second);
             }
         }
         if (now_ms() >= next_sweep) {

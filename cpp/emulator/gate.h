@@ -10,7 +10,13 @@
 // error body, then closes).  Only a complete request reaches a worker thread,
 // which hands exactly those bytes to httplib's request processing; bytes after
 // it (a pipelined request) stay buffered for the next round, and a body nobody
-// reads (a GET's Content-Length) is discarded with its request.
+// reads (a GET's Content-Length) is discarded with its request.  The worker
+// writes its answer into the connection's output buffer and sends what the
+// socket takes at once; the rest the epoll thread sends as the socket drains
+// (reading nothing more from that connection meanwhile), so a slow reader costs
+// a buffer, not a worker.  Each response has a total deadline (write_timeout_ms);
+// answers over max_output (the feed ZIP), or while all buffers together are at
+// max_output_total, are written by the worker itself within that deadline.
 //
 // Thread safety: run() on one thread; stop() from any thread.
 #pragma once
@@ -34,7 +40,9 @@ struct GateLimits {
     std::size_t max_body = 1 << 20;         // Content-Length or chunked body -> 413
     int request_timeout_ms = 10000;         // from a request's first byte to its last -> 408
     int idle_timeout_ms = 5000;             // keep-alive wait for the next request's first byte (then closed)
-    int write_timeout_ms = 30000;           // a stalled reader of a response is dropped
+    int write_timeout_ms = 30000;           // total time to send one response; a slower reader is dropped
+    std::size_t max_output = 8u << 20;      // answer bytes buffered per connection (larger: written as it drains)
+    std::size_t max_output_total = 256u << 20;  // answer bytes buffered on all connections together
 };
 
 // httplib::Server with its per-request processing opened to the gate.
