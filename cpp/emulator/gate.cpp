@@ -65,11 +65,19 @@ RequestScan refuse(RequestScan r, int status, std::string message) {
 }
 
 // Ends of a chunked body from `pos`: Ready with its end, Incomplete, or Refuse.
-RequestScan scan_chunked(RequestScan r, const char* d, std::size_t n, std::size_t pos, const GateLimits& limits) {
+// `progress` (optional) resumes after the chunks a previous scan of the same buffer read, and
+// records where this one stopped.
+RequestScan scan_chunked(RequestScan r, const char* d, std::size_t n, std::size_t pos, const GateLimits& limits,
+                         ChunkProgress* progress) {
     std::size_t total = 0;
+    if (progress && progress->pos > pos && progress->pos <= n) {
+        pos = progress->pos;
+        total = progress->total;
+    }
     for (;;) {
         std::string_view line;
         const std::size_t line_start = pos;
+        if (progress) *progress = {line_start, total};
         if (!next_line(d, n, pos, line)) {
             if (n - line_start > 1024) return refuse(r, 400, "Bad Request: malformed chunk size line");
             return r;
@@ -115,11 +123,12 @@ bool iequals(std::string_view a, std::string_view b) {
     return true;
 }
 
-RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits) {
+RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits, ChunkProgress* progress) {
     RequestScan r;
     std::size_t pos = 0;
     while (pos < n && (d[pos] == '\r' || d[pos] == '\n') && pos < 64) ++pos;  // RFC 9112 2.2: leading empty lines
     const std::size_t start = pos;
+    r.start = start;
     std::string_view line;
     if (!next_line(d, n, pos, line)) {
         if (n - start > kRequestLineMax) return refuse(r, 414, "URI Too Long: the request line is over 8192 bytes");
@@ -169,6 +178,12 @@ RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits)
             chunked = iequals(value, "chunked");
         } else if (iequals(name, "Expect")) {
             expect = iequals(value, "100-continue");
+        } else if (iequals(name, "Connection")) {
+            for (std::string_view rest = value; !rest.empty();) {  // a list of tokens (RFC 9110, 7.6.1)
+                const std::size_t comma = rest.find(',');
+                if (iequals(trim(rest.substr(0, comma)), "close")) r.close = true;
+                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            }
         }
     }
     const std::size_t head = pos;
@@ -179,7 +194,7 @@ RequestScan scan_request(const char* d, std::size_t n, const GateLimits& limits)
     r.head_complete = true;
     if (has_te) {
         if (!chunked) return refuse(r, 400, "Bad Request: unsupported Transfer-Encoding '" + std::string(te) + "'");
-        RequestScan c = scan_chunked(r, d, n, head, limits);
+        RequestScan c = scan_chunked(r, d, n, head, limits, progress);
         if (c.kind == RequestScan::Incomplete) c.expect_continue = expect && n == head;
         return c;
     }
@@ -219,7 +234,13 @@ struct Conn {
     bool busy = false;           // with a worker
     bool close_after = false;
     bool lingering = false;      // refused: draining input until EOF or the deadline
-    std::size_t request_length = 0;
+    std::size_t request_start = 0;   // empty lines before it (skipped)
+    std::size_t request_length = 0;  // where the request being served ends in buf
+    bool request_close = false;      // its Connection header says close
+    ChunkProgress progress;          // of the scan of buf's first request (reset when it is consumed)
+    std::string out;                 // answer bytes not sent yet (ConnStream); the reactor sends them
+    std::size_t out_pos = 0;         // sent of `out`
+    bool writing = false;            // the reactor is sending `out` (and reads nothing meanwhile)
     std::string remote_ip, local_ip;
     int remote_port = 0, local_port = 0;
 };
@@ -234,15 +255,24 @@ void address_of(const sockaddr_storage& a, socklen_t len, std::string& ip, int& 
     }
 }
 
-// httplib's view of one complete request on a connection: reads come from the
-// buffered bytes of that request only; writes go to the socket.
+// Answer bytes buffered on connections, all together (the reactor sends them as sockets drain).
+std::atomic<std::size_t> g_out_bytes{0};
+
+// httplib's view of one complete request on a connection: reads come from the buffered bytes of
+// that request only. Writes go to the connection's output buffer (c.out), which the worker tries
+// to send at once and otherwise leaves to the reactor: a slow reader costs a buffer, not a
+// worker. An answer larger than the buffer's bound (the feed ZIP, large Range answers), or any
+// answer while all connections' buffers together are at their bound, is written by the worker
+// itself as the socket drains, within the response's total deadline (then dropped).
 class ConnStream : public httplib::Stream {
 public:
-    ConnStream(Conn& c, int write_timeout_ms) : c_(c), write_timeout_ms_(write_timeout_ms) {}
+    ConnStream(Conn& c, const GateLimits& limits)
+        : c_(c), limits_(limits), deadline_(now_ms() + limits.write_timeout_ms), pos_(c.request_start) {}
     bool is_readable() const override { return pos_ < c_.request_length; }
     bool is_writable() const override {
+        if (!direct_) return !failed_;
         pollfd p{c_.fd, POLLOUT, 0};
-        return ::poll(&p, 1, write_timeout_ms_) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
+        return wait_ms() > 0 && ::poll(&p, 1, wait_ms()) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
     }
     ssize_t read(char* ptr, size_t size) override {
         if (size == 1 && pos_ < c_.request_length) {  // httplib reads the head a byte at a time
@@ -254,25 +284,26 @@ public:
         pos_ += n;
         return static_cast<ssize_t>(n);
     }
-    // httplib writes a response's status line and headers in one call, then its body: the head
-    // is held and goes out with the body in one sendmsg(2) (one segment for a small answer).
     ssize_t write(const char* ptr, size_t size) override {
-        if (!held_used_ && size <= kHoldMax) {
-            held_used_ = true;
-            held_.assign(ptr, size);
+        if (failed_) return -1;
+        if (!direct_ && c_.out.size() + size <= limits_.max_output &&
+            g_out_bytes.load(std::memory_order_relaxed) + size <= limits_.max_output_total) {
+            c_.out.append(ptr, size);
+            g_out_bytes.fetch_add(size, std::memory_order_relaxed);
             return static_cast<ssize_t>(size);
         }
-        if (!send_all(held_.data(), held_.size(), ptr, size)) return fail();
-        held_.clear();
+        direct_ = true;  // from here on this answer goes straight to the socket
+        const bool ok = send_all(c_.out.data(), c_.out.size(), ptr, size);
+        release_out(c_);
+        if (!ok) return fail();
         return static_cast<ssize_t>(size);
     }
-    // Sends a held head that no body followed (HEAD, an empty body); false on failure.
+    // After the answer: sends what the socket takes now; the rest stays in c.out for the reactor.
+    // False when the connection failed.
     bool flush() {
-        if (held_.empty()) return !failed_;
-        const bool ok = send_all(held_.data(), held_.size(), nullptr, 0);
-        held_.clear();
-        if (!ok) failed_ = true;
-        return ok;
+        if (failed_) return false;
+        if (!send_now(c_)) failed_ = true;
+        return !failed_;
     }
     void get_remote_ip_and_port(std::string& ip, int& port) const override {
         ip = c_.remote_ip;
@@ -285,13 +316,39 @@ public:
     socket_t socket() const override { return c_.fd; }
     bool failed() const { return failed_; }
 
+    // Sends c.out from c.out_pos without waiting; true unless the connection failed.
+    static bool send_now(Conn& c) {
+        while (c.out_pos < c.out.size()) {
+            const ssize_t w = ::send(c.fd, c.out.data() + c.out_pos, c.out.size() - c.out_pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w > 0) {
+                c.out_pos += static_cast<std::size_t>(w);
+            } else if (w < 0 && errno == EINTR) {
+                continue;
+            } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                return true;
+            } else {
+                release_out(c);
+                return false;
+            }
+        }
+        release_out(c);
+        return true;
+    }
+    // Empties c.out (its memory too when large).
+    static void release_out(Conn& c) {
+        g_out_bytes.fetch_sub(c.out.size(), std::memory_order_relaxed);
+        if (c.out.capacity() > 65536) std::string().swap(c.out);
+        else c.out.clear();
+        c.out_pos = 0;
+    }
+
 private:
-    static constexpr std::size_t kHoldMax = 8192;
+    int wait_ms() const { return static_cast<int>(std::max<std::int64_t>(0, deadline_ - now_ms())); }
     ssize_t fail() {
         failed_ = true;
         return -1;
     }
-    // Writes a then b, waiting (write timeout) while the socket is full.
+    // Writes a then b, waiting while the socket is full until the response's deadline.
     bool send_all(const char* a, std::size_t an, const char* b, std::size_t bn) {
         iovec iov[2] = {{const_cast<char*>(a), an}, {const_cast<char*>(b), bn}};
         int first = an == 0 ? 1 : 0;
@@ -299,7 +356,7 @@ private:
             msghdr m{};
             m.msg_iov = iov + first;
             m.msg_iovlen = static_cast<std::size_t>(2 - first);
-            const ssize_t w = ::sendmsg(c_.fd, &m, MSG_NOSIGNAL);
+            const ssize_t w = ::sendmsg(c_.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
             if (w > 0) {
                 std::size_t done = static_cast<std::size_t>(w);
                 while (first < 2 && done >= iov[first].iov_len) done -= iov[first++].iov_len;
@@ -309,7 +366,8 @@ private:
                 }
             } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
                 pollfd p{c_.fd, POLLOUT, 0};
-                if (::poll(&p, 1, write_timeout_ms_) <= 0) return false;
+                const int left = wait_ms();
+                if (left <= 0 || ::poll(&p, 1, left) <= 0) return false;
             } else if (w == 0 && iov[first].iov_len == 0) {
                 ++first;
             } else {
@@ -319,11 +377,11 @@ private:
         return true;
     }
     Conn& c_;
-    int write_timeout_ms_;
-    std::size_t pos_ = 0;
+    const GateLimits& limits_;
+    std::int64_t deadline_;
+    std::size_t pos_;
+    bool direct_ = false;
     bool failed_ = false;
-    bool held_used_ = false;
-    std::string held_;
 };
 
 }  // namespace
@@ -357,6 +415,7 @@ struct Gate::Impl {
     }
 
     void close_conn(Conn& c) {
+        if (!c.out.empty()) ConnStream::release_out(c);
         ::close(c.fd);  // also leaves the epoll set
         conns.erase(c.fd);
         if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
@@ -372,6 +431,7 @@ struct Gate::Impl {
         ::send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         ::shutdown(c.fd, SHUT_WR);
         c.buf.clear();
+        c.progress = {};
         c.lingering = true;
         c.deadline = now_ms() + kLingerMs;
     }
@@ -446,7 +506,7 @@ struct Gate::Impl {
             c.in_request = true;
             c.deadline = now_ms() + limits.request_timeout_ms;
         }
-        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits);
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
         if (s.kind == RequestScan::Refuse) return refuse(c, s.status, s.url, s.message);
         if (s.kind == RequestScan::Incomplete) {
             if (c.eof) return close_conn(c);
@@ -458,7 +518,7 @@ struct Gate::Impl {
             if (c.buf.size() > limits.max_header_bytes + limits.max_body + 65536) close_conn(c);
             return;
         }
-        c.request_length = s.length;
+        take(c, s);
         c.busy = true;
         watch(c.fd, false);
         {
@@ -471,12 +531,32 @@ struct Gate::Impl {
 
     void returned(Conn& c) {
         c.busy = false;
+        if (!c.out.empty()) {  // the rest of the answer goes out as the socket drains
+            c.writing = true;
+            c.in_request = false;
+            c.deadline = now_ms() + limits.write_timeout_ms;  // the response's total deadline
+            epoll_event ev{};
+            ev.events = EPOLLOUT;  // not EPOLLIN/EPOLLRDHUP: a half-closed peer would wake us in a loop
+            ev.data.fd = c.fd;
+            ::epoll_ctl(ep, EPOLL_CTL_ADD, c.fd, &ev);
+            return;
+        }
         if (c.close_after) return close_conn(c);
         c.in_request = false;
         c.continue_sent = false;
         c.deadline = now_ms() + limits.idle_timeout_ms;
         watch(c.fd, true);
         evaluate(c);  // a pipelined request may be complete already
+    }
+
+    // The socket of a connection in `writing` can take more.
+    void on_writable(Conn& c) {
+        if (!ConnStream::send_now(c)) return close_conn(c);
+        if (!c.out.empty()) return;  // still more than the socket takes
+        c.writing = false;
+        ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
+        c.busy = true;  // returned() takes it from here, as from a worker
+        returned(c);
     }
 
     void sweep() {
@@ -493,6 +573,29 @@ struct Gate::Impl {
                 close_conn(*c);
             }
         }
+    }
+
+    // Whether another complete request follows the one being served in c.buf.
+    bool more_after(const Conn& c) const {
+        if (c.buf.size() <= c.request_length) return false;
+        return scan_request(c.buf.data() + c.request_length, c.buf.size() - c.request_length, limits).kind ==
+               RequestScan::Ready;
+    }
+
+    static void take(Conn& c, const RequestScan& s) {
+        c.request_start = s.start;
+        c.request_length = s.length;
+        c.request_close = s.close;
+    }
+
+    // After a response to a client that has sent everything (end of input): whether the buffer
+    // holds another complete request (answered as well, RFC 9112 9.6), which it then takes.
+    bool next_buffered(Conn& c) const {
+        if (c.buf.empty()) return false;
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
+        if (s.kind != RequestScan::Ready) return false;
+        take(c, s);
+        return true;
     }
 
     // On a worker, after a response: whether the connection's next request is complete, read
@@ -514,9 +617,9 @@ struct Gate::Impl {
         }
         read_available(c);
         if (c.eof || c.buf.empty()) return false;
-        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits);
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
         if (s.kind != RequestScan::Ready) return false;
-        c.request_length = s.length;
+        take(c, s);
         return true;
     }
 
@@ -532,17 +635,23 @@ struct Gate::Impl {
                 queued.store(ready.size(), std::memory_order_relaxed);
             }
             for (;;) {
-                ConnStream strm(*c, limits.write_timeout_ms);
+                ConnStream strm(*c, limits);
                 bool closed = false;
-                if (!direct || !direct(std::string_view(c->buf.data(), c->request_length), strm, c->eof, closed))
-                    core.process_request(strm, c->eof, closed, nullptr);
+                // At end of input the last complete request is answered with Connection: close; one
+                // whose Connection header says close (in any case: httplib compares "close" exactly)
+                // is closed after its answer.
+                const bool last = c->request_close || (c->eof && !more_after(*c));
+                const std::string_view raw(c->buf.data() + c->request_start, c->request_length - c->request_start);
+                if (!direct || !direct(raw, strm, last, closed)) core.process_request(strm, last, closed, nullptr);
                 strm.flush();
                 c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
-                if (closed || c->eof || strm.failed()) {
+                c->progress = {};
+                if (closed || last || strm.failed()) {
                     c->close_after = true;
                     break;
                 }
-                if (!next_request(*c)) break;
+                if (!c->out.empty()) break;  // a slow reader: the reactor sends the rest
+                if (c->eof ? !next_buffered(*c) : !next_request(*c)) break;
             }
             {
                 std::lock_guard<std::mutex> lock(mutex);
@@ -627,7 +736,10 @@ void Gate::run() {
                 }
                 for (Conn* c : back) g.returned(*c);
             } else if (auto it = g.conns.find(fd); it != g.conns.end() && !it->second->busy) {
-                g.on_readable(*it->second);
+                if (it->second->writing)
+                    g.on_writable(*it->second);
+                else
+                    g.on_readable(*it->second);
             }
         }
         if (now_ms() >= next_sweep) {

@@ -10,7 +10,13 @@
 // error body, then closes).  Only a complete request reaches a worker thread,
 // which hands exactly those bytes to httplib's request processing; bytes after
 // it (a pipelined request) stay buffered for the next round, and a body nobody
-// reads (a GET's Content-Length) is discarded with its request.
+// reads (a GET's Content-Length) is discarded with its request.  The worker
+// writes its answer into the connection's output buffer and sends what the
+// socket takes at once; the rest the epoll thread sends as the socket drains
+// (reading nothing more from that connection meanwhile), so a slow reader costs
+// a buffer, not a worker.  Each response has a total deadline (write_timeout_ms);
+// answers over max_output (the feed ZIP), or while all buffers together are at
+// max_output_total, are written by the worker itself within that deadline.
 //
 // Thread safety: run() on one thread; stop() from any thread.
 #pragma once
@@ -34,7 +40,9 @@ struct GateLimits {
     std::size_t max_body = 1 << 20;         // Content-Length or chunked body -> 413
     int request_timeout_ms = 10000;         // from a request's first byte to its last -> 408
     int idle_timeout_ms = 5000;             // keep-alive wait for the next request's first byte (then closed)
-    int write_timeout_ms = 30000;           // a stalled reader of a response is dropped
+    int write_timeout_ms = 30000;           // total time to send one response; a slower reader is dropped
+    std::size_t max_output = 8u << 20;      // answer bytes buffered per connection (larger: written as it drains)
+    std::size_t max_output_total = 256u << 20;  // answer bytes buffered on all connections together
 };
 
 // httplib::Server with its per-request processing opened to the gate.
@@ -80,14 +88,24 @@ private:
 // What the gate decides about the bytes buffered on a connection (exposed for the fuzz target and tests).
 struct RequestScan {
     enum Kind { Incomplete, Ready, Refuse } kind = Incomplete;
-    std::size_t length = 0;        // Ready: bytes of this request (head + body)
+    std::size_t start = 0;         // empty lines before the request line (ignored: RFC 9112, section 2.2)
+    std::size_t length = 0;        // Ready: where this request ends (the empty lines, head and body)
+    bool close = false;            // Ready: a Connection header lists "close" (in any case)
     bool head_complete = false;    // the head is in; only the body is missing
     bool expect_continue = false;  // Expect: 100-continue with the body missing
     int status = 0;                // Refuse: 400, 413, 414, 431
     std::string url = "/";         // Refuse: the request path if known
     std::string message;           // Refuse: why
 };
-RequestScan scan_request(const char* data, std::size_t size, const GateLimits& limits);
+// Where the scan of a chunked body got to, so that the next scan of the same (grown) buffer
+// resumes there instead of reading every chunk again: reset it (= {}) when the buffer's first
+// request changes. Scans of a buffer that only grows may share one.
+struct ChunkProgress {
+    std::size_t pos = 0;    // the next chunk-size line (0: not in a chunked body yet)
+    std::size_t total = 0;  // body bytes of the chunks before it
+};
+RequestScan scan_request(const char* data, std::size_t size, const GateLimits& limits,
+                         ChunkProgress* progress = nullptr);
 
 // ASCII case-insensitive equality (field names, "chunked", "100-continue").
 bool iequals(std::string_view a, std::string_view b);

@@ -3,6 +3,8 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 namespace vehicledata::emulator {
 
@@ -18,6 +20,18 @@ T parse_number(const std::string& flag, const std::string& text, T min, T max) {
                            text);
     return v;
 }
+
+// A secret's text from a file (`--jwt-secret-file`): its contents without one trailing line end.
+std::string read_secret_file(const std::string& flag, const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw OptionsError(flag + ": cannot read '" + path + "'");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.size() > 65536) throw OptionsError(flag + ": '" + path + "' is over 65536 bytes");
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.empty()) throw OptionsError(flag + ": '" + path + "' is empty");
+    return text;
+}
 }  // namespace
 
 std::string usage_text() {
@@ -27,14 +41,17 @@ std::string usage_text() {
            "                            [--rate-limit " + n(d.rate_limit) + "] [--login-rate-limit " +
            n(d.login_rate_limit) + "] [--window-seconds " + n(d.window_seconds) + "]\n"
            "                            [--token-ttl " + n(d.token_ttl) + "] [--threads " + n(d.threads) +
-           "] [--jwt-secret S] [--maintenance]\n"
+           "] [--jwt-secret S | --jwt-secret-file F] [--maintenance]\n"
            "                            [--deprecated-403] [--log] [--max-connections " + n(d.max_connections) +
            "] [--max-headers " + n(d.max_headers) + "]\n"
            "                            [--max-header-bytes " + n(d.max_header_bytes) + "] [--request-timeout " +
            n(d.request_timeout) + "] [--idle-timeout " + n(d.idle_timeout) + "]\n"
            "                            [--response-cache-mb " + n(d.response_cache_mb) +
-           "] [--control-token T] [--parent-pid PID] [--print-defaults]\n"
+           "] [--control-token T | --control-token-file F]\n"
+           "                            [--parent-pid PID] [--print-defaults]\n"
            "Prints 'listening on http://HOST:PORT' once it accepts connections; SIGINT/SIGTERM stop it.\n"
+           "Without a flag, the secrets come from $" + std::string(kJwtSecretEnv) + " and $" + kControlTokenEnv +
+           " (flags on the command line are visible to every local user).\n"
            "--print-defaults prints the option defaults and demo accounts as JSON and exits.\n";
 }
 
@@ -92,9 +109,13 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
         } else if (flag == "--control-token") {
             o.control_token = need();
             if (o.control_token.empty()) throw OptionsError("--control-token must not be empty");
+        } else if (flag == "--control-token-file") {
+            o.control_token = read_secret_file(flag, need());
         } else if (flag == "--jwt-secret") {
             o.jwt_secret = need();
             if (o.jwt_secret.empty()) throw OptionsError("--jwt-secret must not be empty");
+        } else if (flag == "--jwt-secret-file") {
+            o.jwt_secret = read_secret_file(flag, need());
         } else if (flag == "--maintenance") {
             if (inline_value) throw OptionsError("--maintenance takes no value");
             o.maintenance = true;
@@ -112,6 +133,9 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
             throw OptionsError("unknown option '" + args[i] + "'");
         }
     }
+    // The environment (readable by this user only, unlike the command line) when no flag set them.
+    if (const char* t = std::getenv(kControlTokenEnv); t && *t && o.control_token.empty()) o.control_token = t;
+    if (const char* j = std::getenv(kJwtSecretEnv); j && *j && o.jwt_secret.empty()) o.jwt_secret = j;
     return o;
 }
 

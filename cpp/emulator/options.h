@@ -39,7 +39,14 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
-// Parses argv[1..]; throws OptionsError naming the bad flag.  `--help` sets help.
+// Environment variables for the secrets, read when no flag (--control-token[-file],
+// --jwt-secret[-file]) sets them: a process's environment is readable by its user only, its
+// command line (/proc/PID/cmdline) by every local user.
+inline constexpr const char* kControlTokenEnv = "VEHICLEDATA_EMULATOR_CONTROL_TOKEN";
+inline constexpr const char* kJwtSecretEnv = "VEHICLEDATA_EMULATOR_JWT_SECRET";
+
+// Parses argv[1..]; throws OptionsError naming the bad flag (or an unreadable or empty secret
+// file).  `--help` sets help.
 Options parse_options(const std::vector<std::string>& args, bool& help);
 std::string usage_text();
 

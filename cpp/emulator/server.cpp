@@ -304,7 +304,7 @@ bool Server::serve_direct(std::string_view raw, httplib::Stream& strm, bool clos
     const std::optional<Route> route = match_route(req.path);
     if (!route || !cacheable_kind(route->kind)) return false;
     const std::string connection = req.get_header_value("Connection");
-    if (connection == "close") connection_closed = true;
+    if (iequals(connection, "close")) connection_closed = true;
     if (req.version == "HTTP/1.0" && connection != "Keep-Alive") connection_closed = true;
     strm.get_remote_ip_and_port(req.remote_addr, req.remote_port);
     strm.get_local_ip_and_port(req.local_addr, req.local_port);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <list>
 #include <unistd.h>
 #include <vector>
 #include <memory>
@@ -19,11 +20,54 @@ namespace {
 
 std::atomic<std::uint64_t> g_generation{1};
 
+// The prepared statements of all threads together (bytes SQLite reports for each, plus its SQL).
+// Distinct SQL texts come from distinct filter combinations (a `json` in-list of each length is
+// another text), so the caches are bounded in total, as SQLite advises: past kStatementBytes, or
+// past kThreadStatements in one thread, a thread finalizes its own least recently used statements.
+// A thread can only finalize its own (its connection is single-threaded); one whose cache is empty
+// while others hold the budget uses each new statement once. So the total stays under
+// kStatementBytes plus one statement per thread.
+constexpr std::int64_t kStatementBytes = 64 << 20;
+constexpr std::size_t kThreadStatements = 1000;
+std::atomic<std::int64_t> g_statement_bytes{0};
+
 struct Connection {
+    struct Entry {
+        sqlite3_stmt* stmt = nullptr;
+        std::int64_t bytes = 0;
+        int users = 0;  // Statements borrowing it now (never finalized then)
+        std::list<const std::string*>::iterator used;
+    };
     sqlite3* db = nullptr;
-    std::unordered_map<std::string, sqlite3_stmt*> statements;
+    std::unordered_map<std::string, Entry> statements;
+    std::list<const std::string*> lru;  // keys of `statements`, most recently used first
+    std::int64_t bytes = 0;             // this connection's share of g_statement_bytes
+
+    // Finalizes least recently used statements (none borrowed now) until this cache holds fewer
+    // than kThreadStatements and all caches together fit kStatementBytes less `room`, or nothing
+    // more can go. True when a new statement of `room` bytes may be kept.
+    bool make_room(std::int64_t room) {
+        auto it = lru.end();
+        while (it != lru.begin() && (statements.size() >= kThreadStatements ||
+                                     g_statement_bytes.load(std::memory_order_relaxed) + room > kStatementBytes)) {
+            --it;
+            auto found = statements.find(**it);
+            if (found->second.users > 0) continue;
+            forget(found);
+            it = lru.erase(it);
+        }
+        return statements.size() < kThreadStatements &&
+               g_statement_bytes.load(std::memory_order_relaxed) + room <= kStatementBytes;
+    }
+    void forget(std::unordered_map<std::string, Entry>::iterator found) {
+        sqlite3_finalize(found->second.stmt);
+        bytes -= found->second.bytes;
+        g_statement_bytes.fetch_sub(found->second.bytes, std::memory_order_relaxed);
+        statements.erase(found);
+    }
     ~Connection() {
-        for (auto& [sql, s] : statements) sqlite3_finalize(s);
+        for (auto& [sql, e] : statements) sqlite3_finalize(e.stmt);
+        g_statement_bytes.fetch_sub(bytes, std::memory_order_relaxed);
         if (db) sqlite3_close_v2(db);
     }
 };
@@ -82,6 +126,7 @@ thread_local std::unordered_map<const void*, std::size_t> t_released;
 }  // namespace
 
 Statement::~Statement() {
+    if (users_) --*users_;
     if (s_ && owned_) {
         sqlite3_finalize(s_);
     } else if (s_) {
@@ -241,6 +286,7 @@ std::vector<std::int64_t> Store::touch(const std::string& table, const std::vect
     std::lock_guard<std::mutex> ids_lock(ids_mutex_);
     ids_.clear();
     cached_id_count_ = 0;
+    cached_key_bytes_ = 0;
     return missing;
 }
 
@@ -259,6 +305,7 @@ void Store::untouch() {
     std::lock_guard<std::mutex> ids_lock(ids_mutex_);
     ids_.clear();
     cached_id_count_ = 0;
+    cached_key_bytes_ = 0;
 }
 
 void Store::release_retired() {
@@ -288,16 +335,25 @@ Statement Store::statement(const std::string& sql) {
     }
     Connection* conn = found->second.get();
     auto it = conn->statements.find(sql);
-    if (it != conn->statements.end()) return Statement(it->second);
+    if (it != conn->statements.end()) {
+        Connection::Entry& e = it->second;
+        conn->lru.splice(conn->lru.begin(), conn->lru, e.used);
+        return Statement(e.stmt, &e.users);
+    }
     sqlite3_stmt* s = nullptr;
     if (sqlite3_prepare_v3(conn->db, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s,
                            nullptr) != SQLITE_OK)
         throw StoreError(std::string("cannot prepare query: ") + sqlite3_errmsg(conn->db) + " [" + sql + "]");
-    // Bound the per-thread cache (distinct SQL texts come from distinct filter
-    // combinations): past the bound, statements are used once and finalized.
-    if (conn->statements.size() >= 4000) return Statement(s, true);
-    conn->statements.emplace(sql, s);
-    return Statement(s);
+    // Kept in the cache when it fits (making room by the LRU rule above); else used once and finalized.
+    const std::int64_t bytes = sqlite3_stmt_status(s, SQLITE_STMTSTATUS_MEMUSED, 0) +
+                               2 * static_cast<std::int64_t>(sql.size()) + 128;
+    if (!conn->make_room(bytes)) return Statement(s, true);
+    auto [entry, inserted] = conn->statements.emplace(sql, Connection::Entry{s, bytes, 0, {}});
+    conn->lru.push_front(&entry->first);
+    entry->second.used = conn->lru.begin();
+    conn->bytes += bytes;
+    g_statement_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    return Statement(s, &entry->second.users);
 }
 
 std::string Store::meta(const std::string& key) const {
@@ -319,11 +375,16 @@ std::shared_ptr<const Store::Ids> Store::cached_ids(const std::string& key) cons
 void Store::remember_ids(const std::string& key, std::shared_ptr<const Ids> ids, std::uint64_t generation) {
     std::lock_guard<std::mutex> lock(ids_mutex_);
     if (generation != data_generation()) return;  // computed before a touch
-    if (cached_id_count_ + ids->size() > kMaxCachedIds || ids_.size() >= 100000) {
+    if (cached_id_count_ + ids->size() > kMaxCachedIds || ids_.size() >= 100000 ||
+        cached_key_bytes_ + key.size() > kMaxCachedKeyBytes) {
         ids_.clear();
         cached_id_count_ = 0;
+        cached_key_bytes_ = 0;
     }
-    if (ids_.emplace(key, ids).second) cached_id_count_ += ids->size();
+    if (ids_.emplace(key, ids).second) {
+        cached_id_count_ += ids->size();
+        cached_key_bytes_ += key.size();
+    }
 }
 
 }  // namespace vehicledata::emulator

@@ -2,7 +2,7 @@
 //
 // Thread safety: a Store is shared by all worker threads.  Each thread gets its
 // own connection (SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX) with its own cache
-// of prepared statements, created on first use; statements returned by
+// of prepared statements (all caches together bounded, LRU), created on first use; statements returned by
 // statement() belong to the calling thread only.  The result cache is guarded by
 // a mutex.  The shared database file is never written: the touch control
 // (touch()) writes a private copy made on its first use, which connections
@@ -35,6 +35,8 @@ public:
 class Statement {
 public:
     explicit Statement(sqlite3_stmt* s, bool owned = false) : s_(s), owned_(owned) {}
+    // One of the cache's: `users` counts the borrowers (the cache keeps it while any remain).
+    Statement(sqlite3_stmt* s, int* users) : s_(s), owned_(false), users_(users) { ++*users_; }
     ~Statement();
     Statement(const Statement&) = delete;
     Statement& operator=(const Statement&) = delete;
@@ -47,6 +49,7 @@ public:
 private:
     sqlite3_stmt* s_;
     bool owned_;  // finalized on destruction (not in the thread's cache)
+    int* users_ = nullptr;
 };
 
 class Store {
@@ -58,7 +61,8 @@ public:
     Store(const Store&) = delete;
     Store& operator=(const Store&) = delete;
 
-    // The calling thread's prepared statement for sql.
+    // The calling thread's prepared statement for sql. Each thread caches its statements, all
+    // threads' caches together bounded in bytes (least recently used out first; store.cpp).
     Statement statement(const std::string& sql);
     const std::string& path() const { return path_; }
     // meta(key, value) rows, read at open ("" when absent).
@@ -70,11 +74,13 @@ public:
     // Result sets of searches as sorted rowid lists, keyed by the query text
     // and its parameters; remember_ids() drops a list computed under an older
     // data_generation() (taken before the query ran).
-    // The cache holds at most kMaxCachedIds rowids; past that it starts over.
+    // The cache holds at most kMaxCachedIds rowids and kMaxCachedKeyBytes of keys (a key holds
+    // the query's SQL, as long as its filters); past either it starts over.
     using Ids = std::vector<std::int64_t>;
     std::shared_ptr<const Ids> cached_ids(const std::string& key) const;
     void remember_ids(const std::string& key, std::shared_ptr<const Ids> ids, std::uint64_t generation);
     static constexpr std::size_t kMaxCachedIds = 8u << 20;
+    static constexpr std::size_t kMaxCachedKeyBytes = 32u << 20;
 
     // Changes whenever the data change (touch, untouch): caches of answers compare it.
     std::uint64_t data_generation() const { return data_generation_.load(std::memory_order_acquire); }
@@ -110,6 +116,7 @@ private:
     mutable std::mutex ids_mutex_;
     std::unordered_map<std::string, std::shared_ptr<const Ids>> ids_;
     std::size_t cached_id_count_ = 0;
+    std::size_t cached_key_bytes_ = 0;
 };
 
 }  // namespace vehicledata::emulator

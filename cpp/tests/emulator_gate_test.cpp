@@ -99,3 +99,47 @@ TEST(EmulatorGate, HeaderLimitsBeforeTheHeadEnds) {
     r = scan("GET /p HTTP/1.1\r\nHost: x\r\nX: " + std::string(3000, 'v'), limits);
     EXPECT_EQ(r.status, 431);
 }
+
+TEST(EmulatorGate, EmptyLinesBeforeTheRequestAreSkipped) {
+    const std::string get = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    auto r = scan("\r\n\n" + get);
+    EXPECT_EQ(r.kind, Kind::Ready);
+    EXPECT_EQ(r.start, 3u);  // the request handed on starts after them (RFC 9112, section 2.2)
+    EXPECT_EQ(r.length, 3 + get.size());
+    EXPECT_EQ(scan(get).start, 0u);
+}
+
+TEST(EmulatorGate, ConnectionCloseInAnyCaseAndInALists) {
+    for (const char* value : {"close", "Close", "CLOSE", " keep-alive , cLoSe ", "upgrade,close"})
+        EXPECT_TRUE(scan(std::string("GET / HTTP/1.1\r\nHost: x\r\nConnection: ") + value + "\r\n\r\n").close) << value;
+    for (const char* value : {"keep-alive", "Keep-Alive", "closed", "x-close"})
+        EXPECT_FALSE(scan(std::string("GET / HTTP/1.1\r\nHost: x\r\nConnection: ") + value + "\r\n\r\n").close) << value;
+    EXPECT_FALSE(scan("GET / HTTP/1.1\r\nHost: x\r\n\r\n").close);
+}
+
+TEST(EmulatorGate, ChunkedScanResumesWhereTheLastOneStopped) {
+    const std::string head = "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    std::string raw = head;
+    for (int i = 0; i < 1000; ++i) raw += "1\r\nx\r\n";
+    const std::string whole = raw + "3\r\nabc\r\n0\r\n\r\n";
+    // Fed a few bytes at a time, as reads deliver them, with one progress: the same answers as a
+    // scan of the whole, and the progress always at a chunk-size line inside the buffer.
+    emu::GateLimits limits;
+    emu::ChunkProgress progress;
+    for (std::size_t n = head.size(); n < whole.size(); n += 5) {
+        auto r = emu::scan_request(whole.data(), n, limits, &progress);
+        EXPECT_EQ(r.kind, scan(whole.substr(0, n)).kind) << n;
+        EXPECT_LE(progress.pos, n);
+    }
+    auto r = emu::scan_request(whole.data(), whole.size(), limits, &progress);
+    EXPECT_EQ(r.kind, Kind::Ready);
+    EXPECT_EQ(r.length, whole.size());
+    // The total of the chunks read before counts toward the body limit.
+    limits.max_body = 1001;
+    progress = {};
+    EXPECT_EQ(emu::scan_request(raw.data(), raw.size(), limits, &progress).kind, Kind::Incomplete);
+    EXPECT_EQ(progress.total, 1000u);
+    r = emu::scan_request(whole.data(), whole.size(), limits, &progress);
+    EXPECT_EQ(r.kind, Kind::Refuse);
+    EXPECT_EQ(r.status, 413);
+}

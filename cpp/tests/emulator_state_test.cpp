@@ -1,4 +1,7 @@
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
 #include <simdjson.h>
 
 #include "auth.h"
@@ -39,6 +42,31 @@ TEST(EmulatorOptions, ParsesEveryFlagAndRejectsBadOnes) {
     EXPECT_THROW(emu::parse_options({"--response-cache-mb", "-1"}, help), emu::OptionsError);
     emu::parse_options({"--help"}, help);
     EXPECT_TRUE(help);
+}
+
+TEST(EmulatorOptions, SecretsFromFilesAndTheEnvironment) {
+    bool help = false;
+    const std::string dir = ::testing::TempDir();
+    const std::string jwt = dir + "/vd-jwt-secret", token = dir + "/vd-control-token", empty = dir + "/vd-empty";
+    std::ofstream(jwt) << "from a file\n";
+    std::ofstream(token) << "t0k3n\r\n";
+    std::ofstream(empty) << "\n";
+    auto o = emu::parse_options({"--jwt-secret-file", jwt, "--control-token-file=" + token}, help);
+    EXPECT_EQ(o.jwt_secret, "from a file");  // one line end dropped
+    EXPECT_EQ(o.control_token, "t0k3n");
+    EXPECT_THROW(emu::parse_options({"--jwt-secret-file", empty}, help), emu::OptionsError);
+    EXPECT_THROW(emu::parse_options({"--control-token-file", dir + "/vd-missing"}, help), emu::OptionsError);
+    ::setenv(emu::kJwtSecretEnv, "from the environment", 1);
+    ::setenv(emu::kControlTokenEnv, "env-token", 1);
+    o = emu::parse_options({}, help);
+    EXPECT_EQ(o.jwt_secret, "from the environment");
+    EXPECT_EQ(o.control_token, "env-token");
+    o = emu::parse_options({"--jwt-secret", "flag", "--control-token-file", token}, help);  // flags win
+    EXPECT_EQ(o.jwt_secret, "flag");
+    EXPECT_EQ(o.control_token, "t0k3n");
+    ::unsetenv(emu::kJwtSecretEnv);
+    ::unsetenv(emu::kControlTokenEnv);
+    EXPECT_EQ(emu::parse_options({}, help).jwt_secret, "");
 }
 
 TEST(EmulatorAccounts, DefaultsAndParsing) {

@@ -140,8 +140,7 @@ def test_number_options_are_the_printed_numbers() -> None:
 
 def test_unset_settings_are_left_to_the_emulator(database: Path) -> None:
     assert build_args() == []
-    assert build_args(port=0, rate_limit=5, control_token="t") == ["--port", "0", "--rate-limit", "5",
-                                                                     "--control-token", "t"]
+    assert build_args(port=0, rate_limit=5) == ["--port", "0", "--rate-limit", "5"]
     with Emulator(db=database, jwt_secret="s") as emu:  # no --host, --port, --token-ttl passed
         assert emu.host == PRINTED["options"]["host"] and emu.port > 0
         assert emu.url == f"http://{emu.host}:{emu.port}"

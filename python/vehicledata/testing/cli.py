@@ -23,8 +23,10 @@ def register(subparsers: Any) -> None:
     for name, meaning in NUMBER_OPTIONS.items():
         p.add_argument("--" + name.replace("_", "-"), dest=name, type=int, default=None, metavar="N", help=meaning)
     p.add_argument("--jwt-secret", default=None, help="JWT signing secret (default: random per process)")
+    p.add_argument("--jwt-secret-file", default=None, metavar="FILE", help="read the JWT signing secret from FILE")
     p.add_argument("--control-token", default=None,
                    help="require this X-Emulator-Token on /_emulator/ requests (default: loopback clients only)")
+    p.add_argument("--control-token-file", default=None, metavar="FILE", help="read the control token from FILE")
     p.add_argument("--parent-pid", type=int, default=None, metavar="PID",
                    help="exit when that process ends, however it ends")
     p.add_argument("--print-defaults", action="store_true",
@@ -37,7 +39,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .emulator import build_args, find_executable
+    from .emulator import build_args, find_executable, secret_env
 
     exe = find_executable()
     if args.print_defaults:
@@ -50,14 +52,17 @@ def run(args: argparse.Namespace) -> int:
 
         db = str(dataset.ensure_database())
     numbers = {name: getattr(args, name) for name in NUMBER_OPTIONS}
-    argv = [exe] + build_args(host=args.host, db=db, accounts=args.accounts, jwt_secret=args.jwt_secret,
+    files = [a for flag, path in (("--jwt-secret-file", args.jwt_secret_file),
+                                  ("--control-token-file", args.control_token_file)) if path for a in (flag, path)]
+    argv = [exe] + build_args(host=args.host, db=db, accounts=args.accounts,
                               maintenance=args.maintenance, log=args.log, deprecated_403=args.deprecated_403,
-                              control_token=args.control_token,
-                              parent_pid=args.parent_pid, **numbers)
+                              parent_pid=args.parent_pid, extra_args=files, **numbers)
+    # the secrets in the environment: the emulator's command line is readable by every local user
+    env = secret_env(jwt_secret=args.jwt_secret, control_token=args.control_token)
     sys.stdout.flush()
-    if hasattr(os, "execv"):
-        os.execv(exe, argv)  # the emulator takes over the process: signals reach it directly
-    proc = subprocess.Popen(argv)  # pragma: no cover - platforms without exec
+    if hasattr(os, "execve"):
+        os.execve(exe, argv, env)  # the emulator takes over the process: signals reach it directly
+    proc = subprocess.Popen(argv, env=env)  # pragma: no cover - platforms without exec
     try:
         return proc.wait()
     except KeyboardInterrupt:

@@ -142,14 +142,33 @@ NUMBER_OPTIONS: Dict[str, str] = {
 }
 
 
+#: The environment variables the executable reads its secrets from when no flag sets them: a
+#: process's environment is readable by its own user only, its command line by every local user.
+JWT_SECRET_ENV = "VEHICLEDATA_EMULATOR_JWT_SECRET"
+CONTROL_TOKEN_ENV = "VEHICLEDATA_EMULATOR_CONTROL_TOKEN"
+
+
+def secret_env(*, jwt_secret: Optional[str] = None, control_token: Optional[str] = None,
+               base: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """The environment to start the executable with: ``base`` (default ``os.environ``, whose own
+    secret variables stay unless replaced) with the given secrets set. ValueError for an empty one."""
+    env = dict(os.environ if base is None else base)
+    for name, value in ((JWT_SECRET_ENV, jwt_secret), (CONTROL_TOKEN_ENV, control_token)):
+        if value is not None:
+            if not value:
+                raise ValueError(f"{name}: the secret must not be empty")
+            env[name] = value
+    return env
+
+
 def build_args(*, host: Optional[str] = None, db: Optional[Union[str, os.PathLike]] = None,
-               accounts: Optional[str] = None, jwt_secret: Optional[str] = None,
+               accounts: Optional[str] = None,
                maintenance: bool = False, log: bool = False, deprecated_403: bool = False,
-               parent_pid: Optional[int] = None, control_token: Optional[str] = None,
+               parent_pid: Optional[int] = None,
                extra_args: Sequence[str] = (), **numbers: Optional[int]) -> List[str]:
     """Command-line flags of the executable for these settings; ``numbers`` are the
     :data:`NUMBER_OPTIONS` (``port=0``, ``rate_limit=5``, ...). None leaves the emulator's default
-    (:func:`emulator_defaults`)."""
+    (:func:`emulator_defaults`). The secrets go in the environment instead (:func:`secret_env`)."""
     unknown = sorted(set(numbers) - set(NUMBER_OPTIONS))
     if unknown:
         raise TypeError(f"build_args() got unexpected keyword argument(s): {', '.join(unknown)}")
@@ -164,10 +183,6 @@ def build_args(*, host: Optional[str] = None, db: Optional[Union[str, os.PathLik
         args += ["--db", os.fspath(db)]
     if accounts is not None:
         args += ["--accounts", accounts]
-    if jwt_secret is not None:
-        args += ["--jwt-secret", jwt_secret]
-    if control_token is not None:
-        args += ["--control-token", control_token]
     if maintenance:
         args.append("--maintenance")
     if deprecated_403:
@@ -197,8 +212,10 @@ class Emulator:
     the emulator's defaults (:func:`emulator_defaults`); ``host`` and ``port`` are set from the
     address the emulator prints once it has started. The numeric settings are
     :data:`NUMBER_OPTIONS` (``max_headers=50``, ``response_cache_mb=0``, ...).
-    ``control_token`` starts it with ``--control-token`` (also when given in ``extra_args``); the
-    control-plane methods then send it as ``X-Emulator-Token``.
+    ``control_token`` starts it with that control token (also when ``--control-token`` is given in
+    ``extra_args``); the control-plane methods then send it as ``X-Emulator-Token``. The secrets
+    (``jwt_secret``, ``control_token``) reach the process in its environment (:func:`secret_env`),
+    not on its command line, which every local user can read.
     ``die_with_parent`` (default True) passes ``--parent-pid``: the server ends with this Python
     process however it ends (``kill -9`` included; within about 2 s, pending requests or not),
     never left behind as an orphan, and not with the thread that started it.
@@ -220,9 +237,11 @@ class Emulator:
         self.port = port
         self._db = db
         self._accounts = accounts
+        self._jwt_secret = jwt_secret
+        self._control_token = control_token
         self._settings = dict(rate_limit=rate_limit, login_rate_limit=login_rate_limit, token_ttl=token_ttl,
-                              threads=threads, jwt_secret=jwt_secret, window_seconds=window_seconds,
-                              maintenance=maintenance, deprecated_403=deprecated_403, control_token=control_token,
+                              threads=threads, window_seconds=window_seconds,
+                              maintenance=maintenance, deprecated_403=deprecated_403,
                               max_connections=max_connections, max_headers=max_headers,
                               max_header_bytes=max_header_bytes, request_timeout=request_timeout,
                               idle_timeout=idle_timeout, response_cache_mb=response_cache_mb)
@@ -259,8 +278,10 @@ class Emulator:
         args = [exe] + build_args(host=self.host, port=self.port, db=db, accounts=accounts_path,
                                   parent_pid=os.getpid() if self._die_with_parent else None,
                                   extra_args=self._extra_args, **self._settings)  # type: ignore[arg-type]
+        env = secret_env(jwt_secret=self._jwt_secret, control_token=self._control_token)
         self._stderr = tempfile.TemporaryFile()
-        self._proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL)
+        self._proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL,
+                                      env=env)
         # An Emulator dropped without stop() still ends its process.
         weakref.finalize(self, _terminate, self._proc)
         line = self._first_line(self._proc, self._startup_timeout)
