@@ -16,6 +16,7 @@ from pkgutil import extend_path
 __path__ = extend_path(__path__, __name__)
 
 import importlib as _importlib  # noqa: E402
+from typing import TYPE_CHECKING as _TYPE_CHECKING  # noqa: E402
 from typing import Any as _Any  # noqa: E402
 
 from . import _core  # noqa: E402
@@ -52,6 +53,17 @@ _LAZY = {
     "Page": "vehicledata.pager",
     "Record": "vehicledata.pager",
 }
+
+
+if _TYPE_CHECKING:  # type checkers and IDEs see the lazy names as what they are (vd.Client, its accessors...)
+    from . import vin as vin
+    from .client import Client as Client
+    from .client import Retry as Retry
+    from .pager import Page as Page
+    from .pager import Pager as Pager
+    from .pager import Record as Record
+    from .query import Condition as Condition
+    from .query import F as F
 
 
 def __getattr__(name: str) -> _Any:

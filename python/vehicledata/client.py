@@ -31,6 +31,9 @@ from .pager import Page, Pager, Record, records_of
 from .retry import Retry
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._resources import (MakesResource, ModelsResource, SubmodelsResource, TrimsResource,
+                             BodiesResource, EnginesResource, MileagesResource, ExteriorColorsResource,
+                             InteriorColorsResource, ObdCodesResource)
     from .feed import DataFeed
     from .vehicles import VehiclesResource
     from .vin import VinResult
@@ -500,44 +503,44 @@ class Client:
         return sorted(set(super().__dir__()) | set(_SEARCHES) | {"vehicles"})
 
     @property
-    def makes(self) -> SearchResource:
-        return self._search("makes")
+    def makes(self) -> "MakesResource":
+        return self._search("makes")  # type: ignore[return-value]
 
     @property
-    def models(self) -> SearchResource:
-        return self._search("models")
+    def models(self) -> "ModelsResource":
+        return self._search("models")  # type: ignore[return-value]
 
     @property
-    def submodels(self) -> SearchResource:
-        return self._search("submodels")
+    def submodels(self) -> "SubmodelsResource":
+        return self._search("submodels")  # type: ignore[return-value]
 
     @property
-    def trims(self) -> SearchResource:
-        return self._search("trims")
+    def trims(self) -> "TrimsResource":
+        return self._search("trims")  # type: ignore[return-value]
 
     @property
-    def bodies(self) -> SearchResource:
-        return self._search("bodies")
+    def bodies(self) -> "BodiesResource":
+        return self._search("bodies")  # type: ignore[return-value]
 
     @property
-    def engines(self) -> SearchResource:
-        return self._search("engines")
+    def engines(self) -> "EnginesResource":
+        return self._search("engines")  # type: ignore[return-value]
 
     @property
-    def mileages(self) -> SearchResource:
-        return self._search("mileages")
+    def mileages(self) -> "MileagesResource":
+        return self._search("mileages")  # type: ignore[return-value]
 
     @property
-    def exterior_colors(self) -> SearchResource:
-        return self._search("exterior_colors")
+    def exterior_colors(self) -> "ExteriorColorsResource":
+        return self._search("exterior_colors")  # type: ignore[return-value]
 
     @property
-    def interior_colors(self) -> SearchResource:
-        return self._search("interior_colors")
+    def interior_colors(self) -> "InteriorColorsResource":
+        return self._search("interior_colors")  # type: ignore[return-value]
 
     @property
-    def obd_codes(self) -> SearchResource:
-        return self._search("obd_codes")
+    def obd_codes(self) -> "ObdCodesResource":
+        return self._search("obd_codes")  # type: ignore[return-value]
 
     @property
     def vehicles(self) -> "VehiclesResource":

@@ -150,3 +150,15 @@ def test_docs_table_is_generated():
     text = (ROOT / "docs/client.md").read_text()
     assert vehicles.condition_markdown() in text
     assert re.search(r"api\.vehicles\.search\(vd\.F\(\"body\.type\"\) == \"SUV\"", text)
+
+
+def test_a_trim_without_a_part_has_nulls_there(api):
+    def part(resource: str, make: str) -> Any:
+        return getattr(api, resource).search(year=2020, make=make).to_arrow()
+
+    trims = api.trims.search(year=2020, make="Honda").to_arrow()
+    makes = {"body": "NoSuchMake", "engine": "Honda", "mileage": "NoSuchMake"}  # no body, no mileage found
+    table = vehicles.join(trims, {r: part(res, makes[r]) for r, res in vehicles.PARTS})
+    assert table.num_rows == trims.num_rows > 10 and table["id"].to_pylist() == trims["id"].to_pylist()
+    assert table["type"].null_count == table.num_rows and table["combined_mpg"].null_count == table.num_rows
+    assert table["drive_type"].null_count == 0 and table["engine_id"].null_count == 0

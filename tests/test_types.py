@@ -1,0 +1,66 @@
+"""Types a type checker sees: the generated ``_resources.py`` is current, and mypy, run over a usage
+file, knows each record's fields (``TrimRecord.msrp: Optional[int]``) and the search keywords, and
+fails on an unknown attribute or a keyword of the wrong type."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+GOOD = '''
+from typing import List, Optional
+import vehicledata as vd
+
+def use(api: vd.Client) -> None:
+    for t in api.trims.search(year=2020, make="Toyota"):
+        msrp: Optional[int] = t.msrp
+        make: str = t.make
+        print(msrp, make, t.to_dict())
+    hp: Optional[int] = api.engines.search(year=2020).first(3)[0].horsepower_hp
+    detail = api.trims.get(1)
+    mpg = detail.mileages[0].combined_mpg if detail.mileages else None
+    reveal_type(t)
+    reveal_type(detail)
+    print(hp, mpg)
+'''
+
+BAD = '''
+import vehicledata as vd
+
+def use(api: vd.Client) -> None:
+    for t in api.trims.search(year=2020):
+        print(t.msrpp)
+    api.engines.search(year="twenty twenty")
+'''
+
+
+def mypy(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
+    usage = tmp_path / "usage.py"
+    usage.write_text(text)
+    env = dict(os.environ, MYPYPATH=str(ROOT / "python"))  # the sources' types, whatever is installed
+    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(ROOT / ".mypy_cache" / "usage"),
+                           "--config-file", "", "--ignore-missing-imports", "--follow-imports", "silent",
+                           str(usage)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+
+
+def test_the_generated_resources_are_current():
+    from vehicledata import _typegen
+
+    assert (ROOT / "python/vehicledata/_resources.py").read_text() == _typegen.python_source(), \
+        "stale: run tools/gen_docs.py"
+
+
+def test_mypy_sees_record_fields_and_search_keywords(tmp_path):
+    # one run (mypy over the package and pandas' stubs takes minutes on a busy machine): the good
+    # usage reveals the record types and has no error, the bad one has exactly the two errors
+    result = mypy(tmp_path, GOOD + BAD.replace("def use(", "def misuse("))
+    out = result.stdout
+    assert 'Revealed type is "vehicledata._resources.TrimRecord"' in out, out
+    assert 'Revealed type is "vehicledata._resources.TrimDetailRecord"' in out, out
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert len(errors) == 2, out
+    assert '"TrimRecord" has no attribute "msrpp"' in errors[0]
+    assert 'Argument "year" to "search" of "EnginesResource" has incompatible type "str"' in errors[1]
