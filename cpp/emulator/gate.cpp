@@ -395,6 +395,7 @@ struct Gate::Impl {
     bool listening = false;
     std::atomic<bool> stopping{false};
     std::unordered_map<int, std::unique_ptr<Conn>> conns;  // reactor thread only
+    std::unordered_map<std::string, int> per_address;      // open connections by remote address
 
     std::mutex mutex;
     std::condition_variable cv;
@@ -414,8 +415,14 @@ struct Gate::Impl {
         ::epoll_ctl(ep, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, on ? &ev : nullptr);
     }
 
+    int address_share() const {
+        return limits.max_per_address > 0 ? limits.max_per_address : std::max(1, limits.max_connections / 2);
+    }
+
     void close_conn(Conn& c) {
         if (!c.out.empty()) ConnStream::release_out(c);
+        if (auto it = per_address.find(c.remote_ip); it != per_address.end() && --it->second <= 0)
+            per_address.erase(it);
         ::close(c.fd);  // also leaves the epoll set
         conns.erase(c.fd);
         if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
@@ -447,6 +454,19 @@ struct Gate::Impl {
             auto c = std::make_unique<Conn>();
             c->fd = fd;
             address_of(peer, plen, c->remote_ip, c->remote_port);
+            // One address holds at most its share of the cap (as nginx's limit_conn, HAProxy's
+            // per-source limits): past it, a 503 sent without waiting, and the socket closed.
+            int& open_here = per_address[c->remote_ip];
+            if (open_here >= address_share()) {
+                const std::string out = refusal(503, "/", "Service Unavailable: more than " +
+                                                              std::to_string(address_share()) +
+                                                              " open connections from this address");
+                ::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+                ::shutdown(fd, SHUT_WR);
+                ::close(fd);
+                continue;
+            }
+            ++open_here;
             sockaddr_storage local{};
             socklen_t llen = sizeof local;
             if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen) == 0)
