@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -448,7 +449,13 @@ struct Gate::Impl {
             sockaddr_storage peer{};
             socklen_t plen = sizeof peer;
             const int fd = ::accept4(lfd, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0) break;
+            if (fd < 0) {
+                if ((errno == EMFILE || errno == ENFILE) && listening) {  // out of descriptors: the
+                    watch(lfd, false);  // rest wait in the backlog (no busy loop on a readable socket);
+                    listening = false;  // the sweep listens again
+                }
+                break;
+            }
             const int one = 1;
             ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             auto c = std::make_unique<Conn>();
@@ -581,6 +588,10 @@ struct Gate::Impl {
 
     void sweep() {
         const std::int64_t now = now_ms();
+        if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
+            watch(lfd, true);
+            listening = true;
+        }
         std::vector<Conn*> late;
         for (auto& [fd, c] : conns)
             if (!c->busy && c->deadline <= now) late.push_back(c.get());
@@ -732,6 +743,11 @@ int Gate::bind(const std::string& host, int port) {
 void Gate::run() {
     Impl& g = *impl_;
     if (g.lfd < 0) throw std::runtime_error("gate: run() before bind()");
+    rlimit files{};  // a connection is a descriptor: allow as many as the hard limit does
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &files);
+    }
     g.watch(g.lfd, true);
     g.listening = true;
     g.watch(g.evfd, true);
