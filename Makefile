@@ -128,7 +128,7 @@ $(STAMP)/bench-deps:
 .PHONY: soak
 soak: install  # the emulator's load and soak run, 60 s per phase (docs/reliability.md)
 	@command -v wrk >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq wrk; }
-	$(VPY) benchmarks/emulator_soak.py --duration 60
+	$(VPY) benchmarks/emulator_soak.py --duration 60 --soak-seconds 300
 
 # ---- reliability (docs/reliability.md) ------------------------------------------------------
 # libFuzzer targets (cpp/fuzz/fuzz_*.cpp) built with clang in build/fuzz; `make test` runs each for

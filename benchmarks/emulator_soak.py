@@ -13,6 +13,14 @@ account, checks that every target of the mix answers 2xx, then runs ``wrk`` over
 and reports requests/s, p50/p99, errors (socket errors and non-2xx answers) per phase, what the
 hostile clients were answered (408, 431), and the emulator's RSS before and after.
 
+With ``--soak-seconds N`` (``make soak``: 300) a fourth phase follows (issue 25): wrk at 256
+connections (``--soak-connections``) for N seconds on the mix, every other search made uncached
+(a unique ignored parameter), beside ``--soak-slowloris`` (1,500) dripping sockets driven from
+one thread from 127.0.0.2, ``--slow-readers`` (64) connections that pipeline large answers on a 4 KB receive
+buffer and read 1 KB a second, and a SQL-shape flood from 127.0.0.3 (``--shape-flooders``
+clients sending ``json`` in-lists of always new shapes); a probe opens a new connection every 100 ms and times
+connect-to-answer; RSS is sampled every second.
+
     .venv/bin/python benchmarks/emulator_soak.py [--duration 60] [--json] [--check]
     make soak                        # the full run (60 s per phase)
 
@@ -212,6 +220,223 @@ class Hostiles:
         return dict(sorted(self.answers.items()))
 
 
+class Crowd:
+    """Many hostile sockets driven from one thread (selectors), until stop(): slowloris drips
+    (a header line a second, reconnecting when answered or closed) and slow readers (4 KB receive
+    buffer, 4 pipelined large answers, 1 KB read a second)."""
+
+    def __init__(self, port: int, slowloris: int, slow_readers: int, big_target: str) -> None:
+        self.port, self.slowloris, self.slow_readers, self.big = port, slowloris, slow_readers, big_target
+        self.stopping = threading.Event()
+        self.answers: Dict[str, int] = {}
+        self.read_bytes = 0
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def open(self, kind: str) -> Optional[socket.socket]:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if kind == "reader":
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.setblocking(False)
+        try:
+            s.bind(("127.0.0.2", 0))  # the attackers' address: wrk and the probe come from 127.0.0.1
+            s.connect(("127.0.0.1", self.port))
+        except BlockingIOError:
+            pass
+        except OSError:
+            s.close()
+            self.answers["connect error"] = self.answers.get("connect error", 0) + 1
+            return None
+        return s
+
+    def run(self) -> None:
+        import selectors
+
+        sel = selectors.DefaultSelector()
+        socks: Dict[socket.socket, Dict[str, Any]] = {}
+
+        def add(kind: str) -> None:
+            s = self.open(kind)
+            if s is not None:
+                socks[s] = {"kind": kind, "sent": False, "next": time.monotonic()}
+
+        def drop(s: socket.socket, why: str) -> None:
+            self.answers[why] = self.answers.get(why, 0) + 1
+            socks.pop(s, None)
+            s.close()
+
+        for _ in range(self.slowloris):
+            add("drip")
+        for _ in range(self.slow_readers):
+            add("reader")
+        while not self.stopping.is_set():
+            now = time.monotonic()
+            for s, st in list(socks.items()):
+                if st["next"] > now:
+                    continue
+                st["next"] = now + 1.0
+                try:
+                    if not st["sent"]:
+                        if st["kind"] == "drip":
+                            s.send(b"GET /api/makes/v2 HTTP/1.1\r\nHost: x\r\n")
+                        else:
+                            s.send(f"GET {self.big} HTTP/1.1\r\nHost: x\r\n\r\n".encode() * 4)
+                        st["sent"] = True
+                    elif st["kind"] == "drip":
+                        data = b""
+                        try:
+                            data = s.recv(4096)
+                        except BlockingIOError:
+                            s.send(b"X-a: b\r\n")
+                            continue
+                        why = data.split(b" ", 2)[1].decode() if data.startswith(b"HTTP/1.1 ") else "closed"
+                        drop(s, "slowloris " + why)
+                        add("drip")
+                    else:
+                        try:
+                            data = s.recv(1024)
+                        except BlockingIOError:
+                            continue
+                        if not data:
+                            drop(s, "slow reader closed")
+                            add("reader")
+                        else:
+                            self.read_bytes += len(data)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    kind = st["kind"]
+                    drop(s, f"{kind} error")
+                    add(kind)
+            time.sleep(0.05)
+        for s in list(socks):
+            s.close()
+        sel.close()
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> Dict[str, Any]:
+        self.stopping.set()
+        self.thread.join(60)
+        return {"answers": dict(sorted(self.answers.items())), "slow_reader_bytes": self.read_bytes}
+
+
+def shape_flood(base: str, stopping: threading.Event, seed: int, counts: Dict[str, int]) -> None:
+    """Trims searches whose json in-lists have always new shapes (a new prepared statement each)."""
+    import random
+
+    rng = random.Random(seed)
+    host, port = base.rsplit("//", 1)[1].rsplit(":", 1)
+    fields = ["year", "msrp", "invoice", "make", "model", "trim"]
+    while not stopping.is_set():
+        try:
+            with socket.create_connection((host, int(port)), timeout=30, source_address=("127.0.0.3", 0)) as s:
+                for _ in range(50):
+                    if stopping.is_set():
+                        break
+                    conds, budget = [], 1300
+                    while budget > 20:
+                        n = rng.randint(10, min(300, budget))
+                        budget -= n
+                        conds.append({"field": rng.choice(fields), "op": rng.choice(["in", "not in"]), "val": [1] * n})
+                    target = "/api/trims/v2?limit=1&json=" + urllib.parse.quote(json.dumps(conds, separators=(",", ":")),
+                                                                                safe=",:")
+                    s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+                    buf = b""
+                    while b"\r\n\r\n" not in buf:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            raise ConnectionError("closed")
+                        buf += chunk
+                    head, _, rest = buf.partition(b"\r\n\r\n")
+                    status = head.split(b" ", 2)[1].decode()
+                    n = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))  # type: ignore[union-attr]
+                    while len(rest) < n:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            raise ConnectionError("closed")
+                        rest += chunk
+                    counts[status] = counts.get(status, 0) + 1
+        except OSError:
+            counts["error"] = counts.get("error", 0) + 1
+            time.sleep(0.1)
+
+
+def probe(base: str, stopping: threading.Event, out: List[float], failures: List[str]) -> None:
+    """A new connection every 100 ms: seconds from connect() to the whole answer."""
+    host, port = base.rsplit("//", 1)[1].rsplit(":", 1)
+    while not stopping.is_set():
+        started = time.monotonic()
+        try:
+            with socket.create_connection((host, int(port)), timeout=30) as s:
+                s.sendall(b"GET /api/makes/v2?limit=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                data = b""
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+            if not data.startswith(b"HTTP/1.1 200 "):
+                failures.append(data[:80].decode("latin-1"))
+            else:
+                out.append(time.monotonic() - started)
+        except OSError as e:
+            failures.append(repr(e))
+        time.sleep(max(0.0, 0.1 - (time.monotonic() - started)))
+
+
+def uncached_lua(token: str, targets: List[Target]) -> str:
+    """The mix's script with every other request of a search made unique (an ignored parameter):
+    half the searches miss the response cache."""
+    return lua_script(token, targets).replace(
+        "  return wrk.format(\"GET\", t[1], h)",
+        "  local path = t[1]\n"
+        "  if n % 2 == 0 and string.find(path, \"?\", 1, true) then path = path .. \"&soak=\" .. n end\n"
+        "  return wrk.format(\"GET\", path, h)")
+
+
+def soak_phase(emu_url: str, pid: int, token: str, targets: List[Target], tmp: str,
+               args: argparse.Namespace) -> Dict[str, Any]:
+    script = Path(tmp) / "soak.lua"
+    script.write_text(uncached_lua(token, targets))
+    port = int(emu_url.rsplit(":", 1)[1])
+    stopping = threading.Event()
+    rss: List[int] = []
+
+    def sample() -> None:
+        while not stopping.is_set():
+            rss.append(rss_kib(pid))
+            time.sleep(1.0)
+
+    crowd = Crowd(port, args.soak_slowloris, args.slow_readers, "/api/trims/v2?limit=1000&verbose=yes")
+    shapes: Dict[str, int] = {}
+    latencies: List[float] = []
+    failures: List[str] = []
+    helpers = [threading.Thread(target=sample, daemon=True),
+               threading.Thread(target=probe, args=(emu_url, stopping, latencies, failures), daemon=True)]
+    helpers += [threading.Thread(target=shape_flood, args=(emu_url, stopping, i, shapes), daemon=True)
+                for i in range(args.shape_flooders)]
+    crowd.start()
+    for t in helpers:
+        t.start()
+    time.sleep(3.0)  # the crowd takes its places
+    phase = run_wrk(emu_url, script, args.soak_connections, args.soak_seconds)
+    stopping.set()
+    phase["crowd"] = crowd.stop()
+    for t in helpers:
+        t.join(40)
+    latencies.sort()
+    phase["probe"] = {"answers": len(latencies), "failures": len(failures), "first_failures": failures[:5],
+                      "p50_ms": round(1000 * latencies[len(latencies) // 2], 1) if latencies else None,
+                      "p99_ms": round(1000 * latencies[int(len(latencies) * 0.99)], 1) if latencies else None,
+                      "max_ms": round(1000 * latencies[-1], 1) if latencies else None}
+    phase["shape_flood"] = dict(sorted(shapes.items()))
+    phase["rss_mib"] = {"min": min(rss) // 1024, "max": max(rss) // 1024, "end": rss[-1] // 1024} if rss else {}
+    phase["hostile_clients"] = {"slowloris": args.soak_slowloris, "slow_readers": args.slow_readers,
+                                "shape_flooders": args.shape_flooders}
+    return phase
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", type=int, default=60, help="seconds per phase (default 60)")
@@ -220,6 +445,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--no-vin", action="store_true", help="leave the VIN targets out of the mix")
     ap.add_argument("--request-timeout", type=int, default=None, help="the emulator's --request-timeout")
     ap.add_argument("--db", default=None, help="database (default: vehicledata.dataset.ensure_database())")
+    ap.add_argument("--soak-seconds", type=int, default=0, help="length of the issue-25 soak phase (0: none)")
+    ap.add_argument("--soak-connections", type=int, default=256, help="wrk connections in the soak phase")
+    ap.add_argument("--soak-slowloris", type=int, default=1500, help="dripping sockets in the soak phase")
+    ap.add_argument("--slow-readers", type=int, default=64, help="slow-reading connections in the soak phase")
+    ap.add_argument("--shape-flooders", type=int, default=2, help="SQL-shape flood clients in the soak phase")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     ap.add_argument("--check", action="store_true", help="exit 1 on any error or unrefused hostile client")
     args = ap.parse_args(argv)
@@ -256,6 +486,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         attacked["hostile_answers"] = hostiles.stop()
         attacked["hostile_clients"] = {"slowloris": args.slowloris, "header_floods": args.floods}
         phases.append(attacked)
+        if args.soak_seconds > 0:
+            phases.append(soak_phase(emu.url, pid, token, targets, tmp, args))
         result["phases"] = phases
         result["rss_kib_end"] = rss_kib(pid)
         result["loadavg"] = [load_before, Path("/proc/loadavg").read_text().split()[0]]
@@ -277,6 +509,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                   f"non-2xx {p['non_2xx']}, socket errors {p['socket_errors']}"
                   + (f" {p['socket_error_kinds']}" if p['socket_errors'] else "")
                   + (f", hostile answers {p['hostile_answers']}" if "hostile_answers" in p else ""))
+            if "crowd" in p:
+                print(f"  beside {p['hostile_clients']}: crowd {p['crowd']}; SQL shapes {p['shape_flood']}")
+                print(f"  connect-to-answer probe {p['probe']}; RSS MiB {p['rss_mib']}")
     if args.check and (errors or not refused or unexpected or not alive):
         print(f"FAILED: {errors} errors, hostile answers {answers}", file=sys.stderr)
         return 1

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -395,6 +396,7 @@ struct Gate::Impl {
     bool listening = false;
     std::atomic<bool> stopping{false};
     std::unordered_map<int, std::unique_ptr<Conn>> conns;  // reactor thread only
+    std::unordered_map<std::string, int> per_address;      // open connections by remote address
 
     std::mutex mutex;
     std::condition_variable cv;
@@ -414,8 +416,14 @@ struct Gate::Impl {
         ::epoll_ctl(ep, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, on ? &ev : nullptr);
     }
 
+    int address_share() const {
+        return limits.max_per_address > 0 ? limits.max_per_address : std::max(1, limits.max_connections / 2);
+    }
+
     void close_conn(Conn& c) {
         if (!c.out.empty()) ConnStream::release_out(c);
+        if (auto it = per_address.find(c.remote_ip); it != per_address.end() && --it->second <= 0)
+            per_address.erase(it);
         ::close(c.fd);  // also leaves the epoll set
         conns.erase(c.fd);
         if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
@@ -441,12 +449,31 @@ struct Gate::Impl {
             sockaddr_storage peer{};
             socklen_t plen = sizeof peer;
             const int fd = ::accept4(lfd, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0) break;
+            if (fd < 0) {
+                if ((errno == EMFILE || errno == ENFILE) && listening) {  // out of descriptors: the
+                    watch(lfd, false);  // rest wait in the backlog (no busy loop on a readable socket);
+                    listening = false;  // the sweep listens again
+                }
+                break;
+            }
             const int one = 1;
             ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             auto c = std::make_unique<Conn>();
             c->fd = fd;
             address_of(peer, plen, c->remote_ip, c->remote_port);
+            // One address holds at most its share of the cap (as nginx's limit_conn, HAProxy's
+            // per-source limits): past it, a 503 sent without waiting, and the socket closed.
+            int& open_here = per_address[c->remote_ip];
+            if (open_here >= address_share()) {
+                const std::string out = refusal(503, "/", "Service Unavailable: more than " +
+                                                              std::to_string(address_share()) +
+                                                              " open connections from this address");
+                ::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+                ::shutdown(fd, SHUT_WR);
+                ::close(fd);
+                continue;
+            }
+            ++open_here;
             sockaddr_storage local{};
             socklen_t llen = sizeof local;
             if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen) == 0)
@@ -561,6 +588,10 @@ struct Gate::Impl {
 
     void sweep() {
         const std::int64_t now = now_ms();
+        if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
+            watch(lfd, true);
+            listening = true;
+        }
         std::vector<Conn*> late;
         for (auto& [fd, c] : conns)
             if (!c->busy && c->deadline <= now) late.push_back(c.get());
@@ -712,6 +743,11 @@ int Gate::bind(const std::string& host, int port) {
 void Gate::run() {
     Impl& g = *impl_;
     if (g.lfd < 0) throw std::runtime_error("gate: run() before bind()");
+    rlimit files{};  // a connection is a descriptor: allow as many as the hard limit does
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &files);
+    }
     g.watch(g.lfd, true);
     g.listening = true;
     g.watch(g.evfd, true);

@@ -33,7 +33,9 @@ namespace vehicledata::emulator {
 
 struct GateLimits {
     int threads = 16;                       // workers processing complete requests
-    int max_connections = 512;              // open connections; more wait in the backlog
+    int max_connections = 4096;             // open connections; more wait in the backlog
+    int max_per_address = 0;                // open connections from one address (0: half of max_connections);
+                                            // more are answered 503 and closed at once
     int backlog = 1024;                     // listen(2) backlog: the queue past the cap
     std::size_t max_headers = 100;          // header fields per request -> 431
     std::size_t max_header_bytes = 16384;   // request line + headers -> 431 (request line alone over 8192: 414)
