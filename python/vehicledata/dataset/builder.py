@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Union
 
 from .. import schema
-from . import epa, naming, obd, paths, provenance, rows, store, vpic
+from . import epa, naming, obd, paths, provenance, rows, store, sweep, testcar, vpic
 from .epa import SourceError
 from .progress import ProgressArg, Reporter, reporter_for
 from .timefmt import eastern_stamp
@@ -36,6 +36,15 @@ class Sources:
     vpic: Optional[Path]
     directory: Optional[Path] = None
     notes: List[str] = field(default_factory=list)
+    testcars: Optional[Path] = None   # folder of EPA's Test Car List files
+    sweep: Optional[Path] = None      # the vPIC full sweep
+
+    def inputs(self) -> List[Path]:
+        """Every input file, in a fixed order (for the fingerprint)."""
+        out = [p for p in (self.epa, self.obd, self.vpic, self.sweep) if p is not None]
+        if self.testcars is not None:
+            out += testcar.files_in(self.testcars)
+        return out
 
     @property
     def label(self) -> str:
@@ -81,7 +90,16 @@ def _from_directory(directory: Path, origin: str) -> Sources:
     vpic_path = paths.find_in(directory, paths.VPIC_FILE, paths.VPIC_FILE_ALT)
     if vpic_path is None:
         notes.append(f"{directory} has no {paths.VPIC_FILE}: no VIN tables, the VIN decoder will not work")
-    return Sources("files", epa_path, obd_path, vpic_path, directory=directory.resolve(), notes=notes)
+    tc = directory / paths.TESTCAR_DIR
+    testcars = tc if tc.is_dir() and testcar.files_in(tc) else None
+    if testcars is None:
+        notes.append(f"{directory} has no {paths.TESTCAR_DIR}/: horsepower and test weights stay NULL")
+    sweep_path = paths.find_in(directory, paths.SWEEP_FILE)
+    if sweep_path is None:
+        notes.append(f"{directory} has no {paths.SWEEP_FILE}: no vPIC trims, curb weights, wheelbases, seats "
+                     f"or base prices")
+    return Sources("files", epa_path, obd_path, vpic_path, directory=directory.resolve(), notes=notes,
+                   testcars=testcars, sweep=sweep_path)
 
 
 def _sample(reason: str) -> Sources:
@@ -147,7 +165,7 @@ def builder_digest() -> str:
     """Hash of the builder's own code and sample: a changed builder rebuilds."""
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for p in sorted(list(here.glob("*.py")) + list(paths.SAMPLE_DIR.glob("*.csv"))):
+    for p in sorted(list(here.glob("*.py")) + list(here.glob("*.csv")) + list(paths.SAMPLE_DIR.glob("*.csv"))):
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()
@@ -156,9 +174,8 @@ def builder_digest() -> str:
 def fingerprint(src: Sources) -> str:
     h = hashlib.sha256()
     h.update(f"{src.kind}\n{store.schema_version()}\n{builder_digest()}\n".encode())
-    for p in (src.epa, src.obd, src.vpic):
-        if p is not None:
-            h.update(f"{p.name}:{p.stat().st_size}:{_file_digest(p)}\n".encode())
+    for p in src.inputs():
+        h.update(f"{p.name}:{p.stat().st_size}:{_file_digest(p)}\n".encode())
     return h.hexdigest()
 
 
@@ -187,6 +204,7 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
     rep.line(f"sources: {src.label}" + (f" ({src.epa})" if src.kind != "sample" else ""))
     timings: Dict[str, float] = {}
 
+    reading = testcar.start_reading(src.testcars, warn) if src.testcars is not None else None
     stage = rep.stage("read EPA vehicles")
     vehicles = epa.read_vehicles(src.epa, tick=stage.update)
     timings["read_epa"] = stage.close()
@@ -212,8 +230,22 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
         stage.update(len(names.models))
         timings["vpic_names"] = stage.close(f"{sum(len(m) for m in names.models.values()):,} vPIC models")
 
+    decoded = None
+    if src.sweep is not None:
+        stage = rep.stage("vPIC sweep (trims, weights, prices)")
+        decoded = sweep.read(src.sweep)
+        stage.update(len(decoded.groups))
+        timings["sweep"] = stage.close(f"{len(decoded.groups):,} year/make/model groups")
+    tested = None
+    if reading is not None:
+        stage = rep.stage("EPA Test Car List")
+        tested = reading.result()
+        stage.update(tested.count)
+        timings["testcars"] = stage.close(f"{tested.count:,} tested configurations")
+
     stage = rep.stage("map and derive", total=len(vehicles))
-    tables = rows.build_rows(vehicles, tick=stage.update, layouts=layouts, names=names)
+    tables = rows.build_rows(vehicles, tick=stage.update, layouts=layouts, names=names, sweep=decoded,
+                             testcars=tested)
     timings["map"] = stage.close()
     if layouts is not None:
         rep.line(f"  engine layouts: {tables.layouts_from_vpic:,} set from vPIC VIN patterns over the make rules")

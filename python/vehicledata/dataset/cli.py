@@ -78,7 +78,7 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _print_origins(db: Path) -> None:
-    """Per field: in how many storage tables it is real / derived / synthetic (provenance)."""
+    """Per field: in how many storage tables it is real / derived / synthetic / none (provenance)."""
     from . import provenance
 
     try:
@@ -89,6 +89,6 @@ def _print_origins(db: Path) -> None:
             con.close()
     except sqlite3.Error:
         return
-    print("origin of each field (number of tables): real / derived / synthetic")
+    print("origin of each field (number of tables): real / derived / synthetic / none")
     for field, per in sorted(provenance.counts_per_field(rows).items()):
-        print(f"  {field:<38} {per['real']:>3} {per['derived']:>3} {per['synthetic']:>3}")
+        print(f"  {field:<38} {per['real']:>3} {per['derived']:>3} {per['synthetic']:>3} {per['none']:>3}")

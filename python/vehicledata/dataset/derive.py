@@ -187,60 +187,20 @@ def msrp_invoice(v: Vehicle, model_id: int, engine_type: str, drive_type: Option
 
 # ---- body ---------------------------------------------------------------------------------
 
-def body_figures(v: Vehicle, model_id: int, body_type: str, doors: int, engine_type: str,
-                 drive_type: Optional[str]) -> Dict[str, Optional[float]]:
-    """Dimensions (in), cargo (cu ft), weights (lb), seats. Base figures of the class, the same
-    for every trim of a model in a 6-year band, with a per-trim touch; cargo_capacity is EPA's
-    luggage volume (lv4/lv2/hlv) where EPA gives one."""
-    g = _GROUPS[class_group(v.vclass)]
-    length, width, height, wb, _gc, curb, seats, _tank, _price, tow, cargo, max_cargo = g
-    gen = Seeded("model-body", model_id, (v.year - 1984) // 6)
-    trim = Seeded("trim-body", v.id)
-    k_len = gen.uniform(0.95, 1.05)
-    k_w = gen.uniform(0.97, 1.03)
-    k_h = gen.uniform(0.96, 1.04)
-    length = length * k_len * trim.uniform(0.997, 1.003)
-    width = width * k_w
-    height = height * k_h * trim.uniform(0.995, 1.005)
-    wb = wb * (0.5 + 0.5 * k_len) * gen.uniform(0.98, 1.02)
-    displ = v.displ or 0.0
-    kind = _electrified(engine_type)
-    curb_w = curb * k_len * k_w + 60.0 * (displ - 2.0 if displ else 0.0)
-    if drive_type in ("all wheel drive", "four wheel drive"):
-        curb_w += 150
-    curb_w += {"ev": 650, "phev": 350, "hybrid": 120}.get(kind, 0)
-    curb_w *= trim.uniform(0.985, 1.015)
-    group = class_group(v.vclass)
-    towing: Optional[float] = None
-    if tow is not None:
-        towing = tow * min(1.6, max(0.5, 0.55 + 0.15 * (displ or 2.5))) * gen.uniform(0.9, 1.1)
-        if kind == "ev" and group not in ("stdpickup", "smallpickup", "stdsuv", "midsuv"):
-            towing = None
+def body_figures(v: Vehicle, body_type: str, doors: int, facts: Dict[str, object]) -> Dict[str, object]:
+    """Body figures from public sources only: curb weight, wheelbase and seats from vPIC (curb
+    weight else EPA's equivalent test weight less 300 lb, derived), cargo volume from EPA's
+    luggage volume; length, width, height, tracks, clearance, gross weight, payload and towing
+    have no public source here and are NULL (no class average is served as a fact)."""
     real_cargo = v.lv4 or v.lv2 or v.hlv
-    if real_cargo > 0:
-        cargo = real_cargo
-        if body_type in ("Hatchback", "Wagon"):
-            max_cargo = real_cargo * gen.uniform(2.2, 2.8)
-        else:
-            max_cargo = real_cargo
-    elif cargo is not None:
-        cargo = cargo * gen.uniform(0.85, 1.15)
-        max_cargo = max(cargo, (max_cargo or cargo) * gen.uniform(0.85, 1.15))
-    if body_type == "Truck (Regular Cab)":
-        seats = 3
-    elif body_type in ("Coupe", "Convertible") and group not in ("twoseater",) and seats > 4:
-        seats = 4
-    elif group == "stdsuv" or group == "minivan":
-        seats = seats - (1 if gen.uniform() < 0.4 else 0)
     return {
-        "doors": doors, "length": round(length, 1), "width": round(width, 1), "seats": int(seats),
-        "height": round(height, 1), "wheel_base": round(wb, 1),
-        # no public source; the live service often has these NULL too
+        "doors": doors, "length": None, "width": None, "seats": facts.get("seats"),
+        "height": None, "wheel_base": facts.get("wheelbase"),
         "front_track": None, "rear_track": None, "ground_clearance": None,
-        "cargo_capacity": None if cargo is None else round(cargo, 1),
-        "max_cargo_capacity": None if max_cargo is None else round(max_cargo, 1),
-        "curb_weight": int(round(curb_w)), "gross_weight": None, "max_payload": None,
-        "max_towing_capacity": None if towing is None else int(round(towing / 100.0)) * 100,
+        "cargo_capacity": round(real_cargo, 1) if real_cargo > 0 else None,
+        "max_cargo_capacity": None,
+        "curb_weight": facts.get("curb"), "gross_weight": None, "max_payload": None,
+        "max_towing_capacity": None,
     }
 
 

@@ -60,6 +60,7 @@ class Vehicle:
     hlv: float
     created_on: str
     modified_on: str
+    mfr_code: str = ""  # EPA `mfrCode`: the manufacturer code the Test Car List is keyed by
 
 
 class SourceError(ValueError):
@@ -109,6 +110,7 @@ def _row_to_vehicle(r: Dict[str, str], line: int) -> Vehicle:
         pv2=_num(g("pv2") or ""), pv4=_num(g("pv4") or ""), hpv=_num(g("hpv") or ""),
         lv2=_num(g("lv2") or ""), lv4=_num(g("lv4") or ""), hlv=_num(g("hlv") or ""),
         created_on=(g("createdOn") or "").strip(), modified_on=(g("modifiedOn") or "").strip(),
+        mfr_code=(g("mfrCode") or "").strip().upper(),
     )
 
 

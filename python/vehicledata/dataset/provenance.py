@@ -1,7 +1,7 @@
 """Where each column's values come from: 'real' (a public source, possibly mapped onto the
 service's vocabulary), 'derived' (computed by a rule from real facts: ids, descriptions, body
-type, layout) or 'synthetic' (no public source gives the value: an estimate or an invention,
-e.g. MSRP, horsepower of combustion engines, dimensions, colours). The emulator lists a record
+type, layout), 'synthetic' (no public source gives the value: an estimate or an invention,
+e.g. colours, fuel tank) or 'none' (no public source, always NULL: length, torque). The emulator lists a record
 type's synthetic columns in its `X-Emulator-Synthetic` header.
 
 The same table is written into the database (`provenance`) and documented in docs/dataset.md.
@@ -15,7 +15,8 @@ from .. import schema
 REAL = "real"
 DERIVED = "derived"
 SYNTHETIC = "synthetic"
-ORIGINS = (REAL, DERIVED, SYNTHETIC)
+NONE = "none"   # no public source: the column is NULL in every row
+ORIGINS = (REAL, DERIVED, SYNTHETIC, NONE)
 
 _IDENTITY: Dict[str, Tuple[str, str]] = {
     "make_id": (DERIVED, "identifier computed from the make name (CRC-32, collision-probed); stable across builds"),
@@ -41,26 +42,26 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
     "submodels": {"id": (DERIVED, "identifier computed from year + make + model + submodel; stable"),
                   "oem_make_model_id": (DERIVED, "the model's id")},
     "trims": {"id": (REAL, "EPA vehicle id"),
-              "msrp": (SYNTHETIC, "class base price x (horsepower / class horsepower)^0.6 x make tier x 2.5%/yr + drive/electric premiums, calibrated on published base prices (dataset/msrp_reference.csv)"),
-              "invoice": (SYNTHETIC, "90.5-94.5% of the synthetic MSRP, seeded")},
+              "msrp": (SYNTHETIC, "vPIC Base Price of the trim where vPIC has one (real, about a quarter of 2015-2020 trims); else the line's base (vPIC's base-trim price, else the class formula calibrated on dataset/msrp_reference.csv) stepped up the trim ladder (6%/trim, pickups 18%) plus hybrid/diesel/AWD/engine-size premiums"),
+              "invoice": (SYNTHETIC, "90.5-94.5% of the MSRP, seeded")},
     "bodies": {
         "id": (REAL, "EPA vehicle id (one body per trim)"),
         "type": (DERIVED, "from EPA model name words, VClass and per-body interior volumes (pv2/pv4/hpv); pickup cab from the name or the make's usual cab"),
-        "doors": (DERIVED, "from body type, name and EPA 2-door/4-door/hatchback volumes; a hatch counts as a door"),
-        "length": (SYNTHETIC, "class base, seeded per model and 6-year band"),
-        "width": (SYNTHETIC, "class base, seeded per model and 6-year band"),
-        "height": (SYNTHETIC, "class base, seeded per model and 6-year band"),
-        "seats": (SYNTHETIC, "by class and body"),
-        "wheel_base": (SYNTHETIC, "class base scaled with length, seeded"),
-        "front_track": (REAL, "always NULL: no public source (the live service often has none)"),
-        "rear_track": (REAL, "always NULL: no public source (the live service often has none)"),
-        "ground_clearance": (REAL, "always NULL: no public source (the live service often has none)"),
-        "cargo_capacity": (SYNTHETIC, "EPA luggage volume (lv4/lv2/hlv) where EPA has one (cars), else class base"),
-        "max_cargo_capacity": (SYNTHETIC, "hatchbacks/wagons 2.2-2.8x the luggage volume, else class base"),
-        "curb_weight": (SYNTHETIC, "class base + 60 lb/L over 2.0 L + AWD/electric additions, seeded"),
-        "gross_weight": (REAL, "always NULL: no public source (the live service often has none)"),
-        "max_payload": (REAL, "always NULL: no public source (the live service often has none)"),
-        "max_towing_capacity": (SYNTHETIC, "class base x displacement factor; NULL for small cars"),
+        "doors": (REAL, "vPIC Doors of the VIN patterns agreeing with the EPA row's engine and drive; else derived from body type, name and EPA 2-door/4-door/hatchback volumes (a hatch counts as a door)"),
+        "length": (NONE, "always NULL: no public source"),
+        "width": (NONE, "always NULL: no public source"),
+        "height": (NONE, "always NULL: no public source"),
+        "seats": (REAL, "vPIC Number of Seats of the agreeing VIN patterns (median); else NULL"),
+        "wheel_base": (REAL, "vPIC Wheelbase of the agreeing VIN patterns (median); else NULL"),
+        "front_track": (NONE, "always NULL: no public source (the live service often has none)"),
+        "rear_track": (NONE, "always NULL: no public source (the live service often has none)"),
+        "ground_clearance": (NONE, "always NULL: no public source (the live service often has none)"),
+        "cargo_capacity": (REAL, "EPA luggage volume (lv4/lv2/hlv) where EPA has one (cars); else NULL"),
+        "max_cargo_capacity": (NONE, "always NULL: no public source"),
+        "curb_weight": (REAL, "vPIC Curb Weight of the agreeing VIN patterns (median); else derived: EPA Test Car List equivalent test weight - 300 lb; else NULL"),
+        "gross_weight": (NONE, "always NULL: no public source (the live service often has none)"),
+        "max_payload": (NONE, "always NULL: no public source (the live service often has none)"),
+        "max_towing_capacity": (NONE, "always NULL: no public source"),
     },
     "engines": {
         "id": (REAL, "EPA vehicle id (one engine per trim)"),
@@ -68,10 +69,10 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
         "fuel_type": (REAL, "EPA fuelType mapped onto the service's values (Premium -> recommended)"),
         "cylinders": (DERIVED, "EPA cylinder count; layout (I/V/flat/W) from vPIC VIN patterns where they agree, else make rules"),
         "size": (REAL, "EPA displ (litres); NULL for electric"),
-        "horsepower_hp": (SYNTHETIC, "combustion: bmep relation (Heywood eq. 2.20) from displacement, cylinders, aspiration, fuel and year, one value per engine and model year; electric: EPA evMotor kW x 1.341 where stated"),
-        "horsepower_rpm": (SYNTHETIC, "rated speed of the bmep relation by aspiration and cylinder size"),
-        "torque_ft_lbs": (SYNTHETIC, "bmep relation T = bmep x Vd / 4 pi (electric: from horsepower, seeded)"),
-        "torque_rpm": (SYNTHETIC, "by aspiration and cylinder size"),
+        "horsepower_hp": (REAL, "EPA Test Car List rated horsepower of the matching tested configuration (year, manufacturer code, displacement, cylinders, transmission, drive, model words); electric: EPA evMotor kW x 1.341; else vPIC Engine Brake (hp); else NULL"),
+        "horsepower_rpm": (NONE, "always NULL: no public source"),
+        "torque_ft_lbs": (NONE, "always NULL: no public source"),
+        "torque_rpm": (NONE, "always NULL: no public source"),
         "valves": (DERIVED, "cylinders x valves per cylinder of the cam type"),
         "valve_timing": (DERIVED, "'Variable' for DOHC/SOHC engines from 2000 and OHV from 2010, or VTEC/VVT in eng_dscr"),
         "cam_type": (DERIVED, "EPA eng_dscr SOHC/DOHC/OHV where stated, else make/layout/displacement/year rules (GM 4.3 L V6: OHV)"),

@@ -1,14 +1,17 @@
 """EPA vehicles -> rows of the storage tables (as dicts keyed by column name)."""
 from __future__ import annotations
 
+import re
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .. import schema
-from . import derive, mapping, naming
+from . import derive, lineup, mapping, naming
 from .epa import SourceError, Vehicle
+from .sweep import Sweep, figures as sweep_figures
+from .testcar import TestCars
 from .vpic import EngineLayouts
 from .timefmt import epa_timestamp
 
@@ -19,6 +22,9 @@ SUBMODEL_IDS = (10_000_000, 2_000_000_000)
 EXTERIOR_COLOURS = (6, 10)
 INTERIOR_COLOURS = (2, 4)
 INTERIOR_ID_OFFSET = 50  # colour ids: trim_id*100 + k (exterior), trim_id*100 + 50 + k (interior)
+# Trims beyond the first of an EPA vehicle's lineup: EXTRA_TRIM_IDS + EPA id * 16 + k (k = 1..15);
+# the first keeps EPA's id. (The largest colour id, about 100 x 2.0 million, fits 32 bits.)
+EXTRA_TRIM_IDS = 1_000_000
 
 
 def stable_ids(keys: Iterable[Tuple[str, ...]], lo: int, hi: int) -> Dict[Tuple[str, ...], int]:
@@ -113,8 +119,162 @@ def _pos(x: float) -> Optional[int]:
     return int(round(x)) if x and x > 0 else None
 
 
+_MIN_HP = 40  # below it a source's figure is a typo or another unit (a few Test Car List rows)
+_KIND = {"electric": "ev", "electric (fuel cell)": "fcev", "plug-in hybrid": "phev", "hybrid": "hybrid",
+         "mild hybrid": "mild"}
+_DRIVE = {"front wheel drive": "2", "rear wheel drive": "2", "all wheel drive": "A", "four wheel drive": "4"}
+
+
+def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
+           sweep: Optional[Sweep], testcars: Optional[TestCars]) -> Dict[str, object]:
+    """Horsepower, curb weight, wheelbase, seats, doors and vPIC base price of one EPA vehicle
+    from the public sources, with the origin of each ('real', 'derived' or None = no value)."""
+    kind = _KIND.get(etype, "")
+    tc = testcars.match(v) if testcars is not None else None
+    agree = []
+    if sweep is not None:
+        for vpic_model in [model] + [vn for mk, _, name, vn in naming.EXCEPTIONS if mk == make and name == model]:
+            agree = sweep.matching(v.year, make, vpic_model, v.displ, v.cylinders, kind, _DRIVE.get(dtype or "", ""))
+            if agree:
+                break
+    fig = sweep_figures(agree)
+    out: Dict[str, object] = {"entries": agree}
+    hp: Optional[float] = None
+    if kind == "ev":
+        kw = derive.motor_kw(v.ev_motor)
+        hp = kw * 1.341 if kw else None
+    if hp is None and tc is not None and tc.hp and tc.hp >= _MIN_HP:
+        hp = tc.hp
+    if hp is None and fig["hp"] and fig["hp"] >= _MIN_HP:
+        hp = fig["hp"]
+    out["hp"] = int(round(hp)) if hp else None
+    if fig["curb"]:
+        out["curb"], out["curb_origin"] = int(round(fig["curb"])), "real"
+    elif tc is not None and tc.etw:
+        out["curb"], out["curb_origin"] = tc.etw - 300, "derived"
+    else:
+        out["curb"], out["curb_origin"] = None, None
+    out["wheelbase"] = round(fig["wheelbase"], 1) if fig["wheelbase"] else None
+    out["seats"] = int(fig["seats"]) if fig["seats"] else None
+    out["doors"] = int(fig["doors"]) if fig["doors"] else None
+    out["price"] = int(fig["price"]) if fig["price"] else None
+    return out
+
+
+def _powertrain(v: Vehicle, etype: str, dtype: Optional[str]) -> Tuple[object, ...]:
+    return (v.displ, v.cylinders, etype, _DRIVE.get(dtype or "", ""))
+
+
+def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named: List[naming.Name],
+             etypes: List[str], dtypes: List[Optional[str]], facts_of: List[Dict[str, object]]) -> List[List[str]]:
+    """The trims each EPA vehicle stands for (see dataset/lineup.py), first the one keeping its id."""
+    own = [lineup.hinted(sub, et, mdl) for (_, mdl, sub), et in zip(idents, etypes)]
+    claimed: Dict[Tuple[object, ...], set] = {}
+    for i, v in enumerate(vehicles):
+        if own[i]:
+            key = (v.year, idents[i][0], idents[i][1], _powertrain(v, etypes[i], dtypes[i]))
+            claimed.setdefault(key, set()).update(naming.norm(x) for x in own[i])
+    out: List[List[str]] = []
+    for i, v in enumerate(vehicles):
+        make, model, _ = idents[i]
+        entries = facts_of[i]["entries"]
+        cands = lineup.reviewed(make, model, v.year, v.displ, v.turbo, etypes[i]) or (
+            [] if make in lineup.MODEL_IS_TRIM else lineup.candidates(entries, etypes[i], model))  # type: ignore[arg-type]
+        key = (v.year, make, model, _powertrain(v, etypes[i], dtypes[i]))
+        out.append(lineup.lineup(own[i], cands, claimed.get(key, set()), named[i].trim, etypes[i]))
+    return out
+
+
+_MAX_MSRP = 3_500_000.0      # the dearest published 2015-2020 list prices (Bugatti Chiron: $2.99M) stay below it
+_LADDER_STEP = 0.06          # price step between neighbouring trims of a line without vPIC prices
+_LADDER_STEP_PICKUP = 0.18   # pickups: XL to Limited is about 2.3 x over six trims
+_PREMIUM = {"hybrid": 2500, "mild hybrid": 1500, "plug-in hybrid": 8000, "diesel": 3500}
+
+
+def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes: List[str],
+            dtypes: List[Optional[str]], facts_of: List[Dict[str, object]], lineups: List[List[str]],
+            model_ids: Dict[Tuple[str, ...], int]) -> Dict[Tuple[int, str], int]:
+    """MSRP of every (vehicle, trim): vPIC's base price of that trim where vPIC has one; else the
+    line's base (vPIC's lowest gas price of the model and year, else the calibrated class
+    formula of derive.msrp_invoice) stepped up the make's trim ladder, plus powertrain, drive and
+    engine-size premiums."""
+    groups: Dict[Tuple[int, str, str], List[int]] = {}
+    for i, v in enumerate(vehicles):
+        groups.setdefault((v.year, idents[i][0], idents[i][1]), []).append(i)
+    out: Dict[Tuple[int, str], int] = {}
+    for (year, make, model), members in groups.items():
+        real: Dict[Tuple[int, str], int] = {}
+        for i in members:
+            for trim in lineups[i]:
+                p = lineup.price_of(facts_of[i]["entries"], trim, etypes[i], model)  # type: ignore[arg-type]
+                if p:
+                    real[(i, trim)] = p
+        gas = [i for i in members if etypes[i] in ("gas", "flex-fuel (FFV)")] or members
+        order = lineup.reviewed_order(make, model, year)
+        names = sorted({t for i in members for t in lineups[i]},
+                       key=lambda t: (order.get(t, lineup.rank(t)) if order else lineup.rank(t), t))
+        step = {t: k for k, t in enumerate(names)}
+        lowest = [p for (i, t), p in real.items() if i in gas and step[t] == 0]
+        if lowest:
+            base = float(min(lowest))
+        else:
+            base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
+                                                 facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
+        pickup = any("pickup" in vehicles[i].vclass.lower() for i in members)
+        rate = _LADDER_STEP_PICKUP if pickup else _LADDER_STEP
+        small = min((vehicles[i].displ or 0.0) for i in members)
+        is_real: Dict[Tuple[int, str], bool] = {}
+        for i in members:
+            v = vehicles[i]
+            extra = float(_PREMIUM.get(etypes[i], 0) + (2000 if dtypes[i] in ("all wheel drive", "four wheel drive")
+                                                         else 0))
+            extra += 2500 * max(0.0, (v.displ or 0.0) - small)
+            for trim in lineups[i]:
+                found = real.get((i, trim))
+                price = float(found) if found is not None else base * (1.0 + rate) ** step[trim] + extra
+                price = min(price, _MAX_MSRP)
+                out[(i, trim)] = int(round(price / 5.0)) * 5
+                is_real[(i, trim)] = found is not None
+        _hybrid_above_gas(members, etypes, dtypes, lineups, out, is_real)
+    return out
+
+
+def _bare(trim: str) -> str:
+    return re.sub(r"(?i)\s*\b(hybrid|plug-in|energi|diesel|tdi)\b\s*", " ", trim).strip()
+
+
+def _hybrid_above_gas(members: List[int], etypes: List[str], dtypes: List[Optional[str]],
+                      lineups: List[List[str]], out: Dict[Tuple[int, str], int],
+                      is_real: Dict[Tuple[int, str], bool]) -> None:
+    """A hybrid or diesel trim costs more than the same trim's gas version (same drive): where a
+    ladder price says otherwise, the ladder price moves (a real vPIC price never does)."""
+    gas: Dict[Tuple[str, Optional[str]], List[Tuple[int, str]]] = {}
+    for i in members:
+        if etypes[i] == "gas":
+            for t in lineups[i]:
+                gas.setdefault((t, dtypes[i]), []).append((i, t))
+    for i in members:
+        if etypes[i] not in ("hybrid", "diesel"):
+            continue
+        for t in lineups[i]:
+            twins = gas.get((_bare(t), dtypes[i]))
+            if not twins:
+                continue
+            floor = max(out[k] for k in twins)
+            if out[(i, t)] > floor:
+                continue
+            premium = _PREMIUM[etypes[i]]
+            if not is_real[(i, t)]:
+                out[(i, t)] = floor + premium
+            else:
+                for k in twins:
+                    if not is_real[k] and out[k] >= out[(i, t)]:
+                        out[k] = max(5000, out[(i, t)] - premium)
+
+
 def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayouts] = None,
-               names: Optional[naming.VpicNames] = None) -> Tables:
+               names: Optional[naming.VpicNames] = None, sweep: Optional[Sweep] = None,
+               testcars: Optional[TestCars] = None) -> Tables:
     """All table rows from the EPA vehicles (any order in, sorted by id out). `layouts` (from
     the vPIC tables) settles engine layouts where vPIC's VIN patterns say it clearly; `names`
     (vPIC's models, trims and series) names models and trims as the service does."""
@@ -140,6 +300,14 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
     t = Tables(rows={k: [] for k in ("makes", "models", "submodels", "trims", "bodies", "engines", "mileages")})
     models: Dict[int, dict] = {}
     submodels: Dict[int, dict] = {}
+    # first pass: powertrain and public facts of every vehicle, then the trim lineups
+    etypes = [mapping.engine_type(v.atv_type, v.fuel_type, v.eng_dscr) for v in vehicles]
+    dtypes = [mapping.drive_type(v.drive, v.vclass, v.model) for v in vehicles]
+    facts_of = [_facts(v, et, dt, mdl, mk, sweep, testcars)
+                for v, et, dt, (mk, mdl, _) in zip(vehicles, etypes, dtypes, idents)]
+    lineups = _lineups(vehicles, idents, named, etypes, dtypes, facts_of)
+    prices = _prices(vehicles, idents, etypes, dtypes, facts_of, lineups, model_ids)
+    described: set = set()
     for n, (v, (make, model, submodel), name) in enumerate(zip(vehicles, idents, named), start=1):
         make_id = make_ids[(make,)]
         model_id = model_ids[(make, model)]
@@ -152,9 +320,8 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
         if modified < created:
             modified = created
 
-        etype = mapping.engine_type(v.atv_type, v.fuel_type, v.eng_dscr)
+        etype, dtype, facts = etypes[n - 1], dtypes[n - 1], facts_of[n - 1]
         ftype = mapping.fuel_type(v.fuel_type, v.fuel_type1)
-        dtype = mapping.drive_type(v.drive, v.vclass, v.model)
         trans, trans_code = mapping.transmission(v.trany, etype)
         layout = mapping.cylinders(v.cylinders, make, v.model, v.year, v.displ, etype, v.eng_dscr)
         if layouts is not None and v.cylinders and mapping.prefer_vpic(layout, make, etype):
@@ -164,7 +331,8 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
                     t.layouts_from_vpic += 1
                 layout = found
         body, _ = mapping.body_type(v.vclass, v.model, make, v.pv2, v.pv4, v.hpv)
-        ndoors = mapping.doors(body, v.model, v.pv2, v.pv4)
+        vpic_doors = facts["doors"]
+        ndoors = vpic_doors if isinstance(vpic_doors, int) else mapping.doors(body, v.model, v.pv2, v.pv4)
         if v.trany and trans is None:
             t.unmapped[("transmission", v.trany)] += 1
         if v.drive and dtype is None:
@@ -172,35 +340,51 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
         if ftype is None:
             t.unmapped[("fuel_type", v.fuel_type)] += 1
 
-        trim, series = name.trim, name.series
-        description = naming.description(trim, mapping.description_body(body, ndoors, dtype),
-                                         _engine_words(v, etype, layout, trans_code))
+        series = name.series
+        engine_words = _engine_words(v, etype, layout, trans_code)
+        body_words = mapping.description_body(body, ndoors, dtype)
         figures = derive.engine_figures(v, layout, etype)
-        msrp, invoice = derive.msrp_invoice(v, model_id, etype, dtype, figures["horsepower_hp"])  # type: ignore[arg-type]
-        ident = {
-            "make_id": make_id, "model_id": model_id, "submodel_id": submodel_id, "trim_id": v.id,
-            "year": v.year, "make": make, "model": model, "series": series, "submodel": submodel, "trim": trim,
-            "trim_description": description, "created": created, "modified": modified,
-        }
-        t.rows["trims"].append({
-            "id": v.id, "make_id": make_id, "model_id": model_id, "submodel_id": submodel_id, "year": v.year,
-            "make": make, "model": model, "series": series, "submodel": submodel, "trim": trim,
-            "description": description, "msrp": msrp, "invoice": invoice, "created": created, "modified": modified,
-        })
-        t.rows["bodies"].append({"id": v.id, **ident, "type": body,
-                                 **derive.body_figures(v, model_id, body, ndoors, etype, dtype)})
-        t.rows["engines"].append({
-            "id": v.id, **ident, "engine_type": etype, "fuel_type": ftype, "cylinders": layout,
-            "size": v.displ if etype not in ("electric", "electric (fuel cell)") else None,
-            **figures, "drive_type": dtype, "transmission": trans,
-        })
-        t.rows["mileages"].append({"id": v.id, **ident, **_mileage(v, model_id, etype)})
-        # colours are many (about 11 a trim): kept compact, expanded into dicts while inserting
-        t.colours["exterior_colors"].append(
-            (v.id * 100, ident, derive.colours(model_id, v.year, "exterior", *EXTERIOR_COLOURS)))
-        t.colours["interior_colors"].append(
-            (v.id * 100 + INTERIOR_ID_OFFSET, ident, derive.colours(model_id, v.year, "interior", *INTERIOR_COLOURS)))
-
+        figures.update({"horsepower_hp": facts["hp"], "horsepower_rpm": None, "torque_ft_lbs": None,
+                        "torque_rpm": None})
+        body_row = derive.body_figures(v, body, ndoors, facts)
+        mileage = _mileage(v, model_id, etype)
+        k = 0
+        for trim in lineups[n - 1]:
+            description = naming.description(trim, body_words, engine_words)
+            key = (v.year, make.casefold(), model.casefold(), trim.casefold(), description.casefold())
+            if key in described:
+                continue  # the same trim and description from another EPA row: one row only
+            described.add(key)
+            tid = v.id if k == 0 else EXTRA_TRIM_IDS + v.id * 16 + k
+            k += 1
+            msrp = prices[(n - 1, trim)]
+            invoice = int(round(msrp * derive.Seeded("trim-price", tid).uniform(0.905, 0.945) / 5.0)) * 5
+            ident = {
+                "make_id": make_id, "model_id": model_id, "submodel_id": submodel_id, "trim_id": tid,
+                "year": v.year, "make": make, "model": model, "series": series, "submodel": submodel, "trim": trim,
+                "trim_description": description, "created": created, "modified": modified,
+            }
+            t.rows["trims"].append({
+                "id": tid, "make_id": make_id, "model_id": model_id, "submodel_id": submodel_id, "year": v.year,
+                "make": make, "model": model, "series": series, "submodel": submodel, "trim": trim,
+                "description": description, "msrp": msrp, "invoice": invoice, "created": created,
+                "modified": modified,
+            })
+            t.rows["bodies"].append({"id": tid, **ident, "type": body, **body_row})
+            t.rows["engines"].append({
+                "id": tid, **ident, "engine_type": etype, "fuel_type": ftype, "cylinders": layout,
+                "size": v.displ if etype not in ("electric", "electric (fuel cell)") else None,
+                **figures, "drive_type": dtype, "transmission": trans,
+            })
+            t.rows["mileages"].append({"id": tid, **ident, **mileage})
+            # colours are many (about 11 a trim): kept compact, expanded into dicts while inserting
+            t.colours["exterior_colors"].append(
+                (tid * 100, ident, derive.colours(model_id, v.year, "exterior", *EXTERIOR_COLOURS)))
+            t.colours["interior_colors"].append(
+                (tid * 100 + INTERIOR_ID_OFFSET, ident,
+                 derive.colours(model_id, v.year, "interior", *INTERIOR_COLOURS)))
+        if k == 0:
+            continue  # every trim of this EPA row already has a row
         m = models.get(model_id)
         if m is None:
             models[model_id] = {"id": model_id, "make_id": make_id, "name": model, "make": make,
@@ -221,6 +405,10 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
     if tick:
         tick(len(vehicles))
     t.vpic_makes, t.vpic_models = _vpic_maps(names, make_ids, model_ids, idents, named)
+    for table in ("trims", "bodies", "engines", "mileages"):
+        t.rows[table].sort(key=lambda r: r["id"])
+    for table in t.colours:
+        t.colours[table].sort(key=lambda c: c[0])
     t.rows["makes"] = [{"id": i, "name": k[0]} for k, i in sorted(make_ids.items(), key=lambda kv: kv[1])]
     t.rows["models"] = [models[i] for i in sorted(models)]
     t.rows["submodels"] = [submodels[i] for i in sorted(submodels)]
@@ -280,6 +468,8 @@ def _mileage(v: Vehicle, model_id: int, etype: str) -> dict:
         extra = v.range_a if etype == "plug-in hybrid" else 0.0
         out["range_city"] = _pos(tank * v.city08 + extra) if v.city08 > 0 else None
         out["range_highway"] = _pos(tank * v.highway08 + extra) if v.highway08 > 0 else None
-    elif etype == "electric (fuel cell)" and v.range > 0:
-        out["range_city"] = out["range_highway"] = v.range
+    if etype == "electric (fuel cell)":
+        # EPA's figures of a fuel-cell car are miles per kilogram of hydrogen, not mpg
+        out.update({"combined_mpg": None, "epa_city_mpg": None, "epa_highway_mpg": None, "fuel_tank_capacity": None,
+                    "range_city": v.range or None, "range_highway": v.range or None})
     return out

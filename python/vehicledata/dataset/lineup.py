@@ -1,0 +1,236 @@
+"""Trim lineups: which trims one EPA vehicle (one tested powertrain x body) stands for.
+
+EPA rates a powertrain once for several trims ("Camry LE/SE", or "Camry" for the rest). vPIC's
+VIN patterns name the trims of a model and year with their engine and drive ("L/LE/SE/XLE" 2.5 L,
+"XLE/XSE" 3.5 L, "SE/XLE Hybrid"). A vehicle's lineup is:
+
+- EPA's own trim words where it has them ("LE/SE" -> LE, SE);
+- else the vPIC trims whose patterns agree with its engine, electrification and drive, less
+  those that a sibling EPA row of the same powertrain names ("Camry" 2.5 L -> L, since LE, SE,
+  XLE and XSE have rows of their own);
+- else the single trim of `naming` (a reviewed base trim, the model as a grade, or "Base").
+
+Names are cleaned: drive, body and cab words out; GM's option-code prefixes ("1LT" -> LT) and
+fleet codes ("1FL") out; "Hybrid", "Plug-In", "TDI", "Diesel" words only on rows whose
+powertrain is one.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .naming import _BODY, _DRIVE, norm
+from .sweep import Entry, trim_names
+
+MAX_TRIMS = 12  # per EPA vehicle
+
+_POWERTRAIN_WORDS = {
+    "hybrid": ("hybrid", "mild hybrid"),
+    "plug-in": ("plug-in hybrid",),
+    "phev": ("plug-in hybrid",),
+    "energi": ("plug-in hybrid",),
+    "e-hybrid": ("plug-in hybrid",),
+    "tdi": ("diesel",),
+    "diesel": ("diesel",),
+    "ecodiesel": ("diesel",),
+    "bluetec": ("diesel",),
+    "electric": ("electric",),
+    "ev": ("electric",),
+}
+_NOT_TRIM = {"SA", "FL", "FLEET", "SALES", "POLICE", "CANADA", "EXPORT", "USA", "US", "MEXICO", "STD", "STANDARD",
+             "N/A", "NA", "GRADE", "BASE GRADE", "PPV", "SSV", "INTERCEPTOR", "CHASSIS"}
+_OPTION_CODE = re.compile(r"^[1-3]([A-Z]{2})$")
+_ABBREVIATIONS = {"LTD": "Limited", "PRM": "Premium", "PREM": "Premium", "PLAT": "Platinum"}
+# Makes whose vPIC Trim values are drive and body words ("xDrive", "Gran Coupe", "4MATIC"): the
+# service repeats the model grade as the trim ("530i"), so vPIC's trims are not used.
+MODEL_IS_TRIM = {"BMW", "Mercedes-Benz"}
+# Words that are drive, body, cab, certification or engine size, never part of a trim name
+# ("King Ranch" keeps its King).
+_NOISE = (_DRIVE | _BODY | {"FFV", "CNG", "LPG", "E85", "PZEV", "SULEV", "ULEV", "LEV", "CA", "CALIF", "CALIFORNIA",
+                            "4DOOR", "2DOOR", "PICKUP"}) - {"KING", "GRAN", "TURISMO", "ACCESS"}
+_ENGINE_SIZE = re.compile(r"^\d\.\d[LT]?$|^V\d{1,2}$|^GVWR")
+_ONLY_POWERTRAIN = {"hybrid", "plug-in", "plug-in hybrid", "phev", "energi", "diesel", "tdi", "electric", "ev"}
+
+
+def _is_noise(word: str) -> bool:
+    w = word.upper().strip(",()")
+    return not w or w in _NOISE or bool(_ENGINE_SIZE.match(w))
+
+
+@lru_cache(maxsize=None)
+def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
+    """A trim name as the catalogue writes it, or None when it names no trim."""
+    name = re.sub(r"\([^)]*\)?", " ", name.split("+")[0])
+    name = name.replace(" - ", " ")
+    words: List[str] = []
+    for w in name.replace(",", " ").split():
+        up = w.upper()
+        if w in ("base", "mid", "high", "low") or (model and norm(w) == norm(model)):
+            continue  # package codes ("STI high+L+KA"), the model's own name
+        if up.isalpha() and up == w and len(w) >= 5 and up not in ("DENALI",) and not up.startswith("NISMO"):
+            w = w.title()  # "TOURING" -> "Touring"
+        m = _OPTION_CODE.match(up)
+        if m:
+            w = up = m.group(1)
+        if _is_noise(w) or up in _NOT_TRIM:
+            continue
+        fits = _POWERTRAIN_WORDS.get(w.lower())
+        if fits is not None and engine_type not in fits:
+            continue
+        words.append(w)
+    words = [_ABBREVIATIONS.get(w.upper().rstrip("."), w) for w in words]
+    while len(words) > 1 and len(words[-1]) == 1 and words[-1].isupper() and words[-2].upper() != "TYPE":
+        words.pop()  # Toyota/Subaru package letters: "LE X", "XLE M", "Base P"
+    if len(words) == 1 and len(words[0]) == 1 and words[0] not in ("L", "S"):
+        return None  # a lone package letter ("G", "M")
+    out = " ".join(words).strip(" -/")
+    if not out or out.upper() in _NOT_TRIM or out.upper() == "BASE":
+        return None
+    return out
+
+
+def candidates(entries: Sequence[Entry], engine_type: str, model: str = "") -> List[str]:
+    """Trim names of the agreeing vPIC configurations, in vPIC's order, each once."""
+    seen: Dict[str, str] = {}
+    if any(e.displ is not None for e in entries):
+        entries = [e for e in entries if e.displ is not None]  # patterns naming the engine say more
+    for e in entries:
+        for raw in trim_names(e.trim.split("+")[0]):
+            c = clean(raw, engine_type, model)
+            if c and norm(c) not in seen:
+                seen[norm(c)] = c
+    return list(seen.values())
+
+
+def hinted(submodel: str, engine_type: str, model: str = "") -> List[str]:
+    """EPA's own trim words as names ("LE/SE" -> LE, SE); [] where EPA names none."""
+    if submodel == "Base":
+        return []
+    out: List[str] = []
+    for raw in trim_names(submodel):
+        c = clean(raw, engine_type, model)
+        if c and norm(c) not in {norm(x) for x in out}:
+            out.append(c)
+    if all(x.lower() in _ONLY_POWERTRAIN for x in out):
+        return []  # "Accord Hybrid": EPA names the powertrain, not a trim
+    return out
+
+
+def lineup(own: List[str], cands: List[str], claimed: set, fallback: str, engine_type: str = "gas") -> List[str]:
+    """The trims one EPA vehicle stands for (first = the one keeping EPA's id)."""
+    if own:
+        spelled = {norm(c): c for c in cands}
+        return [spelled.get(norm(x), x) for x in own][:MAX_TRIMS]
+    rest = [c for c in cands if norm(c) not in claimed]
+    if rest:
+        return rest[:MAX_TRIMS]
+    if fallback == "Base":
+        return [fallback]
+    return [clean(fallback, engine_type) or "Base"]
+
+
+def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str = "") -> Optional[int]:
+    """vPIC's lowest base price of the configurations naming this trim, or None."""
+    best: Optional[int] = None
+    key = norm(trim)
+    for e in entries:
+        if e.price and 5000 <= e.price <= 5_000_000 and any(norm(clean(t, engine_type, model) or "") == key for t in trim_names(e.trim)):
+            best = e.price if best is None else min(best, e.price)
+    return best
+
+
+# Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
+LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "ES", "SV", "XL", "WORK TRUCK", "WT", "SPORT", "LT",
+          "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ", "LIMITED", "PREMIUM",
+          "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
+          "KING RANCH", "RAPTOR", "SRT", "TYPE R", "NISMO"]
+_LADDER_RANK = {w: i for i, w in enumerate(LADDER)}
+
+
+def rank(trim: str) -> float:
+    """Position of a trim on the generic ladder (unknown names sit in the middle)."""
+    up = trim.upper()
+    if up in _LADDER_RANK:
+        return float(_LADDER_RANK[up])
+    ranks = [_LADDER_RANK[w] for w in up.split() if w in _LADDER_RANK]
+    return float(max(ranks)) + 0.5 if ranks else len(LADDER) / 2.0
+
+
+# ---- reviewed lineups of makes that keep trims out of their VINs (Ford) ---------------------
+
+REVIEWED_FILE = Path(__file__).resolve().parent / "lineups_reviewed.csv"
+_ENGINE_SPEC = re.compile(r"^(\d\.\d)([TDHP]?)$")
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    make: str
+    model: str
+    first: int
+    last: int
+    displ: Optional[float]   # None: any engine
+    tag: str                 # "" gas, "T" turbo, "D" diesel, "H" hybrid, "P" plug-in hybrid
+    trims: Tuple[str, ...]
+    source: str
+
+
+def read_reviewed(path: Path = REVIEWED_FILE) -> List[Reviewed]:
+    """The reviewed lineup table: one row per make, model, model years and engine, each with the
+    public page it comes from."""
+    out: List[Reviewed] = []
+    with open(path, newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            first, _, last = r["years"].partition("-")
+            m = _ENGINE_SPEC.match(r["engines"])
+            if r["engines"] != "*" and not m:
+                raise ValueError(f"{path}: bad engine {r['engines']!r}")
+            out.append(Reviewed(r["make"], r["model"], int(first), int(last or first),
+                                float(m.group(1)) if m else None, m.group(2) if m else "",
+                                tuple(t.strip() for t in r["trims"].split("|") if t.strip()), r["source"].strip()))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _reviewed_index() -> Dict[Tuple[str, str, int], List[Reviewed]]:
+    idx: Dict[Tuple[str, str, int], List[Reviewed]] = {}
+    for r in read_reviewed():
+        for y in range(r.first, r.last + 1):
+            idx.setdefault((r.make, r.model, y), []).append(r)
+    return idx
+
+
+def reviewed(make: str, model: str, year: int, displ: Optional[float], turbo: bool,
+             engine_type: str) -> Optional[List[str]]:
+    """The reviewed trims of this make, model, year and engine, or None where the table has none."""
+    rows = _reviewed_index().get((make, model, year))
+    if not rows:
+        return None
+    tag = {"diesel": "D", "hybrid": "H", "mild hybrid": "H", "plug-in hybrid": "P"}.get(
+        engine_type, "T" if turbo else "")
+    out: List[str] = []
+    for r in rows:
+        if r.displ is None:
+            ok = True
+        elif displ is None or abs(r.displ - displ) > 0.06:
+            ok = False
+        elif r.tag == tag:
+            ok = True
+        else:  # "2.7" names the EcoBoost where the year has no other 2.7
+            ok = r.tag == "" and tag == "T" and not any(
+                o.displ == r.displ and o.tag == "T" for o in rows)
+        if ok:
+            out.extend(t for t in r.trims if t not in out)
+    return out or None
+
+
+def reviewed_order(make: str, model: str, year: int) -> Dict[str, float]:
+    """Price order of the reviewed trims of a model and year ({} where the table has none)."""
+    out: Dict[str, float] = {}
+    for r in _reviewed_index().get((make, model, year), ()):
+        for t in r.trims:
+            out.setdefault(t, float(len(out)))
+    return out
