@@ -268,9 +268,10 @@ std::atomic<std::size_t> g_out_bytes{0};
 class ConnStream : public httplib::Stream {
 public:
     ConnStream(Conn& c, const GateLimits& limits)
-        : c_(c), limits_(limits), deadline_(now_ms() + limits.write_timeout_ms), pos_(c.request_start) {}
+        : c_(c), limits_(limits), pos_(c.request_start) {}
     bool is_readable() const override { return pos_ < c_.request_length; }
     bool is_writable() const override {
+        start_deadline();
         if (!direct_) return !failed_;
         pollfd p{c_.fd, POLLOUT, 0};
         return wait_ms() > 0 && ::poll(&p, 1, wait_ms()) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
@@ -287,6 +288,7 @@ public:
     }
     ssize_t write(const char* ptr, size_t size) override {
         if (failed_) return -1;
+        start_deadline();
         if (!direct_ && c_.out.size() + size <= limits_.max_output &&
             g_out_bytes.load(std::memory_order_relaxed) + size <= limits_.max_output_total) {
             c_.out.append(ptr, size);
@@ -344,7 +346,15 @@ public:
     }
 
 private:
-    int wait_ms() const { return static_cast<int>(std::max<std::int64_t>(0, deadline_ - now_ms())); }
+    // The response's total deadline runs from its first byte, not from the request: computing an
+    // answer (the feed ZIP is built on its first request) never eats into the time to send it.
+    void start_deadline() const {
+        if (deadline_ == 0) deadline_ = now_ms() + limits_.write_timeout_ms;
+    }
+    int wait_ms() const {
+        start_deadline();
+        return static_cast<int>(std::max<std::int64_t>(0, deadline_ - now_ms()));
+    }
     ssize_t fail() {
         failed_ = true;
         return -1;
@@ -379,7 +389,7 @@ private:
     }
     Conn& c_;
     const GateLimits& limits_;
-    std::int64_t deadline_;
+    mutable std::int64_t deadline_ = 0;  // set by the first write (start_deadline)
     std::size_t pos_;
     bool direct_ = false;
     bool failed_ = false;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import socket
 import subprocess
 from pathlib import Path
@@ -46,7 +47,8 @@ def pair(database: Path) -> Iterator[Tuple[Http, Http, Emulator]]:
 
 
 def _raw(url: str, method: str, target: str, headers: Dict[str, str]) -> bytes:
-    """The whole answer as sent (status line, headers in order, body), on a fresh connection."""
+    """The whole answer as sent (status line, headers in order, body), on a fresh connection, with
+    the value of its one Date header masked (it names the second the answer was sent)."""
     host, port = url.split("//")[1].split(":")
     lines = [f"{method} {target} HTTP/1.1", f"Host: {host}:{port}", "Connection: close"]
     lines += [f"{k}: {v}" for k, v in headers.items()]
@@ -58,7 +60,11 @@ def _raw(url: str, method: str, target: str, headers: Dict[str, str]) -> bytes:
             if not b:
                 break
             chunks.append(b)
-    return b"".join(chunks)
+    raw = b"".join(chunks)
+    head, sep, body = raw.partition(b"\r\n\r\n")
+    masked, dates = re.subn(rb"\r\nDate: [^\r]*", b"\r\nDate: (masked)", head)
+    assert dates == 1, head
+    return masked + sep + body
 
 
 def _tokens(h: Http) -> Dict[str, Optional[str]]:

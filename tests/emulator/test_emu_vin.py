@@ -275,7 +275,7 @@ def test_2023_ford_trucks_decode_as_2023(api: Http, premium: str, vin: str, mode
     # WMI 1FT is a Truck with no truck type: position 10 ('P') does not settle the cycle, so 1993 and
     # 2023 are both decoded; the 1993 schemas' keys refuse position 7, as vPIC's codes 2-5 would.
     body = decode(api, vin, premium)
-    assert (body["year"], body["make"], body["model"]) == (2023, "FORD", model)
+    assert (body["year"], body["make"], body["model"]) == (2023, "Ford", model)
     assert body["specs"]["additional_error_text"].endswith(
         "The Model Year decoded for this VIN may be incorrect. If you know the Model year, please enter it and "
         "decode again to get more accurate information.")
