@@ -480,7 +480,7 @@ def test_cli_build_and_info(tmp_path: Path, capsys: pytest.CaptureFixture) -> No
     assert dataset.content_hash(out) in info and re.search(r"obd_codes\s+26\b", info)
     # real / derived / synthetic / none: the number of tables where each field has that origin
     assert "real / derived / synthetic / none" in info
-    assert re.search(r"\n  msrp\s+0\s+0\s+1\s+0\n", info) and re.search(r"\n  make\s+9\s+0\s+0\s+0\n", info)
+    assert re.search(r"\n  msrp\s+0\s+0\s+1\s+0\n", info) and re.search(r"\n  make\s+11\s+0\s+0\s+0\n", info)
     assert re.search(r"\n  color\s+0\s+0\s+2\s+0\n", info) and re.search(r"\n  length\s+0\s+0\s+0\s+1\n", info)
     assert main(["dataset", "info", "--db", str(tmp_path / "none.db")]) == 1
     assert "no vehicledata database" in capsys.readouterr().err

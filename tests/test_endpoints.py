@@ -124,6 +124,8 @@ def test_client_and_cli_tables_are_read_from_the_schema():
                                "obd_codes": ("/api/obd-codes/{code}", None)}
     assert client_cli._PATHS == {
         "years": "/api/years/v2", "makes": "/api/makes/v2", "models": "/api/models/v2",
+        "powersports-years": "/api/years/powersports", "powersports-makes": "/api/makes/powersports",
+        "powersports-models": "/api/models/powersports",
         "submodels": "/api/submodels/v2", "trims": "/api/trims/v2", "bodies": "/api/bodies/v2",
         "engines": "/api/engines/v2", "mileages": "/api/mileages/v2", "exterior-colors": "/api/exterior-colors/v2",
         "interior-colors": "/api/interior-colors/v2", "obd-codes": "/api/obd-codes",

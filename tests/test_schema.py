@@ -11,6 +11,7 @@ def test_storage_tables_and_create_sql_come_from_the_schema():
     assert schema.tables() == [
         "makes", "models", "submodels", "trims", "bodies", "engines", "mileages",
         "exterior_colors", "interior_colors", "obd_codes",
+        "powersports_makes", "powersports_models", "powersports_model_years",
     ]
     sql = schema.create_table_sql("trims")
     assert sql.startswith("CREATE TABLE trims (id INTEGER NOT NULL, make_id INTEGER NOT NULL")
@@ -90,3 +91,9 @@ def test_json_field_types_come_from_the_table_columns():
     trims = {j.name: j for j in schema.endpoint("/api/trims/v2").json_fields}
     assert trims["engines.valves"].type == "int" and trims["engines.valves"].related == "engines"
     assert trims["bodies.type"].enum[0] == "Cargo Van"
+
+
+def test_powersports_endpoints_require_type():
+    for path in ("/api/years/powersports", "/api/makes/powersports", "/api/models/powersports"):
+        assert schema.endpoint(path).required_parameters() == {"type": ("street_motorcycle",)}
+    assert all(not e.required_parameters() for e in schema.endpoints().values() if "powersports" not in e.path)

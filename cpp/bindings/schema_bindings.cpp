@@ -74,6 +74,7 @@ py::dict endpoint_dict(const sc::Endpoint& e) {
         fd["match"] = f.match == sc::Match::Value ? "value" : "like";
         fd["column"] = f.column.empty() ? f.name : f.column;
         fd["predicate"] = f.predicate;
+        fd["one_of"] = f.one_of;
         filters.append(fd);
     }
     d["filters"] = filters;

@@ -195,6 +195,14 @@ std::vector<Record> build_records() {
 
     rs.push_back(R("obd_code", "obd_codes", true,
                    {S("code", false, 16), S("description"), Hidden(S("make", true, 64)), Hidden(I("demo"))}));
+    // Powersports (street motorcycles, from vPIC's motorcycle makes and models): makes, models
+    // (OemMakeModel's fields) and the model years each model is sold in (no endpoint of its own).
+    // No maximum lengths: the public document states none, and vPIC's names run to 72 and 136.
+    rs.push_back(R("powersports_make", "powersports_makes", true, {I("id"), S("name")}));
+    rs.push_back(R("powersports_model", "powersports_models", true,
+                   {I64("id"), I64("make_id"), S("name"), S("make")}));
+    rs.push_back(R("powersports_model_year", "powersports_model_years", true,
+                   {I64("id"), I("year"), I64("make_id"), S("make"), I64("model_id"), S("model")}));
 
     // Synthetic records (no storage table of their own).
     rs.push_back(R("year", "", false, {I("year")}));
@@ -332,6 +340,42 @@ std::vector<Endpoint> build_endpoints() {
         e.default_sort = "make ASC, name ASC, id ASC";
         e.demo_predicate = "id IN (SELECT model_id FROM trims WHERE " + years_demo() + ")";
         es.push_back(e);
+    }
+    // Powersports: `type` is required (the one catalogue the service names: street_motorcycle).
+    {
+        const Strings types = {"street_motorcycle"};
+        auto type_filter = [&] { Filter f = V("type"); f.one_of = types; return f; };
+        Endpoint y = EP(Kind::Years, "powersports_years", "/api/years/powersports", "Years", "year");
+        y.shape = Shape::Array;
+        y.paged = false;
+        y.table = "powersports_model_years";
+        y.filters = {type_filter(), V("year"), V("make"), V("model"), V("oem_make_model_id", "model_id"),
+                     V("make_id")};
+        add_json(y, {"year", "make", "model", "make_id", "make_model_id=model_id"});
+        y.default_sort = "year DESC";
+        y.demo_predicate = years_demo();
+        es.push_back(y);
+
+        Endpoint mk = EP(Kind::Search, "powersports_makes", "/api/makes/powersports", "Makes", "powersports_make");
+        mk.filters = {type_filter(), L("make", "name"), Rel("year", "powersports_model_years", "make_id")};
+        add_sort(mk, {"Makes.name=name"});
+        mk.default_sort = "name ASC, id ASC";
+        mk.demo_predicate = "id IN (SELECT make_id FROM powersports_model_years WHERE " + years_demo() + ")";
+        es.push_back(mk);
+
+        Endpoint md = EP(Kind::Search, "powersports_models", "/api/models/powersports", "Models", "powersports_model");
+        md.filters = {type_filter(), Rel("year", "powersports_model_years", "model_id"), L("make"),
+                      L("model", "name"), V("make_id")};
+        add_json(md, {"make", "model=name", "make_id"});
+        {
+            JsonField j; j.name = "year"; j.type = Type::Int; j.column = "year";
+            j.related_table = "powersports_model_years"; j.related_key = "model_id";
+            md.json_fields.insert(md.json_fields.begin(), j);
+        }
+        add_sort(md, {"OemMakeModels.name=name", "Makes.name=make"});
+        md.default_sort = "make ASC, name ASC, id ASC";
+        md.demo_predicate = "id IN (SELECT model_id FROM powersports_model_years WHERE " + years_demo() + ")";
+        es.push_back(md);
     }
     // Submodels
     {

@@ -132,6 +132,14 @@ Sql build_where(const Call& call, const schema::Endpoint& e) {
     const bool demo = !full_access(call);
     for (const auto& f : e.filters) {
         const auto* p = param(call, f.name);
+        if (!f.one_of.empty()) {  // required, selects the catalogue, no condition
+            std::string allowed;
+            for (const auto& v : f.one_of) allowed += (allowed.empty() ? "" : ", ") + v;
+            if (!p) throw bad_request("The " + f.name + " parameter is required: one of " + allowed);
+            if (std::find(f.one_of.begin(), f.one_of.end(), p->value) == f.one_of.end())
+                throw bad_request("Invalid " + f.name + " '" + p->value + "': expected one of " + allowed);
+            continue;
+        }
         if (!p) continue;
         const schema::Field* field = filter_field(e, f);
         std::string clause;

@@ -348,16 +348,24 @@ def _resource_class(name: str) -> type:
 
 
 class YearsResource(_Resource):
-    """``api.years(make="BMW")`` -> list of years, newest first."""
+    """``api.years(make="BMW")`` -> list of years, newest first
+    (``api.powersports_years(type="street_motorcycle")``: street motorcycles)."""
 
-    path = schema.endpoint_for("years").path
-    legacy_path = schema.endpoint_for("years", deprecated=True).path
+    def __init__(self, client: "Client", name: str) -> None:
+        super().__init__(client, name)
+        ep = schema.endpoint_for("years", name)
+        self.path: str = ep.path
+        self.legacy_path: Optional[str] = ep.deprecates or None
 
     def __call__(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                  **filters: Any) -> List[int]:
+        path = self.path
         if legacy:
+            if self.legacy_path is None:
+                raise TypeError(f"{self.path} has no legacy endpoint")
             _deprecated(self.legacy_path, self.path)
-        ep = schema.endpoint(self.legacy_path if legacy else self.path)
+            path = self.legacy_path
+        ep = schema.endpoint(path)
         params = self._client._params(ep, filters, conditions, where, None, None, None, None)
         page = self._client._core.get_page(check_target(build_target(ep.path, params)), ep.record, "array")
         return [int(y) for y in page.to_lists()["year"]]
@@ -552,6 +560,21 @@ class Client:
     @property
     def years(self) -> YearsResource:
         return YearsResource(self, "years")
+
+    @property
+    def powersports_years(self) -> YearsResource:
+        """Street motorcycles' model years; pass ``type="street_motorcycle"`` (required)."""
+        return YearsResource(self, "powersports_years")
+
+    @property
+    def powersports_makes(self) -> SearchResource:
+        """Street motorcycle makes; pass ``type="street_motorcycle"`` (required)."""
+        return self._search("powersports_makes")
+
+    @property
+    def powersports_models(self) -> SearchResource:
+        """Street motorcycle models; pass ``type="street_motorcycle"`` (required)."""
+        return self._search("powersports_models")
 
     @property
     def vehicle_attributes(self) -> VehicleAttributes:

@@ -83,6 +83,7 @@ class Filter:
     match: str
     column: str
     predicate: bool
+    one_of: Tuple[str, ...] = ()  # non-empty: required, one of these values (powersports `type`)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,10 @@ class Endpoint:
 
     def filter_names(self) -> List[str]:
         return [n for n, _ in self.filters]
+
+    def required_parameters(self) -> Dict[str, Tuple[str, ...]]:
+        """Query parameters the endpoint requires -> their allowed values (powersports `type`)."""
+        return {f.name: f.one_of for f in self.filter_specs if f.one_of}
 
     def json_field_names(self) -> List[str]:
         return [j.name for j in self.json_fields]
@@ -151,7 +156,8 @@ def endpoints() -> Dict[str, Endpoint]:
                 for j in e["json_fields"]
             ),
             sort_keys=tuple(e["sort_keys"]),
-            filter_specs=tuple(Filter(f["name"], f["match"], f["column"], f["predicate"]) for f in e["filters"]),
+            filter_specs=tuple(Filter(f["name"], f["match"], f["column"], f["predicate"], tuple(f["one_of"]))
+                               for f in e["filters"]),
             sort_columns=dict(e["sort_columns"]),
             default_sort=e["default_sort"],
             demo_predicate=e["demo_predicate"],
@@ -289,7 +295,9 @@ def markdown() -> str:
         if not (e.filters or e.json_fields or e.sort_keys):
             continue
         lines += [f"### `{e.path}`", ""]
-        values = [n for n, m in e.filters if m == "value"]
+        for name, allowed in e.required_parameters().items():
+            lines.append(f"- Required: `{name}`, one of " + ", ".join(f"`{v}`" for v in allowed))
+        values = [n for n, m in e.filters if m == "value" and n not in e.required_parameters()]
         likes = [n for n, m in e.filters if m == "like"]
         if values:
             lines.append("- Value filters: " + ", ".join(f"`{n}`" for n in values))

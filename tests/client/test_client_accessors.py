@@ -21,6 +21,8 @@ SEARCHES = [
     ("exterior_colors", "/api/exterior-colors/v2", {"year": 2019, "make": "BMW"}),
     ("interior_colors", "/api/interior-colors/v2", {"year": 2019, "make": "BMW"}),
     ("obd_codes", "/api/obd-codes", {"code": "P01%"}),
+    ("powersports_makes", "/api/makes/powersports", {"type": "street_motorcycle", "year": 2019, "make": "Ha%"}),
+    ("powersports_models", "/api/models/powersports", {"type": "street_motorcycle", "make": "Honda"}),
 ]
 
 
@@ -54,6 +56,24 @@ def test_unknown_filter_is_refused_before_sending(api, emulator, name, path, fil
 def test_years(api, raw_json):
     assert api.years(make="BMW") == raw_json("/api/years/v2?make=BMW")
     assert api.years(make="BMW")[0] > api.years(make="BMW")[-1]
+
+
+def test_powersports_years(api, raw_json):
+    years = api.powersports_years(type="street_motorcycle", make="Honda")
+    assert years == raw_json("/api/years/powersports?type=street_motorcycle&make=Honda")
+    assert years[0] > years[-1] and api.powersports_years.legacy_path is None
+    with pytest.raises(TypeError, match="no legacy endpoint"):
+        api.powersports_years(type="street_motorcycle", legacy=True)
+
+
+@pytest.mark.parametrize("name", ["powersports_years", "powersports_makes", "powersports_models"])
+def test_powersports_without_type_raise_the_servers_400(api, name):
+    with pytest.raises(vd.BadRequestError) as info:
+        result = getattr(api, name)(make="Honda")
+        if name != "powersports_years":
+            list(result)  # a search pager asks on iteration
+    assert info.value.status == 400
+    assert "The type parameter is required: one of street_motorcycle" in str(info.value)
 
 
 def test_demo_data_without_credentials(demo_api, raw_json):

@@ -45,9 +45,14 @@ def test_every_feed_table_has_the_dtypes_of_its_api_frame(api, feed):
     compared = 0
     for table, df in feed.items():
         rec = schema.table_record(table)
-        resource = getattr(api, table)  # the accessor of a feed table is named after it
-        assert schema.endpoint(resource.path).record == rec.name, table
-        reference = next(iter(resource.search(limit=20).pages)).to_pandas()  # one page of the API
+        resource = getattr(api, table, None)  # the accessor of a feed table is named after it
+        if resource is None:
+            assert table == "powersports_model_years"  # the powersports years' rows: no search of their own
+            continue
+        ep = schema.endpoint(resource.path)
+        assert ep.record == rec.name, table
+        required = {name: allowed[0] for name, allowed in ep.required_parameters().items()}  # powersports' type
+        reference = next(iter(resource.search(limit=20, **required).pages)).to_pandas()  # one page of the API
         assert len(reference) > 0, table
         for f in rec.fields:
             if f.name not in df.columns:

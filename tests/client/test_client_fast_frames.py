@@ -59,7 +59,8 @@ def test_pages_of_every_search_with_nulls(raw_json, path):
     ep = schema.endpoint(path)
     checked = 0
     for verbose in ([False, True] if ep.verbose else [False]):
-        raw = raw_json(f"{path}?limit=1000" + ("&verbose=yes" if verbose else ""))
+        required = "".join(f"{k}={v[0]}&" for k, v in ep.required_parameters().items())  # powersports `type`
+        raw = raw_json(f"{path}?{required}limit=1000" + ("&verbose=yes" if verbose else ""))
         assert raw["data"], path
         for size in (1, 10, 1000):
             for body in (json.dumps({**raw, "data": raw["data"][:size]}).encode(), _with_nulls(raw, size)):

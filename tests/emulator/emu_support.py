@@ -181,3 +181,14 @@ def assert_error(r: Response, status: int, exception: str, path: str, message_pa
 
 def envelope_endpoints() -> List[schema.Endpoint]:
     return [e for e in schema.endpoints().values() if e.shape == "envelope"]
+
+
+def required_query(e: schema.Endpoint) -> str:
+    """The endpoint's required parameters at their first allowed value (powersports `type`), or ''."""
+    return "&".join(f"{name}={allowed[0]}" for name, allowed in e.required_parameters().items())
+
+
+def search_target(e: schema.Endpoint, query: str = "") -> str:
+    """The endpoint's path with its required parameters first, then `query`."""
+    parts = [q for q in (required_query(e), query) if q]
+    return e.path + ("?" + "&".join(parts) if parts else "")

@@ -6,7 +6,8 @@ from urllib.parse import quote_plus
 
 import pytest
 
-from emu_support import DEMO_SQL, Db, Http, envelope_endpoints
+from emu_support import DEMO_SQL, Db, Http, envelope_endpoints, required_query, search_target
+from vehicledata import schema
 
 MEMBERS = ["url", "count", "pages", "total", "next", "prev", "first", "last"]
 
@@ -113,15 +114,18 @@ def test_repeated_parameter_keeps_first_place_and_last_value(api: Http, db: Db) 
 
 @pytest.mark.parametrize("endpoint", [e.path for e in envelope_endpoints()])
 def test_every_search_endpoint_has_the_envelope(api: Http, endpoint: str) -> None:
-    r = api.get(f"{endpoint}?limit=3&page=2")
+    e = schema.endpoint(endpoint)
+    required = required_query(e) + "&" if required_query(e) else ""  # powersports: type=street_motorcycle
+    target = search_target(e, "limit=3&page=2")
+    r = api.get(target)
     assert r.status == 200, r.body
     body = r.json()
     assert list(body) == ["collection", "data"]
     c = body["collection"]
     assert list(c) == MEMBERS
-    assert c["url"] == f"{endpoint}?limit=3&page=2"
+    assert c["url"] == target
     assert c["count"] == len(body["data"]) <= 3
-    assert c["first"] == f"{endpoint}?page=1&limit=3"
-    assert c["prev"] == f"{endpoint}?page=1&limit=3"
+    assert c["first"] == f"{endpoint}?{required}page=1&limit=3"
+    assert c["prev"] == f"{endpoint}?{required}page=1&limit=3"
     for k in ("next", "prev", "first", "last"):
         assert isinstance(c[k], str)

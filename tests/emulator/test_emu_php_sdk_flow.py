@@ -110,3 +110,20 @@ def test_php_sdk_smoke_flow(sdk: PhpSdkLikeClient) -> None:
     obd = sdk.get("/obd-codes", {"limit": 1})
     assert obd["collection"]["count"] == 1
     assert sdk.get("/obd-codes/B1200")["code"] == "B1200"
+
+
+def test_php_sdk_powersports_calls(sdk: PhpSdkLikeClient) -> None:
+    """The SDK's Powersports class: years(), makes() and models() on /years/powersports,
+    /makes/powersports and /models/powersports, with the service's required type."""
+    acct = DEMO_ACCOUNTS["premium"]
+    sdk.authenticate(acct["api_token"], acct["api_secret"])
+    years = sdk.get("/years/powersports", {"type": "street_motorcycle", "make": "Honda"})
+    assert years and all(isinstance(y, int) for y in years) and years == sorted(years, reverse=True)
+
+    makes = sdk.get("/makes/powersports", {"type": "street_motorcycle", "year": 2020, "limit": 1})
+    assert makes["collection"]["count"] == 1 and set(makes["data"][0]) == {"id", "name"}
+
+    # The SDK's own test: models with a JsonSearch (make in [...]) and a year.
+    cond = json.dumps([{"field": "make", "op": "in", "val": ["Honda"]}])
+    models = sdk.get("/models/powersports", {"type": "street_motorcycle", "json": cond, "year": 2020, "limit": 1})
+    assert models["collection"]["count"] == 1 and models["data"][0]["make"] == "Honda"

@@ -5,7 +5,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from emu_support import DEMO_SQL, Db, Http, render_row, select_list
+from emu_support import DEMO_SQL, Db, Http, render_row, search_target, select_list
 from vehicledata import schema
 
 # Default order and demo restriction of each search endpoint, as docs/emulator.md states them.
@@ -14,6 +14,8 @@ DEFAULT_ORDER: Dict[str, str] = {
     "/api/makes/v2": "name COLLATE NOCASE ASC, id ASC", "/api/makes": "name COLLATE NOCASE ASC, id ASC",
     "/api/models/v2": "make COLLATE NOCASE ASC, name COLLATE NOCASE ASC, id ASC",
     "/api/models": "make COLLATE NOCASE ASC, name COLLATE NOCASE ASC, id ASC",
+    "/api/makes/powersports": "name COLLATE NOCASE ASC, id ASC",
+    "/api/models/powersports": "make COLLATE NOCASE ASC, name COLLATE NOCASE ASC, id ASC",
     "/api/submodels/v2": "year DESC, make COLLATE NOCASE ASC, model COLLATE NOCASE ASC, "
                          "submodel COLLATE NOCASE ASC, id ASC",
     "/api/obd-codes": "code COLLATE NOCASE ASC",
@@ -22,6 +24,8 @@ DEMO_WHERE: Dict[str, str] = {
     "makes": "id IN (SELECT make_id FROM trims WHERE year BETWEEN 2015 AND 2020)",
     "models": "id IN (SELECT model_id FROM trims WHERE year BETWEEN 2015 AND 2020)",
     "obd_codes": "demo = 1",
+    "powersports_makes": "id IN (SELECT make_id FROM powersports_model_years WHERE year BETWEEN 2015 AND 2020)",
+    "powersports_models": "id IN (SELECT model_id FROM powersports_model_years WHERE year BETWEEN 2015 AND 2020)",
 }
 
 
@@ -38,7 +42,7 @@ def test_demo_page_equals_database_rows(api: Http, db: Db, path: str, page: int)
     expected = db.records(e.record, where, order=DEFAULT_ORDER.get(path, "id ASC"), limit=limit,
                           offset=(page - 1) * limit)
     total = db.count(e.table, where)
-    r = api.get(f"{path}?limit={limit}&page={page}")
+    r = api.get(search_target(e, f"limit={limit}&page={page}"))
     if (page - 1) * limit >= total > 0:  # past the last page: CakePHP's NotFoundException
         assert r.status == 404 and r.json()["exception"] == "NotFoundException"
         return

@@ -20,7 +20,10 @@ def sample_target(db: Db, e: schema.Endpoint) -> str:
               "code": db.one("SELECT MIN(code) FROM obd_codes WHERE demo = 1"),
               "vin": "1HGCM82633A004352"}
     path = e.path.replace("{" + e.parameter + "}", str(values[e.parameter])) if e.parameter else e.path
-    return path + QUERIES.get(e.kind, "")
+    query = QUERIES.get(e.kind, "")
+    for name, allowed in e.required_parameters().items():  # powersports: type=street_motorcycle
+        query += ("&" if query else "?") + f"{name}={allowed[0]}"
+    return path + query
 
 
 @pytest.mark.parametrize("path", list(schema.endpoints()))

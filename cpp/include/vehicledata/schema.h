@@ -87,6 +87,9 @@ struct Filter {
     // keeps demo callers inside the demo data-set of the related table.
     std::string related_table;
     std::string related_key;
+    // Non-empty: the parameter is required and must be one of these values (else a 400); it
+    // names the catalogue the endpoint serves and adds no condition (powersports `type`).
+    std::vector<std::string> one_of;
 };
 
 // A field addressable in the `json` parameter.

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Union
 
 from .. import schema
-from . import epa, naming, obd, paths, provenance, rows, store, sweep, testcar, vpic
+from . import epa, naming, obd, paths, powersports, provenance, rows, store, sweep, testcar, vpic
 from .epa import SourceError
 from .progress import ProgressArg, Reporter, reporter_for
 from .timefmt import eastern_stamp
@@ -257,6 +257,12 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
     tables.rows["obd_codes"] = [{"code": c, "description": d, "make": m, "demo": demo} for c, d, m, demo in codes]
     stage.update(len(codes))
     timings["obd"] = stage.close()
+
+    stage = rep.stage("powersports (vPIC motorcycles)")
+    ps = powersports.build_rows(vpic_target) if vpic_target else {t: [] for t in powersports.TABLES}
+    tables.rows.update(ps)
+    stage.update(len(ps["powersports_models"]))
+    timings["powersports"] = stage.close(f"{len(ps['powersports_models']):,} models")
 
     fp = fingerprint(src)
 

@@ -111,6 +111,21 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
         "make": (REAL, "code table manufacturer as a make name; NULL for generic and unattributed ('OTHER') codes"),
         "demo": (DERIVED, "1 for the service's demo codes B1200, C1091, P0100, U1000 (generic row)"),
     },
+    "powersports_makes": {"id": (REAL, "vPIC Make.Id"), "name": (REAL, "vPIC Make.Name")},
+    "powersports_models": {
+        "id": (REAL, "vPIC Model.Id of a model named by a motorcycle WMI's VIN schema"),
+        "make_id": (REAL, "vPIC Make.Id of the model (Make_Model)"),
+        "name": (REAL, "vPIC Model.Name"),
+        "make": (REAL, "vPIC Make.Name"),
+    },
+    "powersports_model_years": {
+        "id": (DERIVED, "rank by (model id, year)"),
+        "year": (REAL, "the model's VIN schema year ranges (Wmi_VinSchema; an open range ends at the newest start year)"),
+        "make_id": (REAL, "vPIC Make.Id"),
+        "make": (REAL, "vPIC Make.Name"),
+        "model_id": (REAL, "vPIC Model.Id"),
+        "model": (REAL, "vPIC Model.Name"),
+    },
 }
 
 

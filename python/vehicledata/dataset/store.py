@@ -28,6 +28,9 @@ _INDEXES: Dict[str, Sequence[str]] = {
     "exterior_colors": _PER_TRIM_INDEXES,
     "interior_colors": _PER_TRIM_INDEXES,
     "obd_codes": ("code",),
+    "powersports_makes": ("name",),
+    "powersports_models": ("make_id", "name", "make"),
+    "powersports_model_years": ("year", "make_id", "model_id", "make", "model"),
 }
 
 
