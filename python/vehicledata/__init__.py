@@ -51,6 +51,7 @@ _LAZY = {
     "Pager": "vehicledata.pager",
     "Page": "vehicledata.pager",
     "Record": "vehicledata.pager",
+    "show_versions": "vehicledata._versions",
 }
 
 
