@@ -43,7 +43,7 @@ def versions() -> None:
     got = as_dict()
     curl = got["libcurl"]
     check("HTTP2" in curl and " SSL" in curl and "libz" in curl, f"libcurl features: {curl}")
-    check(curl.endswith("protocols: http https"), f"libcurl protocols only http and https: {curl}")
+    check(curl.endswith("protocols: http https)"), f"libcurl protocols only http and https: {curl}")
     check(all(got.get(k) for k in ("simdjson", "SQLite", "OpenSSL", "CA bundle")), "every library reports a version")
 
 
@@ -59,7 +59,10 @@ def quick_start(readme: Path, expect_data: bool) -> None:
     print(out.getvalue(), end="")
     check(len(lines) >= 5 and all(re.fullmatch(r"\d+ .+ \d+", line) for line in lines[:3]),
           "quick start prints three trims")
-    check(lines[3].split() == ["make", "model", "trim", "horsepower_hp"], "quick start prints the frame")
+    # The 47-vehicle sample has no 2020 engine of 400 hp: its frame is empty (with its columns).
+    frame = lines[3].split() == ["make", "model", "trim", "horsepower_hp"]
+    empty = lines[3:5] == ["Empty DataFrame", "Columns: [make, model, trim, horsepower_hp]"]
+    check(frame or (empty and not expect_data), "quick start prints the frame")
     if expect_data:
         from vehicledata.dataset import paths, store
         meta = store.read_meta(paths.default_db_path()) or {}
