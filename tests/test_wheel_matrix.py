@@ -55,7 +55,7 @@ def platform_wheels() -> List[Path]:
 
 def bundled(wheel: Path) -> List[str]:
     with zipfile.ZipFile(wheel) as zf:
-        return sorted(Path(n).name for n in zf.namelist() if n.startswith("vehicledata.libs/"))
+        return sorted(Path(n).name for n in zf.namelist() if n.startswith("vehicledata.libs/") and not n.endswith("/"))
 
 
 @pytest.mark.wheels
