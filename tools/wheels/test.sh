@@ -33,7 +33,7 @@ for entry in $matrix; do
     python$ver -m venv venv
     venv/bin/pip install -q --no-index wheels/$(basename "$wheel")
     cd /tmp && /opt/vd-test/venv/bin/python -c 'import vehicledata as vd; vd.show_versions()'
-    /opt/vd-test/venv/bin/pip install -q pandas pyarrow pytest
+    /opt/vd-test/venv/bin/pip install -q pandas pyarrow pytest tqdm
     /opt/vd-test/venv/bin/python /opt/vd-test/src/smoke.py --readme /opt/vd-test/src/README.md
     /opt/vd-test/venv/bin/pip install -q --no-index --find-links /opt/vd-test/wheels 'vehicledata[data]'
     VEHICLEDATA_HOME=/opt/vd-test/home/data /opt/vd-test/venv/bin/python /opt/vd-test/src/smoke.py \
