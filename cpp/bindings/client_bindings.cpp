@@ -17,6 +17,7 @@
 
 #include "vehicledata/client/client.h"
 #include "vehicledata/client/errors.h"
+#include "vehicledata/client/library_versions.h"
 #include "vehicledata/client/page.h"
 #include "vehicledata/client/paging.h"
 #include "vehicledata/client/redact.h"
@@ -337,6 +338,11 @@ void bind_client(py::module_& m) {
     py::module_ c = m.def_submodule("client", "libcurl transport, retries, JWT cache, simdjson page decoder");
     c.attr("DEFAULT_BASE_URL") = vc::kDefaultBaseUrl;
     c.attr("USER_AGENT") = std::string("vehicledata/") + VEHICLEDATA_VERSION;
+    c.def("library_versions", [] {
+        py::list out;
+        for (const auto& v : vc::library_versions()) out.append(py::make_tuple(v.name, v.version, v.detail));
+        return out;
+    }, "[(name, version, detail)] of libcurl, simdjson, SQLite and OpenSSL as linked (vd.show_versions()).");
     bind_client_options(c);
 
     py::class_<vc::Page, std::shared_ptr<vc::Page>>(c, "Page", "One decoded page: typed columns of one record type.")

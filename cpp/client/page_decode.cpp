@@ -6,6 +6,7 @@
 
 #include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
+#include "vehicledata/charconv.h"
 #include "vehicledata/format.h"
 
 namespace vehicledata::client {
@@ -193,7 +194,7 @@ struct Builder {
                     std::string_view s;
                     if (v.get_string().get(s)) fail("field '" + c.name + "': bad string", at);
                     if (s.empty()) { null_at(c); return; }
-                    auto r = std::from_chars(s.data(), s.data() + s.size(), d);
+                    auto r = charconv::from_chars(s.data(), s.data() + s.size(), d);
                     if (r.ec != std::errc() || r.ptr != s.data() + s.size())
                         fail("field '" + c.name + "': expected a decimal, got \"" + std::string(s) + "\"", at);
                 } else {

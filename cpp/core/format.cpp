@@ -1,6 +1,8 @@
 // Formatting helpers (see format.h).
 #include "vehicledata/format.h"
 
+#include "vehicledata/charconv.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -183,7 +185,7 @@ void append_double(std::string& out, double v) {
         return;
     }
     char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    auto r = charconv::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, static_cast<std::size_t>(r.ptr - buf));
 }
 

@@ -5,6 +5,7 @@
 // 400 bodies and tests compare them.  Their shapes are listed in
 // docs/conditions.md; change both together.
 #include "vehicledata/query.h"
+#include "vehicledata/charconv.h"
 #include "vehicledata/format.h"
 
 #include <simdjson.h>
@@ -183,7 +184,7 @@ std::optional<Scalar> number_from_text(std::string_view s) {
         if (r.ec == std::errc() && r.ptr == s.data() + s.size()) return Scalar(v);
     }
     double d = 0;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), d);
+    auto r = charconv::from_chars(s.data(), s.data() + s.size(), d);
     if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(d)) return std::nullopt;
     return Scalar(d);
 }
@@ -401,7 +402,7 @@ void check_shape(const Condition& c, std::size_t index) {
 
 void append_double(std::string& out, double d) {
     char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, d);
+    auto r = charconv::to_chars(buf, buf + sizeof buf, d);
     std::string_view s(buf, static_cast<std::size_t>(r.ptr - buf));
     out += s;
     // keep the value a real number on the way back: 2.0, not 2

@@ -52,6 +52,7 @@ _LAZY = {
     "Pager": "vehicledata.pager",
     "Page": "vehicledata.pager",
     "Record": "vehicledata.pager",
+    "show_versions": "vehicledata._versions",
 }
 
 

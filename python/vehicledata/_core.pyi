@@ -244,6 +244,8 @@ class _CoreClient:
 class _Client:
     DEFAULT_BASE_URL: str
     USER_AGENT: str
+    @staticmethod
+    def library_versions() -> List[Tuple[str, str, str]]: ...
     Page = _Page
     Client = _CoreClient
     RecordBase = _RecordBase

@@ -21,8 +21,8 @@ from .timefmt import eastern_stamp
 PathLike = Union[str, "os.PathLike[str]"]
 SAMPLE_BANNER = (
     "*** NO REAL SOURCES: building the SMALL COMMITTED SAMPLE ({n} vehicles, typed by hand in EPA's "
-    "format), no vPIC VIN tables. Point --sources or VEHICLEDATA_SOURCES at the raw files for real data "
-    "(see docs/dataset.md). ***"
+    "format), no vPIC VIN tables. For real data: " + paths.DATA_HINT + ", or point --sources or "
+    "VEHICLEDATA_SOURCES at the raw files (see docs/dataset.md). ***"
 )
 
 
@@ -136,7 +136,8 @@ def _download_epa(log, fetch: bool = True) -> Optional[Path]:
 
 
 def find_sources(sources: Optional[PathLike] = None, download: bool = True, log=None) -> Sources:
-    """Sources in order: `sources`, $VEHICLEDATA_SOURCES, the official EPA download (cached in
+    """Sources in order: `sources`, $VEHICLEDATA_SOURCES, the installed `vehicledata-data` package
+    (pip install "vehicledata[data]"), the official EPA download (cached in
     data_home()/downloads; `download=False`: only an already cached one), else the committed
     sample. A folder given but unusable is an error."""
     log = log or (lambda msg: print(msg, file=sys.stderr))
@@ -145,12 +146,16 @@ def find_sources(sources: Optional[PathLike] = None, download: bool = True, log=
     env = os.environ.get("VEHICLEDATA_SOURCES")
     if env:
         return _from_directory(Path(env).expanduser(), "VEHICLEDATA_SOURCES")
+    packaged = paths.packaged_sources()
+    if packaged is not None:
+        return _from_directory(packaged, "vehicledata-data")
     got = _download_epa(log, fetch=download)
     if got is not None:
         return Sources("download", got, paths.SAMPLE_DIR / "obd-codes.csv", None, notes=[
             "EPA table from the official download; OBD codes from the small committed sample and no vPIC "
             "VIN tables (download them as docs/dataset.md says and use --sources)"])
-    return _sample("no --sources, no VEHICLEDATA_SOURCES and no download reachable")
+    return _sample("no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data package and no download "
+                   f"reachable: {paths.DATA_HINT}")
 
 
 def _file_digest(path: Path) -> str:

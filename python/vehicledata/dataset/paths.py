@@ -1,6 +1,7 @@
 """Where the dataset lives and where its raw sources are found."""
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 from typing import Optional
@@ -21,6 +22,24 @@ SWEEP_FILE = "vpic-full-sweep-2015-2024.csv.gz"  # vPIC decoded per real VIN pat
 EPA_URL = "https://www.fueleconomy.gov/feg/epadata/vehicles.csv.zip"
 
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
+
+# The pure wheel `vehicledata-data` (pip install "vehicledata[data]") carries the raw sources in
+# vehicledata_data/sources (built by tools/wheels/data_wheel.py; docs/installing.md).
+DATA_PACKAGE = "vehicledata_data"
+DATA_HINT = 'pip install "vehicledata[data]" for the full catalogue'
+
+
+def packaged_sources() -> Optional[Path]:
+    """The sources folder of the installed `vehicledata-data` package, else None (never imports it)."""
+    try:
+        spec = importlib.util.find_spec(DATA_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        folder = Path(location) / "sources"
+        if (folder / EPA_FILE).is_file():
+            return folder
+    return None
 
 
 def data_home() -> Path:
