@@ -129,7 +129,8 @@ def _pins(*names: str) -> List[str]:
 
 @pytest.fixture(scope="module")
 def fresh(wheel: Path, sources_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Path]]:
-    """A venv (no system site-packages) holding only the wheel, pandas and pyarrow, used from a temp dir."""
+    """A venv (no system site-packages) holding only the wheel, pandas and pyarrow, and openpyxl (the
+    extra 'dataset': the builder reads the Test Car List's spreadsheets with it), used from a temp dir."""
     top = tmp_path_factory.mktemp("fresh")
     venv, work, home = top / "venv", top / "work", top / "home"
     work.mkdir()
@@ -137,7 +138,7 @@ def fresh(wheel: Path, sources_dir: Path, tmp_path_factory: pytest.TempPathFacto
     cfg = (venv / "pyvenv.cfg").read_text()
     assert "include-system-site-packages = false" in cfg
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel), *_pins("pandas", "pyarrow", "numpy")],
+    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel), *_pins("pandas", "pyarrow", "numpy", "openpyxl")],
                    check=True, timeout=900, cwd=work)
     yield {"venv": venv, "python": py, "work": work, "home": home, "sources": sources_dir}
     shutil.rmtree(top, ignore_errors=True)

@@ -88,7 +88,7 @@ def test_trim_detail_with_nested_records(api, raw_json, typed):
     raw = raw_json(f"/api/trims/v2/{trim_id}")
     assert detail.to_dict() == typed(raw, "trim_detail")
     assert detail.id == trim_id
-    assert isinstance(detail.bodies[0].length, float)
+    assert isinstance(detail.bodies[0].wheel_base, float) and detail.bodies[0].length is None  # no public source
     assert detail.engines[0].engine_type == raw["engines"][0]["engine_type"]
 
 

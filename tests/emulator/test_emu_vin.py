@@ -121,10 +121,11 @@ def test_gmc_canyon_specs_and_best_first_trims(api: Http, db: Db, premium: str) 
     assert s["error_text"] == "0 - VIN decoded clean. Check Digit (9th position) is correct"
     # Trucks: position 10 does not settle the cycle (vPIC's warning), 1990 decodes nothing, 2020 wins.
     assert s["additional_error_text"].startswith("The Model Year decoded for this VIN may be incorrect.")
-    # The catalogue's 2020 Canyons with the VIN's engine (3.6L, 6 cylinders, 4 doors, crew cab) first.
-    catalogue = db.all("SELECT id, description FROM trims WHERE year = 2020 AND make = 'GMC' AND model = 'Canyon' "
-                       "ORDER BY id")
-    best = [i for i, d in catalogue if "3.6L 6cyl" in d and "4dr Crew Cab" in d]
+    # The catalogue's 2020 Canyons with the VIN's trim (SLE) and engine (3.6L, 6 cylinders, 4 doors,
+    # crew cab) first: one per drive, as the VIN does not say which.
+    catalogue = db.all("SELECT id, trim, description FROM trims WHERE year = 2020 AND make = 'GMC' "
+                       "AND model = 'Canyon' ORDER BY id")
+    best = [i for i, t, d in catalogue if t == "SLE" and "3.6L 6cyl" in d and "4dr Crew Cab" in d]
     assert len(catalogue) >= 4 and 1 <= len(best) < len(catalogue)
     trims = body["trims"]
     assert [t["id"] for t in trims] == best
