@@ -30,5 +30,8 @@ ubsan=$(g++ -print-file-name=libubsan.so)
 export VEHICLEDATA_EMULATOR_BIN="$site/vehicledata/bin/vehicledata-emulator"
 # The emulator runs as a child of the Python process: it inherits LD_PRELOAD (harmless: it is
 # linked against the same runtime) and detect_leaks=0 from here.
+# Without arguments: the whole suite as `make test` runs it (the wheel matrix's checks need the
+# wheels of `make wheels` and are run by `make wheels-test`).
+if [ $# -eq 0 ]; then set -- -m "not wheels" "$root/tests"; fi
 ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 LD_PRELOAD="$asan $ubsan" PYTHONPATH="$site" \
-  "$py" -m pytest -q -p no:cacheprovider "${@:-$root/tests}"
+  "$py" -m pytest -q -p no:cacheprovider "$@"
