@@ -28,6 +28,8 @@ std::string defaults_json() {
     number("max_header_bytes", o.max_header_bytes);
     number("request_timeout", o.request_timeout);
     number("idle_timeout", o.idle_timeout);
+    number("write_timeout", o.write_timeout);
+    number("max_per_address", o.max_per_address);
     number("response_cache_mb", o.response_cache_mb);
     out.append("},\"accounts\":{");
     bool first = true;

@@ -2,6 +2,8 @@
 // the plain GET and HEAD requests, from the bytes the gate has framed.
 #include "direct.h"
 
+#include <algorithm>
+#include <memory>
 #include <string>
 
 #include "http_date.h"
@@ -12,6 +14,9 @@
 namespace httplib::detail {
 const char* status_message(int status);
 std::string decode_url(const std::string& s, bool convert_plus_to_space);
+}  // namespace httplib::detail
+namespace httplib::detail {  // declared in the header; httplib refuses a request whose Range it cannot parse (416)
+bool parse_range_header(const std::string& s, Ranges& ranges);
 }  // namespace httplib::detail
 
 namespace vehicledata::emulator {
@@ -88,12 +93,15 @@ bool parse_direct(std::string_view raw, httplib::Request& req) {
         std::string_view value = line.substr(colon + 1);
         while (!value.empty() && space_or_tab(value.front())) value.remove_prefix(1);
         if (value.empty()) return false;  // httplib drops such a field
-        if (iequals(name, "Content-Length") || iequals(name, "Transfer-Encoding") || iequals(name, "Expect") ||
-            iequals(name, "Range"))
+        if (iequals(name, "Content-Length") || iequals(name, "Transfer-Encoding") || iequals(name, "Expect"))
             return false;
         req.headers.emplace(std::string(name), decoded(value));
     }
     if (pos != raw.size()) return false;  // a body follows
+    // A Range httplib cannot parse it answers itself (416 before routing): left to it. One it
+    // parses is dropped by the server (ignore_ranges) on both paths; the feed reads the header.
+    if (req.has_header("Range") && !httplib::detail::parse_range_header(req.get_header_value("Range"), req.ranges))
+        return false;
     req.method.assign(method);
     req.target.assign(target);
     req.version.assign(version);
@@ -146,9 +154,24 @@ bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::R
     strm.write(head.data(), head.size());
 
     if (req.method == "HEAD") return true;
-    if (!res.body.empty()) return strm.write(res.body.data(), res.body.size()) >= 0;
+    auto* deferring = dynamic_cast<DeferringStream*>(&strm);
+    if (!res.body.empty()) {
+        if (!deferring || res.body.size() <= kPullBytes) return strm.write(res.body.data(), res.body.size()) >= 0;
+        // a large rendered body (an uncached verbose page): the gate sends it as the socket drains
+        auto body = std::make_shared<const std::string>(std::move(res.body));
+        res.body.clear();
+        deferring->defer([body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+            return sink.write(body->data() + offset, std::min(length, body->size() - offset));
+        }, body->size());
+        return true;
+    }
     if (!res.content_provider_) return true;
     if (res.content_length_ == 0 || res.is_chunked_content_provider_) return false;  // not on the data endpoints
+    if (deferring) {  // the cached body, the feed ZIP: pulled by the gate as the socket drains
+        deferring->defer(res.content_provider_, res.content_length_);
+        res.content_provider_success_ = true;
+        return true;
+    }
     res.content_provider_success_ = write_provided(strm, res, core);
     return res.content_provider_success_;
 }

@@ -1,5 +1,5 @@
 // The gate's direct path (docs/emulator.md, "Serving path"): GET and HEAD requests of the data
-// endpoints answered without cpp-httplib parsing a head the gate has already framed.
+// endpoints and the data feed download answered without cpp-httplib parsing a head the gate has already framed.
 //
 // httplib 0.11's process_request reads the head again a byte at a time into its own Request and,
 // after the handler, formats the response head through its multimap; for a cached answer that was
@@ -24,7 +24,8 @@ namespace vehicledata::emulator {
 // Builds `req` (method, target, path, version, headers) from one complete request as the gate
 // framed it, as httplib 0.11 would: only a GET or HEAD with an origin-form target and at most one
 // '?', HTTP/1.1 or HTTP/1.0, every line ending in CRLF, no header line over 8000 bytes or with an
-// empty value, no body, Range, Expect, Content-Length or Transfer-Encoding header. Header values
+// empty value, no body, Expect, Content-Length or Transfer-Encoding header, and a Range header only
+// if httplib parses it (req.ranges, which the server drops as on httplib's path). Header values
 // and the path are URL-decoded as httplib decodes them. req.params stays empty (the emulator parses
 // the query from req.target), and so do httplib's pseudo-fields REMOTE_ADDR, REMOTE_PORT,
 // LOCAL_ADDR and LOCAL_PORT (the emulator reads req.remote_addr and the ports instead, which the
@@ -41,7 +42,9 @@ void finish_headers(const httplib::Request& req, httplib::Response& res, std::in
 // Content-Type (not httplib's Accept-Ranges on HEAD: finish_headers drops it on both paths), the
 // status line and headers in one write, then the body or
 // the content provider's bytes (not for HEAD). Content providers of a known length only (the data
-// endpoints use no other). False when writing failed or the provider stopped.
+// endpoints use no other). On a DeferringStream (the gate's) the provider, or a body over
+// kPullBytes, is handed to the stream instead of written: the gate sends it as the socket drains.
+// False when writing failed or the provider stopped.
 bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::Request& req, httplib::Response& res,
                   const HttpCore& core);
 

@@ -242,6 +242,9 @@ struct Conn {
     std::string out;                 // answer bytes not sent yet (ConnStream); the reactor sends them
     std::size_t out_pos = 0;         // sent of `out`
     bool writing = false;            // the reactor is sending `out` (and reads nothing meanwhile)
+    httplib::ContentProvider provider;  // the rest of the answer's body, pulled as the socket drains
+    std::size_t provided = 0;        // body bytes the provider has yielded
+    std::size_t provide_end = 0;     // the body's length
     std::string remote_ip, local_ip;
     int remote_port = 0, local_port = 0;
 };
@@ -259,13 +262,18 @@ void address_of(const sockaddr_storage& a, socklen_t len, std::string& ip, int& 
 // Answer bytes buffered on connections, all together (the reactor sends them as sockets drain).
 std::atomic<std::size_t> g_out_bytes{0};
 
+// Whether a connection still has answer bytes to send (buffered, or a body still to pull).
+bool pending(const Conn& c) { return !c.out.empty() || static_cast<bool>(c.provider); }
+
 // httplib's view of one complete request on a connection: reads come from the buffered bytes of
 // that request only. Writes go to the connection's output buffer (c.out), which the worker tries
 // to send at once and otherwise leaves to the reactor: a slow reader costs a buffer, not a
-// worker. An answer larger than the buffer's bound (the feed ZIP, large Range answers), or any
-// answer while all connections' buffers together are at their bound, is written by the worker
-// itself as the socket drains, within the response's total deadline (then dropped).
-class ConnStream : public httplib::Stream {
+// worker. A deferred body (defer(): the direct path's answers) is pulled from its provider as the
+// socket drains, at most kPullBytes at a time, by whichever thread sends. An answer written on
+// httplib's path that is larger than the buffer's bound, or any such answer while all
+// connections' buffers together are at their bound, is written by the worker itself as the
+// socket drains, within the response's total deadline (then dropped).
+class ConnStream : public DeferringStream {
 public:
     ConnStream(Conn& c, const GateLimits& limits)
         : c_(c), limits_(limits), pos_(c.request_start) {}
@@ -301,11 +309,18 @@ public:
         if (!ok) return fail();
         return static_cast<ssize_t>(size);
     }
-    // After the answer: sends what the socket takes now; the rest stays in c.out for the reactor.
-    // False when the connection failed.
+    void defer(httplib::ContentProvider provider, std::size_t length) override {
+        if (failed_ || length == 0) return;
+        start_deadline();
+        c_.provider = std::move(provider);
+        c_.provided = 0;
+        c_.provide_end = length;
+    }
+    // After the answer: sends what the socket takes now; the rest stays in c.out (and the
+    // provider) for the reactor. False when the connection failed.
     bool flush() {
         if (failed_) return false;
-        if (!send_now(c_)) failed_ = true;
+        if (!pump(c_)) failed_ = true;
         return !failed_;
     }
     void get_remote_ip_and_port(std::string& ip, int& port) const override {
@@ -318,6 +333,71 @@ public:
     }
     socket_t socket() const override { return c_.fd; }
     bool failed() const { return failed_; }
+
+    // Sends c.out, then pulls the deferred body and sends it, without waiting: stops when the
+    // socket is full (what it did not take stays in c.out) or all is sent. True unless the
+    // connection failed or the provider stopped (the connection is then closed by the caller).
+    static bool pump(Conn& c) {
+        if (!send_now(c)) return false;
+        while (c.out.empty() && c.provider) {
+            if (c.provided >= c.provide_end) {
+                c.provider = nullptr;  // releases what it holds (the cached body, the feed's file)
+                break;
+            }
+            bool ok = true;
+            const std::size_t before = c.provided;
+            httplib::DataSink sink;
+            sink.write = [&c, &ok](const char* d, std::size_t l) -> bool {
+                if (!ok) return false;
+                if (!send_with_out(c, d, l)) return ok = false;
+                c.provided += l;
+                return true;
+            };
+            sink.is_writable = [&ok] { return ok; };
+            const std::size_t want = std::min(kPullBytes, c.provide_end - c.provided);
+            if (!c.provider(c.provided, want, sink) || !ok || c.provided == before) {
+                c.provider = nullptr;
+                release_out(c);
+                return false;
+            }
+        }
+        return true;
+    }
+    // Sends what is left of c.out and then d[0, l) in one call, without waiting; keeps what the
+    // socket did not take in c.out. False when the connection failed.
+    static bool send_with_out(Conn& c, const char* d, std::size_t l) {
+        iovec iov[2] = {{c.out.data() + c.out_pos, c.out.size() - c.out_pos}, {const_cast<char*>(d), l}};
+        int first = iov[0].iov_len == 0 ? 1 : 0;
+        while (first < 2) {
+            msghdr m{};
+            m.msg_iov = iov + first;
+            m.msg_iovlen = static_cast<std::size_t>(2 - first);
+            const ssize_t w = ::sendmsg(c.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+            if (w <= 0) {
+                release_out(c);
+                return false;
+            }
+            std::size_t done = static_cast<std::size_t>(w);
+            while (first < 2 && done >= iov[first].iov_len) done -= iov[first++].iov_len;
+            if (first < 2) {
+                iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + done;
+                iov[first].iov_len -= done;
+            }
+        }
+        if (first >= 1) {
+            release_out(c);  // c.out is sent
+        } else {
+            c.out_pos = c.out.size() - iov[0].iov_len;
+        }
+        if (first < 2) {  // the rest of d waits in c.out
+            const char* rest = static_cast<const char*>(iov[1].iov_base);
+            c.out.append(rest, iov[1].iov_len);
+            g_out_bytes.fetch_add(iov[1].iov_len, std::memory_order_relaxed);
+        }
+        return true;
+    }
 
     // Sends c.out from c.out_pos without waiting; true unless the connection failed.
     static bool send_now(Conn& c) {
@@ -432,6 +512,7 @@ struct Gate::Impl {
 
     void close_conn(Conn& c) {
         if (!c.out.empty()) ConnStream::release_out(c);
+        c.provider = nullptr;
         if (auto it = per_address.find(c.remote_ip); it != per_address.end() && --it->second <= 0)
             per_address.erase(it);
         ::close(c.fd);  // also leaves the epoll set
@@ -568,7 +649,7 @@ struct Gate::Impl {
 
     void returned(Conn& c) {
         c.busy = false;
-        if (!c.out.empty()) {  // the rest of the answer goes out as the socket drains
+        if (pending(c)) {  // the rest of the answer goes out as the socket drains
             c.writing = true;
             c.in_request = false;
             c.deadline = now_ms() + limits.write_timeout_ms;  // the response's total deadline
@@ -588,8 +669,8 @@ struct Gate::Impl {
 
     // The socket of a connection in `writing` can take more.
     void on_writable(Conn& c) {
-        if (!ConnStream::send_now(c)) return close_conn(c);
-        if (!c.out.empty()) return;  // still more than the socket takes
+        if (!ConnStream::pump(c)) return close_conn(c);
+        if (pending(c)) return;  // still more than the socket takes
         c.writing = false;
         ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
         c.busy = true;  // returned() takes it from here, as from a worker
@@ -691,7 +772,7 @@ struct Gate::Impl {
                     c->close_after = true;
                     break;
                 }
-                if (!c->out.empty()) break;  // a slow reader: the reactor sends the rest
+                if (pending(*c)) break;  // a slow reader: the reactor sends the rest
                 if (c->eof ? !next_buffered(*c) : !next_request(*c)) break;
             }
             {

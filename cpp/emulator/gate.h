@@ -14,9 +14,15 @@
 // writes its answer into the connection's output buffer and sends what the
 // socket takes at once; the rest the epoll thread sends as the socket drains
 // (reading nothing more from that connection meanwhile), so a slow reader costs
-// a buffer, not a worker.  Each response has a total deadline (write_timeout_ms);
-// answers over max_output (the feed ZIP), or while all buffers together are at
-// max_output_total, are written by the worker itself within that deadline.
+// a buffer, not a worker.  Each response has a total deadline (write_timeout_ms).
+// A body the direct path answers (direct.h: every GET/HEAD of the data endpoints
+// and the feed download) is not written by the worker at all: it hands the body's
+// content provider to the stream (DeferringStream), and the epoll thread pulls it
+// in pieces of at most kPullBytes as the socket drains (the feed ZIP straight from
+// its file), so no worker waits on a socket for it.  Only an answer on httplib's
+// own path (requests with a body or an Expect header) that is larger than
+// max_output, or made while all buffers together are at max_output_total, is
+// still written by the worker itself, within that deadline.
 //
 // Thread safety: run() on one thread; stop() from any thread.
 #pragma once
@@ -60,6 +66,17 @@ public:
     time_t keep_alive_timeout() const { return keep_alive_timeout_sec_; }
     std::size_t keep_alive_max_count() const { return keep_alive_max_count_; }
 };
+
+// A stream that can finish an answer by itself (the gate's connection stream): after the head,
+// the writer hands over the body instead of writing it, and the gate sends it as the socket
+// drains, calling `provider` as httplib does (offset, bytes wanted, sink) for at most
+// kPullBytes at a time. `length` > 0; the provider (and what it holds) lives until the body
+// is sent or the connection is closed.
+class DeferringStream : public httplib::Stream {
+public:
+    virtual void defer(httplib::ContentProvider provider, std::size_t length) = 0;
+};
+constexpr std::size_t kPullBytes = 64 * 1024;
 
 // The server's own answer to one complete request, bypassing httplib's parsing (direct.h):
 // `request` is its bytes as the gate framed them. Returns false, having done nothing, to leave the

@@ -46,6 +46,8 @@ std::string usage_text() {
            "] [--max-headers " + n(d.max_headers) + "]\n"
            "                            [--max-header-bytes " + n(d.max_header_bytes) + "] [--request-timeout " +
            n(d.request_timeout) + "] [--idle-timeout " + n(d.idle_timeout) + "]\n"
+           "                            [--write-timeout " + n(d.write_timeout) + "] [--max-per-address " +
+           n(d.max_per_address) + "]\n"
            "                            [--response-cache-mb " + n(d.response_cache_mb) +
            "] [--control-token T | --control-token-file F]\n"
            "                            [--parent-pid PID] [--print-defaults]\n"
@@ -104,6 +106,10 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
             o.request_timeout = parse_number<int>(flag, need(), 1, 3600);
         } else if (flag == "--idle-timeout") {
             o.idle_timeout = parse_number<int>(flag, need(), 1, 3600);
+        } else if (flag == "--write-timeout") {
+            o.write_timeout = parse_number<int>(flag, need(), 1, 86400);
+        } else if (flag == "--max-per-address") {
+            o.max_per_address = parse_number<int>(flag, need(), 0, 100000);
         } else if (flag == "--response-cache-mb") {
             o.response_cache_mb = parse_number<int>(flag, need(), 0, 1 << 20);
         } else if (flag == "--control-token") {

@@ -24,6 +24,8 @@ struct Options {
     int max_header_bytes = 16384;    // request line + header fields (more: 431)
     int request_timeout = 10;        // seconds from a request's first byte to its last (then 408)
     int idle_timeout = 5;            // seconds a keep-alive connection may wait for its next request
+    int write_timeout = 30;          // seconds to send one whole response; a slower reader is dropped
+    int max_per_address = 0;         // open connections from one address (more: 503); 0: half of max_connections
     int response_cache_mb = 64;      // rendered 200 answers cached (response_cache.h); 0 disables
     std::string control_token;       // "": /_emulator/ from loopback only; else X-Emulator-Token required
     std::string jwt_secret;          // "": random per process

@@ -196,6 +196,8 @@ Server::Server(Options options)
     limits.max_body = kMaxBody;
     limits.request_timeout_ms = options_.request_timeout * 1000;
     limits.idle_timeout_ms = options_.idle_timeout * 1000;
+    limits.write_timeout_ms = options_.write_timeout * 1000;
+    limits.max_per_address = options_.max_per_address;
     auto refusal = [this](int status, const std::string& url, const std::string& message) {
         return gate_refusal(status, url, message, clock_.now_seconds());
     };
@@ -302,7 +304,7 @@ bool Server::serve_direct(std::string_view raw, httplib::Stream& strm, bool clos
     httplib::Request req;
     if (!parse_direct(raw, req)) return false;
     const std::optional<Route> route = match_route(req.path);
-    if (!route || !cacheable_kind(route->kind)) return false;
+    if (!route || !(cacheable_kind(route->kind) || route->kind == schema::Kind::FeedDownload)) return false;
     const std::string connection = req.get_header_value("Connection");
     if (iequals(connection, "close")) connection_closed = true;
     if (req.version == "HTTP/1.0" && connection != "Keep-Alive") connection_closed = true;

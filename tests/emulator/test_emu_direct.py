@@ -28,6 +28,7 @@ TARGETS = [
     "/api/vehicle-attributes?attribute=engines.engine_type",
     "/api/vin/1HGCM82633A004352",
     "/api/vin/BADVIN",
+    "/api/data-feeds/download",
 ]
 VARIANTS = [
     ("GET", "HTTP/1.1", []),
@@ -38,6 +39,9 @@ VARIANTS = [
     ("GET", "HTTP/1.0", ["Connection: Keep-Alive"]),
     ("HEAD", "HTTP/1.1", []),
     ("GET", "HTTP/1.1", ["X-Value: a%41b"]),
+    ("GET", "HTTP/1.1", ["Range: bytes=100-199"]),  # the feed answers 206; the others ignore it
+    ("GET", "HTTP/1.1", ["Range: bytes=-50"]),
+    ("GET", "HTTP/1.1", ["Range: bytes=99999999-"]),  # the feed: 416
 ]
 
 

@@ -138,6 +138,8 @@ NUMBER_OPTIONS: Dict[str, str] = {
     "max_header_bytes": "request line plus header fields; more is a 431",
     "request_timeout": "seconds from a request's first byte to its last; then 408",
     "idle_timeout": "seconds a keep-alive connection may wait for its next request",
+    "write_timeout": "seconds to send one whole response; a slower reader is dropped",
+    "max_per_address": "open connections from one address (more: 503); 0 is half of max_connections",
     "response_cache_mb": "memory for rendered answers of the data endpoints; 0 disables the cache",
 }
 
@@ -232,7 +234,8 @@ class Emulator:
                  control_token: Optional[str] = None, max_connections: Optional[int] = None,
                  max_headers: Optional[int] = None, max_header_bytes: Optional[int] = None,
                  request_timeout: Optional[int] = None, idle_timeout: Optional[int] = None,
-                 response_cache_mb: Optional[int] = None) -> None:
+                 response_cache_mb: Optional[int] = None, write_timeout: Optional[int] = None,
+                 max_per_address: Optional[int] = None) -> None:
         self.host = host
         self.port = port
         self._db = db
@@ -244,7 +247,8 @@ class Emulator:
                               maintenance=maintenance, deprecated_403=deprecated_403,
                               max_connections=max_connections, max_headers=max_headers,
                               max_header_bytes=max_header_bytes, request_timeout=request_timeout,
-                              idle_timeout=idle_timeout, response_cache_mb=response_cache_mb)
+                              idle_timeout=idle_timeout, response_cache_mb=response_cache_mb,
+                              write_timeout=write_timeout, max_per_address=max_per_address)
         self._die_with_parent = die_with_parent
         self._extra_args = [str(a) for a in extra_args]
         #: The control plane's token: a ``--control-token`` in ``extra_args`` (passed last, so the

@@ -1,0 +1,122 @@
+"""Slow readers of the data feed ZIP cost neither a worker nor a copy of the ZIP (issue 25, item 1):
+the answer's head goes out at once and the epoll thread pulls the ZIP from its file, 64 KiB at a
+time, as each socket drains. Before, a worker wrote every answer over the 8 MiB per-connection
+buffer itself (waiting on the socket up to the 30 s deadline) and smaller ones were copied whole
+into the buffer; ranged downloads went through cpp-httplib's own path."""
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+
+from test_emu_hostile import connect, get, hostport, read_response
+from vehicledata.testing import Emulator
+
+FEED = "/api/data-feeds/download"
+BIG = "/api/trims/v2?limit=1000&verbose=yes"
+READERS = 8  # twice the session emulator's 4 workers
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def feed_request(token: str, extra: str = "") -> bytes:
+    return get(FEED, f"Authorization: Bearer {token}\r\n{extra}")
+
+
+def slow_reader(emu: Emulator, raw: bytes) -> socket.socket:
+    """A connection with a 4 KB receive buffer that sends `raw` and then reads nothing."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(30)
+    s.connect(hostport(emu))
+    s.sendall(raw)
+    return s
+
+
+def timed_get(emu: Emulator, path: str) -> Tuple[float, int, bytes]:
+    started = time.monotonic()
+    with connect(emu, timeout=10) as s:
+        s.sendall(get(path, "Connection: close\r\n"))
+        code, _, body = read_response(s, bytearray())
+    return time.monotonic() - started, code, body
+
+
+def test_slow_feed_readers_hold_no_worker_and_no_copy(emulator: Emulator, tokens: Dict[str, str]) -> None:
+    # the session's emulator (4 workers): its ZIP is built once for this and test_emu_feed.py
+    emu, token = emulator, tokens["premium"]
+    with connect(emu, timeout=60) as s:  # builds the ZIP once
+        s.sendall(feed_request(token))
+        code, headers, full = read_response(s, bytearray())
+    assert code == 200 and headers["content-type"] == "application/zip" and len(full) > 1_000_000
+    assert full[:4] == b"PK\x03\x04"
+    assert emu._proc is not None
+    pid = emu._proc.pid
+    before = rss_kib(pid)
+    # Each reader asks for the whole ZIP, then (pipelined) a range of it and a JSON page.
+    tail = f"Range: bytes=1000-{len(full) - 1}\r\n"
+    raw = feed_request(token) + feed_request(token, tail) + get("/api/makes/v2?limit=2")
+    slow: List[socket.socket] = [slow_reader(emu, raw) for _ in range(READERS)]
+    try:
+        time.sleep(1.0)  # the workers have answered the readers' first requests (as far as they go)
+        took = []
+        for _ in range(5):
+            t, code, body = timed_get(emu, "/api/makes/v2?limit=2")
+            assert code == 200 and len(json.loads(body)["data"]) == 2
+            took.append(t)
+        assert max(took) < 2, f"normal requests took {took} s beside {READERS} slow feed readers"
+        # The ZIP is not copied per connection: at most the pull size (64 KiB) each stays buffered.
+        grown = rss_kib(pid) - before
+        assert grown < READERS * len(full) // 1024 // 2, f"RSS grew {grown} KiB with a {len(full)} byte ZIP"
+        # Every reader still gets all three answers, whole, once it reads.
+        for s in slow:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+            buf = bytearray()
+            code, _, body = read_response(s, buf)
+            assert code == 200 and body == full
+            code, headers, body = read_response(s, buf)
+            assert code == 206 and headers["content-range"] == f"bytes 1000-{len(full) - 1}/{len(full)}"
+            assert body == full[1000:]
+            code, _, body = read_response(s, buf)
+            assert code == 200 and len(json.loads(body)["data"]) == 2
+    finally:
+        for s in slow:
+            s.close()
+
+
+def test_a_reader_that_stops_is_dropped_at_the_total_deadline(database: Path) -> None:
+    """The write deadline is total per response (--write-timeout), also for a pulled body: a
+    reader that stops reading is closed when it passes, and the only worker is free meanwhile."""
+    with Emulator(db=database, rate_limit=1_000_000, login_rate_limit=1_000_000, threads=1,
+                  write_timeout=2) as e:
+        t, code, body = timed_get(e, BIG)  # rendered and cached: a pulled content provider
+        assert code == 200 and len(body) > 300_000
+        started = time.monotonic()
+        # 32 answers of 325 KB: more than the emulator's socket send buffer takes (at most 4 MiB)
+        s = slow_reader(e, get(BIG) * 32)
+        try:
+            time.sleep(0.5)
+            t, code, _ = timed_get(e, "/api/makes/v2?limit=1")
+            assert code == 200 and t < 1.5, f"the only worker was held {t:.1f} s"
+            time.sleep(max(0.0, started + 4 - time.monotonic()))  # past the 2 s deadline
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+            got, closed = 0, False
+            try:
+                while True:
+                    chunk = s.recv(1 << 16)
+                    if not chunk:
+                        closed = True
+                        break
+                    got += len(chunk)
+            except ConnectionResetError:
+                closed = True
+            assert closed and got < 16 * len(body), f"{got} bytes after the deadline"
+        finally:
+            s.close()
