@@ -385,6 +385,30 @@ def probe(base: str, stopping: threading.Event, out: List[float], failures: List
         time.sleep(max(0.0, 0.1 - (time.monotonic() - started)))
 
 
+def probe_main(url: str) -> int:
+    """``--probe URL``: the probe alone in this process until stdin closes, then its results as JSON
+    on stdout. The soak runs it so: in the soak's own process the probe shares the GIL with the
+    crowd's and flooders' threads, and its wake-ups wait for them (docs/reliability.md)."""
+    stopping = threading.Event()
+    out: List[float] = []
+    failures: List[str] = []
+    t = threading.Thread(target=probe, args=(url, stopping, out, failures), daemon=True)
+    t.start()
+    sys.stdin.read()
+    stopping.set()
+    t.join(40)
+    print(json.dumps({"latencies": out, "failures": failures}))
+    return 0
+
+
+def probe_summary(latencies: List[float], failures: List[str]) -> Dict[str, Any]:
+    latencies = sorted(latencies)
+    return {"answers": len(latencies), "failures": len(failures), "first_failures": failures[:5],
+            "p50_ms": round(1000 * latencies[len(latencies) // 2], 1) if latencies else None,
+            "p99_ms": round(1000 * latencies[int(len(latencies) * 0.99)], 1) if latencies else None,
+            "max_ms": round(1000 * latencies[-1], 1) if latencies else None}
+
+
 def uncached_lua(token: str, targets: List[Target]) -> str:
     """The mix's script with every other request of a search made unique (an ignored parameter):
     half the searches miss the response cache."""
@@ -419,17 +443,19 @@ def soak_phase(emu_url: str, pid: int, token: str, targets: List[Target], tmp: s
     crowd.start()
     for t in helpers:
         t.start()
+    # the same probe in a process of its own (no GIL shared with the crowd): what a client sees
+    alone = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--probe", emu_url],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     time.sleep(3.0)  # the crowd takes its places
     phase = run_wrk(emu_url, script, args.soak_connections, args.soak_seconds)
     stopping.set()
+    alone_out, _ = alone.communicate(timeout=60)  # closing stdin stops it
     phase["crowd"] = crowd.stop()
     for t in helpers:
         t.join(40)
-    latencies.sort()
-    phase["probe"] = {"answers": len(latencies), "failures": len(failures), "first_failures": failures[:5],
-                      "p50_ms": round(1000 * latencies[len(latencies) // 2], 1) if latencies else None,
-                      "p99_ms": round(1000 * latencies[int(len(latencies) * 0.99)], 1) if latencies else None,
-                      "max_ms": round(1000 * latencies[-1], 1) if latencies else None}
+    phase["probe"] = probe_summary(latencies, failures)
+    got = json.loads(alone_out) if alone_out.strip() else {"latencies": [], "failures": ["no output"]}
+    phase["probe_own_process"] = probe_summary(got["latencies"], got["failures"])
     phase["shape_flood"] = dict(sorted(shapes.items()))
     phase["rss_mib"] = {"min": min(rss) // 1024, "max": max(rss) // 1024, "end": rss[-1] // 1024} if rss else {}
     phase["hostile_clients"] = {"slowloris": args.soak_slowloris, "slow_readers": args.slow_readers,
@@ -452,7 +478,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--shape-flooders", type=int, default=2, help="SQL-shape flood clients in the soak phase")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     ap.add_argument("--check", action="store_true", help="exit 1 on any error or unrefused hostile client")
+    ap.add_argument("--probe", default=None, metavar="URL", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.probe:
+        return probe_main(args.probe)
     if not shutil.which("wrk"):
         print("wrk is not installed (Debian package wrk)", file=sys.stderr)
         return 2
@@ -512,6 +541,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if "crowd" in p:
                 print(f"  beside {p['hostile_clients']}: crowd {p['crowd']}; SQL shapes {p['shape_flood']}")
                 print(f"  connect-to-answer probe {p['probe']}; RSS MiB {p['rss_mib']}")
+                print(f"  the same probe in its own process {p['probe_own_process']}")
     if args.check and (errors or not refused or unexpected or not alive):
         print(f"FAILED: {errors} errors, hostile answers {answers}", file=sys.stderr)
         return 1

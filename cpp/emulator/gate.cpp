@@ -571,7 +571,11 @@ struct Gate::Impl {
                 address_of(local, llen, c->local_ip, c->local_port);
             c->deadline = now_ms() + limits.request_timeout_ms;
             watch(fd, true);
+            Conn& added = *c;
             conns.emplace(fd, std::move(c));
+            // A client usually sends its request right behind the handshake: read it now, not on
+            // the next turn of the loop (under load a turn is milliseconds; the soak's probe).
+            on_readable(added);
         }
         if (conns.size() >= static_cast<std::size_t>(limits.max_connections) && listening) {
             watch(lfd, false);  // the rest wait in the listen backlog
@@ -775,6 +779,9 @@ struct Gate::Impl {
                 if (pending(*c)) break;  // a slow reader: the reactor sends the rest
                 if (c->eof ? !next_buffered(*c) : !next_request(*c)) break;
             }
+            // The last answer is out: the client sees its end now, not when the epoll thread
+            // next turns (it closes the descriptor).
+            if (c->close_after && !pending(*c)) ::shutdown(c->fd, SHUT_WR);
             {
                 std::lock_guard<std::mutex> lock(mutex);
                 done.push_back(c);
