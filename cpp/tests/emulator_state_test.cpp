@@ -40,6 +40,11 @@ TEST(EmulatorOptions, ParsesEveryFlagAndRejectsBadOnes) {
     EXPECT_EQ(emu::parse_options({"--response-cache-mb", "0"}, help).response_cache_mb, 0);
     EXPECT_EQ(emu::parse_options({"--response-cache-mb=512"}, help).response_cache_mb, 512);
     EXPECT_THROW(emu::parse_options({"--response-cache-mb", "-1"}, help), emu::OptionsError);
+    EXPECT_EQ(emu::parse_options({"--write-timeout", "120"}, help).write_timeout, 120);
+    EXPECT_THROW(emu::parse_options({"--write-timeout", "0"}, help), emu::OptionsError);
+    EXPECT_EQ(emu::parse_options({"--max-per-address=3"}, help).max_per_address, 3);
+    EXPECT_EQ(emu::parse_options({"--max-per-address", "0"}, help).max_per_address, 0);  // half the cap
+    EXPECT_THROW(emu::parse_options({"--max-per-address", "-1"}, help), emu::OptionsError);
     emu::parse_options({"--help"}, help);
     EXPECT_TRUE(help);
 }
@@ -106,7 +111,8 @@ TEST(EmulatorDefaults, PrintsTheOptionDefaultsAndTheDemoAccounts) {
         {"window_seconds", o.window_seconds}, {"token_ttl", o.token_ttl}, {"threads", o.threads},
         {"max_connections", o.max_connections}, {"max_headers", o.max_headers},
         {"max_header_bytes", o.max_header_bytes}, {"request_timeout", o.request_timeout},
-        {"idle_timeout", o.idle_timeout}, {"response_cache_mb", o.response_cache_mb}};
+        {"idle_timeout", o.idle_timeout}, {"write_timeout", o.write_timeout},
+        {"max_per_address", o.max_per_address}, {"response_cache_mb", o.response_cache_mb}};
     EXPECT_EQ(opts.size(), std::size(numbers) + 1);
     for (const auto& [name, value] : numbers) EXPECT_EQ(std::int64_t(opts[name]), value) << name;
     // The accounts, in the table's order; their values are a valid --accounts file.

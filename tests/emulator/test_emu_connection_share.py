@@ -61,3 +61,21 @@ def test_one_address_gets_half_the_cap(emu: Emulator) -> None:
     finally:
         for s in idle:
             s.close()
+
+
+def test_the_share_is_a_flag(database: Path) -> None:
+    """--max-per-address sets the share (here 2 of a cap of 8, not 4)."""
+    with Emulator(db=database, rate_limit=1_000_000, threads=2, max_connections=8, request_timeout=30,
+                  max_per_address=2) as e:
+        idle: List[socket.socket] = [connect_from(e, "127.0.0.1") for _ in range(2)]
+        try:
+            for s in idle:
+                s.sendall(b"GET /api/makes/v2?limit=1 HTTP/1.1\r\nHost: x\r\n")
+            with connect_from(e, "127.0.0.1") as third:
+                assert_json_error(read_response(third, bytearray()), 503, "ServiceUnavailableException",
+                                  "more than 2 open connections from this address")
+            with connect_from(e, "127.0.0.2") as other:
+                assert served(other) == 200
+        finally:
+            for s in idle:
+                s.close()
