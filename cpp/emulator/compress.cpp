@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "httplib_adapter.h"
 #include "routes.h"
 
 namespace vehicledata::emulator {
@@ -81,7 +82,7 @@ void compress_response(const httplib::Request& req, httplib::Response& res) {
     // The emulator decides the coding: cpp-httplib must not (it would pick brotli for
     // any text/* body). The Request object is the server's own, not a constant.
     const std::string accept = req.get_header_value("Accept-Encoding");
-    const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+    drop_request_header(req, "Accept-Encoding");
     const std::string type = res.get_header_value("Content-Type");
     const bool json = type == "application/json";
     if (json) {

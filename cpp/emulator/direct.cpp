@@ -7,17 +7,7 @@
 #include <string>
 
 #include "http_date.h"
-
-// Exported by Debian's libcpp-httplib 0.11 but not declared in its header (the split build keeps
-// the definitions in the library): the reason phrase of the status line and the URL decoding
-// httplib applies to the path and to header values. Using them keeps both paths' bytes equal.
-namespace httplib::detail {
-const char* status_message(int status);
-std::string decode_url(const std::string& s, bool convert_plus_to_space);
-}  // namespace httplib::detail
-namespace httplib::detail {  // declared in the header; httplib refuses a request whose Range it cannot parse (416)
-bool parse_range_header(const std::string& s, Ranges& ranges);
-}  // namespace httplib::detail
+#include "httplib_adapter.h"
 
 namespace vehicledata::emulator {
 
@@ -30,7 +20,7 @@ bool space_or_tab(char c) { return c == ' ' || c == '\t'; }
 // httplib decodes the path and every header value (decode_url, '+' kept); most have nothing to decode.
 std::string decoded(std::string_view s) {
     if (s.find('%') == std::string_view::npos) return std::string(s);
-    return httplib::detail::decode_url(std::string(s), false);
+    return httplib_decode(std::string(s));
 }
 
 // One line from `pos`, which must end in CRLF (httplib skips or refuses the others); false otherwise.
@@ -45,7 +35,7 @@ bool crlf_line(std::string_view raw, std::size_t& pos, std::string_view& line) {
 // The body of a content provider of known length, as httplib's write_content writes it.
 bool write_provided(httplib::Stream& strm, httplib::Response& res, const HttpCore& core) {
     std::size_t offset = 0;
-    const std::size_t end = res.content_length_;
+    const std::size_t end = provider_length(res);
     bool ok = true;
     httplib::DataSink sink;
     sink.write = [&](const char* d, std::size_t l) -> bool {
@@ -60,7 +50,7 @@ bool write_provided(httplib::Stream& strm, httplib::Response& res, const HttpCor
     };
     sink.is_writable = [&] { return ok && strm.is_writable(); };
     while (offset < end && !core.shutting_down()) {
-        if (!res.content_provider_(offset, end - offset, sink) || !ok) return false;
+        if (!provider_of(res)(offset, end - offset, sink) || !ok) return false;
     }
     return true;
 }
@@ -100,7 +90,7 @@ bool parse_direct(std::string_view raw, httplib::Request& req) {
     if (pos != raw.size()) return false;  // a body follows
     // A Range httplib cannot parse it answers itself (416 before routing): left to it. One it
     // parses is dropped by the server (ignore_ranges) on both paths; the feed reads the header.
-    if (req.has_header("Range") && !httplib::detail::parse_range_header(req.get_header_value("Range"), req.ranges))
+    if (req.has_header("Range") && !httplib_parse_ranges(req.get_header_value("Range"), req.ranges))
         return false;
     req.method.assign(method);
     req.target.assign(target);
@@ -120,8 +110,8 @@ bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::R
     // request's Accept-Encoding, so httplib compresses nothing)
     if (!res.body.empty()) {
         res.set_header("Content-Length", std::to_string(res.body.size()));
-    } else if (res.content_length_ > 0) {
-        res.set_header("Content-Length", std::to_string(res.content_length_));
+    } else if (provider_length(res) > 0) {
+        res.set_header("Content-Length", std::to_string(provider_length(res)));
     }
     // Server::write_response_core
     if (close_connection || req.get_header_value("Connection") == "close") {
@@ -130,9 +120,9 @@ bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::R
         res.set_header("Keep-Alive", "timeout=" + std::to_string(core.keep_alive_timeout()) +
                                          ", max=" + std::to_string(core.keep_alive_max_count()));
     }
-    if (!res.has_header("Content-Type") && (!res.body.empty() || res.content_length_ > 0 || res.content_provider_))
+    if (!res.has_header("Content-Type") && (!res.body.empty() || provider_length(res) > 0 || provider_of(res)))
         res.set_header("Content-Type", "text/plain");
-    if (!res.has_header("Content-Length") && res.body.empty() && !res.content_length_ && !res.content_provider_)
+    if (!res.has_header("Content-Length") && res.body.empty() && !provider_length(res) && !provider_of(res))
         res.set_header("Content-Length", "0");
     // (httplib's Accept-Ranges on HEAD is left out: the server's finish_headers drops it there, so a
     // HEAD carries exactly the GET's headers)
@@ -142,7 +132,7 @@ bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::R
     head.append("HTTP/1.1 ");
     head.append(std::to_string(res.status));
     head.push_back(' ');
-    head.append(httplib::detail::status_message(res.status));
+    head.append(httplib_reason(res.status));
     head.append("\r\n");
     for (const auto& [name, value] : res.headers) {  // httplib formats "%s: %s\r\n": up to a NUL
         head.append(name.c_str());
@@ -165,15 +155,16 @@ bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::R
         }, body->size());
         return true;
     }
-    if (!res.content_provider_) return true;
-    if (res.content_length_ == 0 || res.is_chunked_content_provider_) return false;  // not on the data endpoints
+    if (!provider_of(res)) return true;
+    if (provider_length(res) == 0 || chunked_provider(res)) return false;  // not on the data endpoints
     if (deferring) {  // the cached body, the feed ZIP: pulled by the gate as the socket drains
-        deferring->defer(res.content_provider_, res.content_length_);
-        res.content_provider_success_ = true;
+        deferring->defer(provider_of(res), provider_length(res));
+        set_provider_success(res, true);
         return true;
     }
-    res.content_provider_success_ = write_provided(strm, res, core);
-    return res.content_provider_success_;
+    const bool ok = write_provided(strm, res, core);
+    set_provider_success(res, ok);
+    return ok;
 }
 
 }  // namespace vehicledata::emulator

@@ -29,6 +29,8 @@
 
 #include <httplib.h>
 
+#include "httplib_adapter.h"
+
 #include <atomic>
 #include <cstddef>
 #include <functional>
@@ -51,20 +53,6 @@ struct GateLimits {
     int write_timeout_ms = 30000;           // total time to send one response; a slower reader is dropped
     std::size_t max_output = 8u << 20;      // answer bytes buffered per connection (larger: written as it drains)
     std::size_t max_output_total = 256u << 20;  // answer bytes buffered on all connections together
-};
-
-// httplib::Server with its per-request processing opened to the gate.
-// httplib checks its own listening socket to tell whether it is shutting down
-// (content providers stop writing then), so the gate lends it its own.
-class HttpCore : public httplib::Server {
-public:
-    using httplib::Server::process_request;
-    void set_listening_socket(int fd) { svr_sock_ = fd; }
-    // What the direct path (direct.h) needs of httplib's settings: content providers stop once the
-    // server shuts down, and the Keep-Alive header's values.
-    bool shutting_down() const { return svr_sock_ == INVALID_SOCKET; }
-    time_t keep_alive_timeout() const { return keep_alive_timeout_sec_; }
-    std::size_t keep_alive_max_count() const { return keep_alive_max_count_; }
 };
 
 // A stream that can finish an answer by itself (the gate's connection stream): after the head,

@@ -12,6 +12,7 @@
 #include "control.h"
 #include "direct.h"
 #include "http_date.h"
+#include "httplib_adapter.h"
 #include "vehicledata/envelope.h"
 #include "vehicledata/jwt.h"
 
@@ -41,9 +42,7 @@ std::string raw_path(const httplib::Request& req) {
 // emulator answers Range itself on the data feed download (feed_download) and
 // ignores it elsewhere, as the service does, so the parsed ranges are dropped.
 // The Request is httplib's own non-const object, passed to handlers as const.
-void ignore_ranges(const httplib::Request& req) {
-    if (!req.ranges.empty()) const_cast<httplib::Request&>(req).ranges.clear();
-}
+void ignore_ranges(const httplib::Request& req) { drop_ranges(req); }
 
 constexpr std::size_t kMaxBody = 1 << 20;  // request bodies over this are a 413
 
@@ -264,7 +263,7 @@ void Server::stop() { gate_->stop(); }
 
 void Server::answer_error(const httplib::Request& req, httplib::Response& res) {
     ignore_ranges(req);
-    if (!res.body.empty() || res.is_chunked_content_provider_ || res.content_length_ > 0) return;
+    if (!res.body.empty() || chunked_provider(res) || provider_length(res) > 0) return;
     std::string url = raw_path(req);
     if (url.empty()) url = "/";  // e.g. 414: httplib keeps nothing of a request line it refused
     std::string path;
@@ -467,7 +466,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     }
     try {
         api_->handle(call, res);
-        if (cacheable && res.status == 200 && res.content_length_ == 0 && !res.is_chunked_content_provider_) {
+        if (cacheable && res.status == 200 && provider_length(res) == 0 && !chunked_provider(res)) {
             auto entry = std::make_shared<CachedResponse>();
             entry->body = std::move(res.body);
             entry->headers = std::move(res.headers);
