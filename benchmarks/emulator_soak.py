@@ -19,7 +19,8 @@ connections (``--soak-connections``) for N seconds on the mix, every other searc
 one thread from 127.0.0.2, ``--slow-readers`` (64) connections that pipeline large answers on a 4 KB receive
 buffer and read 1 KB a second, and a SQL-shape flood from 127.0.0.3 (``--shape-flooders``
 clients sending ``json`` in-lists of always new shapes); a probe opens a new connection every 100 ms and times
-connect-to-answer; RSS is sampled every second.
+connect-to-answer (twice: a thread of this process, and the same probe in a process of its own, which
+shares no GIL with the crowd's threads); RSS is sampled every second.
 
     .venv/bin/python benchmarks/emulator_soak.py [--duration 60] [--json] [--check]
     make soak                        # the full run (60 s per phase)
