@@ -530,6 +530,7 @@ void bind_client(py::module_& m) {
             d["bytes"] = s.bytes;
             d["rate_wait_seconds"] = s.rate_wait_seconds;
             d["reorder_peak"] = s.reorder_peak;
+            d["cache_hits"] = s.cache_hits;
             return d;
         })
         .def("url_for", [](const PyClient& p, const std::string& t) { return p.client->url_for(t); })

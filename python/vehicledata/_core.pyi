@@ -214,6 +214,9 @@ class _ClientOptions:
     max_decompressed: int
     low_speed_limit: int
     low_speed_time: float
+    cache_dir: str  # the response cache's directory ("": no cache)
+    cache_ttl: float  # seconds a cached answer is served (<= 0: until evicted)
+    cache_max_bytes: int  # the cache directory's bound (LRU eviction past it)
     def __init__(self) -> None: ...
 
 class _CoreClient:

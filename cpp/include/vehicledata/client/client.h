@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "vehicledata/client/jwt_cache.h"
 #include "vehicledata/client/page.h"
 #include "vehicledata/client/paging.h"
+#include "vehicledata/client/response_cache.h"
 #include "vehicledata/client/retry.h"
 #include "vehicledata/client/token_bucket.h"
 #include "vehicledata/client/transport.h"
@@ -40,6 +42,11 @@ struct ClientOptions {
     int jwt_margin = 300;            // renew this many seconds before exp
     int max_parallel = 4;            // concurrent transfers in get_pages()
     std::int64_t max_pages = 100000; // a larger `pages` in an envelope is refused (LimitError)
+    // The on-disk response cache (off unless cache.dir is set): get(), get_page(),
+    // get_pages() and collect_pages() answer a GET from it, per access tier, while
+    // the entry is younger than cache.ttl; downloads, logins and the account and
+    // feed-date endpoints are never cached.
+    ResponseCacheOptions cache;
 };
 
 // Log levels as in Python's logging.
@@ -66,6 +73,7 @@ struct ClientStats {
     // Most pages collect_pages() held at once, arrived but waiting on an earlier
     // one (being retried or slower); never above reorder_window() - 1.
     std::int64_t reorder_peak = 0;
+    std::int64_t cache_hits = 0;   // answers served from the response cache (no request sent)
 };
 
 struct DownloadResult {
@@ -152,6 +160,11 @@ private:
     void refuse_limited(const Response& r) const;  // LimitError for a transfer a limit aborted
     void check_pages(const Page& page) const;      // LimitError past max_pages
     void log(int level, const std::string& message) const;
+    // The URL of `target` when its answer may come from / go to the response cache, else "".
+    std::string cacheable(const std::string& target) const;
+    // A cached page of `target` decoded, or nullopt (a cached body that does not decode is dropped).
+    std::optional<Page> cached_page(const std::string& target, const schema::Record& record, schema::Shape shape,
+                                    bool verbose);
 
     ClientOptions options_;
     Transport transport_;
@@ -162,6 +175,8 @@ private:
     std::atomic<std::int64_t> requests_{0}, retries_{0}, bytes_{0};
     std::atomic<std::int64_t> rate_wait_us_{0};
     std::atomic<std::int64_t> reorder_peak_{0};
+    std::atomic<std::int64_t> cache_hits_{0};
+    ResponseCache cache_;
     std::mutex check_mutex_;  // one validation of a disk-cached token at a time
 };
 
