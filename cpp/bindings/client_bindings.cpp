@@ -405,6 +405,35 @@ void bind_client(py::module_& m) {
         }
     }, py::arg("pages"), "Concatenate pages of one record; the sources are emptied as they are copied.");
 
+    c.def("gather", [](const std::vector<py::tuple>& sources, std::size_t rows, std::string record) {
+        std::vector<std::shared_ptr<vc::Page>> keep;  // the pages stay alive while the GIL is released
+        std::vector<vc::ColumnSource> in;
+        for (const py::tuple& t : sources) {
+            if (t.size() != 4) throw py::value_error("gather: each source is (page, rows or None, names, as)");
+            vc::ColumnSource s;
+            keep.push_back(t[0].cast<std::shared_ptr<vc::Page>>());
+            s.page = keep.back().get();
+            if (t[1].is_none()) {
+                s.all_rows = true;
+            } else {
+                auto rows_arr = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(t[1]);
+                if (!rows_arr || rows_arr.ndim() != 1) throw py::value_error("gather: rows must be a 1-d array of int64");
+                s.rows.assign(rows_arr.data(), rows_arr.data() + rows_arr.size());
+            }
+            s.names = t[2].cast<std::vector<std::string>>();
+            s.as = t[3].cast<std::vector<std::string>>();
+            in.push_back(std::move(s));
+        }
+        py::gil_scoped_release nogil;
+        try {
+            return std::make_shared<vc::Page>(vc::gather_columns(in, rows, std::move(record)));
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
+        }
+    }, py::arg("sources"), py::arg("rows"), py::arg("record"),
+       "A page of `rows` rows gathered from sources [(page, rows: int64 array (-1: null) or None: every row, "
+       "column names, their names in the result)], in order (a join on computed row indices, or a filter).");
+
     c.def("parse_timestamp", [](const std::string& text) -> py::object {
         std::int64_t us;
         int off;
