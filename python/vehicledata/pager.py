@@ -368,7 +368,10 @@ class Pager:
 
     @property
     def total(self) -> int:
-        """Total number of matching records (from the first page fetched)."""
+        """Total number of matching records (from the first page fetched: this pager's, or the one a
+        whole-result method such as ``to_pandas()`` fetched, so asking after it sends no request)."""
+        if self._first is None and self._seen is not None:
+            return self._seen[0]
         return self._first_page().total
 
     @property
