@@ -456,6 +456,12 @@ void bind_client(py::module_& m) {
         return v ? py::cast(*v) : py::none();
     }, py::arg("value"), py::arg("now"), "Retry-After (seconds or HTTP date) -> seconds, or None.");
 
+    py::class_<vc::WaitBudget, std::shared_ptr<vc::WaitBudget>>(
+        c, "WaitBudget", "The retry sleeps of one call (a crawl), added up: past the policy's max_wait in total the "
+                         "call's next retry is refused (its error raised).  Pass the same one to each request of the call.")
+        .def(py::init<>())
+        .def_property_readonly("waited", &vc::WaitBudget::waited, "Seconds of sleep approved so far.");
+
     py::class_<PyClient>(c, "Client", "The C++ client core (use vehicledata.Client).")
         .def(py::init(&make_client), py::arg("options"), py::arg("logger") = py::none(),
              "A client with these ClientOptions; `logger`: callable(level, message) or None.")
@@ -482,15 +488,16 @@ void bind_client(py::module_& m) {
             return d;
         }, py::arg("target"), "GET with auth, retries and the rate limit; returns status, url, content_type, body.")
         .def("get_page", [](PyClient& p, const std::string& target, const std::string& record, const std::string& shape,
-                            bool verbose) {
+                            bool verbose, std::shared_ptr<vc::WaitBudget> budget) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             py::gil_scoped_release nogil;
-            return std::make_shared<vc::Page>(p.client->get_page(target, r, s, verbose));
-        }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false)
+            return std::make_shared<vc::Page>(p.client->get_page(target, r, s, verbose, budget.get()));
+        }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false,
+           py::arg("budget") = nullptr, "One page; `budget`: the WaitBudget of the call it belongs to (or None).")
         .def("get_pages", [](PyClient& p, const std::vector<std::string>& targets, const std::string& record,
                              const std::string& shape, bool verbose, const vc::Page* first, std::int64_t first_number,
-                             std::optional<std::vector<std::int64_t>> numbers) {
+                             std::optional<std::vector<std::int64_t>> numbers, std::shared_ptr<vc::WaitBudget> budget) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             std::optional<vc::Crawl> crawl;
@@ -498,26 +505,29 @@ void bind_client(py::module_& m) {
             std::vector<vc::Page> pages;
             {
                 py::gil_scoped_release nogil;
-                pages = p.client->get_pages(targets, r, s, verbose, crawl ? &*crawl : nullptr);
+                pages = p.client->get_pages(targets, r, s, verbose, crawl ? &*crawl : nullptr, budget.get());
             }
             std::vector<std::shared_ptr<vc::Page>> out;
             for (auto& pg : pages) out.push_back(std::make_shared<vc::Page>(std::move(pg)));
             return out;
         }, py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false,
            py::arg("first") = nullptr, py::arg("first_number") = 1, py::arg("numbers") = py::none(),
+           py::arg("budget") = nullptr,
            "Fetch pages concurrently (curl multi, inside the token bucket); results in input order.  With `first` "
            "(page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it as it arrives "
            "(PaginationError).")
         .def("collect_pages", [](PyClient& p, const vc::Page& first, const std::vector<std::string>& targets,
                                  const std::string& record, const std::string& shape, bool verbose,
-                                 std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers) {
+                                 std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers,
+                                 std::shared_ptr<vc::WaitBudget> budget) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             vc::Crawl crawl = crawl_of(first, first_number, std::move(numbers), targets.size());
             py::gil_scoped_release nogil;
-            return std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, verbose, &crawl));
+            return std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, verbose, &crawl, budget.get()));
         }, py::arg("first"), py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope",
            py::arg("verbose") = false, py::arg("first_number") = 1, py::arg("numbers") = py::none(),
+           py::arg("budget") = nullptr,
            "Fetch targets concurrently and append them in order to a copy of `first` (page `first_number`), checking "
            "each (numbered by `numbers`, default the pages after `first`) as it arrives (PaginationError).")
         .def("download", [](PyClient& p, const std::string& target, const std::string& path, bool resume,

@@ -348,9 +348,10 @@ Response Client::get(const std::string& target, RetryState& state) {
     }
 }
 
-Page Client::get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose) {
+Page Client::get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose,
+                      WaitBudget* budget) {
     if (std::optional<Page> hit = cached_page(target, record, shape, verbose)) return std::move(*hit);
-    RetryState state(options_.retry);
+    RetryState state(options_.retry, nullptr, budget);
     while (true) {
         Response r = get(target, state);
         try {
@@ -370,14 +371,14 @@ Page Client::get_page(const std::string& target, const schema::Record& record, s
 }
 
 std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, const schema::Record& record,
-                                    schema::Shape shape, bool verbose, const Crawl* crawl) {
+                                    schema::Shape shape, bool verbose, const Crawl* crawl, WaitBudget* budget) {
     std::vector<std::optional<Page>> out(targets.size());
     std::size_t next = 0;  // pages before it are checked
     fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) {
         out[i] = std::move(p);
         for (; next < out.size() && out[next]; ++next)
             if (crawl) check_paging(*out[next], crawl->numbers.at(next), &crawl->first);
-    }, verbose);
+    }, verbose, 0, budget);
     std::vector<Page> pages;
     pages.reserve(out.size());
     for (auto& p : out) pages.push_back(std::move(*p));
@@ -385,7 +386,7 @@ std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, con
 }
 
 Page Client::collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
-                           schema::Shape shape, bool verbose, const Crawl* crawl) {
+                           schema::Shape shape, bool verbose, const Crawl* crawl, WaitBudget* budget) {
     // Reserve for the announced total, but never more than full pages could hold.
     std::size_t expected = first.rows;
     if (first.collection.total > 0)
@@ -411,7 +412,7 @@ Page Client::collect_pages(const Page& first, const std::vector<std::string>& ta
         const auto held = static_cast<std::int64_t>(waiting.size());
         for (auto peak = reorder_peak_.load(); held > peak && !reorder_peak_.compare_exchange_weak(peak, held);) {
         }
-    }, verbose, reorder_window());
+    }, verbose, reorder_window(), budget);
     return acc;
 }
 
@@ -420,11 +421,12 @@ std::size_t Client::reorder_window() const {
 }
 
 void Client::fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
-                         const std::function<void(std::size_t, Page&&)>& on_page, bool verbose, std::size_t window) {
+                         const std::function<void(std::size_t, Page&&)>& on_page, bool verbose, std::size_t window,
+                         WaitBudget* budget) {
     const std::size_t n = targets.size();
     if (n == 0) return;
     if (n == 1) {
-        on_page(0, get_page(targets[0], record, shape, verbose));
+        on_page(0, get_page(targets[0], record, shape, verbose, budget));
         return;
     }
     struct State {
@@ -434,7 +436,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
     };
     std::vector<State> st;
     st.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) st.push_back(State{RetryState(options_.retry), {}, {}});
+    for (std::size_t i = 0; i < n; ++i) st.push_back(State{RetryState(options_.retry, nullptr, budget), {}, {}});
     std::deque<std::size_t> pending;
     for (std::size_t i = 0; i < n; ++i) pending.push_back(i);
     std::size_t done = 0;

@@ -449,7 +449,8 @@ class Client:
     each), ``max_pages`` announced by an envelope (100,000); a transfer slower
     than ``low_speed_limit`` bytes/s for ``timeout`` seconds ends as a
     :class:`Timeout` (1024; 0: off).  ``max_wait`` (seconds; default the retry policy's, 120) caps the
-    total a request may sleep before its retries: past it the request's error is raised (a
+    total a call (one request, or one crawl: ``to_pandas()``, an iteration) may sleep before its
+    retries: past it the request's error is raised (a
     ``RateLimitError`` or ``ServiceUnavailableError`` with ``retry_after``) instead of sleeping.  A
     sleep over 2 s is logged at WARNING and shown on the open progress bars.
 

@@ -44,3 +44,46 @@ def test_cli_sort_names_the_valid_keys(cli, capsys):
     err = capsys.readouterr().err
     assert "argument --sort: unknown sort 'msrpp' for /api/trims/v2; did you mean 'msrp'?" in err
     assert "MakeModelTrims.msrp" in err
+
+
+def test_max_wait_caps_the_waiting_of_a_whole_crawl(emulator, client_factory):
+    """Three later pages each answered 503 Retry-After 2: each request alone would sleep 2 s (under
+    max_wait=3), but the crawl's sleeps add up to 6 s; the second sleep would pass 3 s: raised instead."""
+    import time
+
+    import vehicledata as vd
+
+    with client_factory(emulator.url, max_wait=3.0, max_parallel=4) as api:
+        pager = api.trims.search(year=2020, limit=100)
+        assert pager.page_count >= 4  # the first page fetched, no fault yet
+        emulator.fault("/api/trims/v2", status=503, retry_after=2, count=3)
+        started = time.monotonic()
+        with pytest.raises(vd.ServiceUnavailableError) as info:
+            pager.to_pandas()
+        elapsed = time.monotonic() - started
+    assert info.value.retry_after == 2.0
+    assert elapsed < 3.0  # one 2 s sleep at most; before, every page slept its 2 s and the crawl went on
+
+
+def test_a_crawl_within_max_wait_waits_and_finishes(emulator, client_factory):
+    with client_factory(emulator.url, max_wait=3.0) as api:
+        pager = api.trims.search(year=2020, limit=100)
+        total = pager.total
+        emulator.fault("/api/trims/v2", status=503, retry_after=1, count=2)
+        assert len(pager.to_pandas()) == total
+        assert api.stats()["retries"] == 2
+
+
+def test_each_lazy_iteration_is_one_call(emulator, client_factory):
+    """A page-by-page iteration (iter_pandas) is one call too: its later pages' sleeps add up."""
+    import vehicledata as vd
+
+    with client_factory(emulator.url, max_wait=3.0, max_parallel=1) as api:
+        pager = api.trims.search(year=2020, limit=100)
+        pages = pager.iter_pandas()
+        next(pages)
+        emulator.fault("/api/trims/v2", status=503, retry_after=2, count=1)
+        next(pages)  # slept 2 s: within 3 s
+        emulator.fault("/api/trims/v2", status=503, retry_after=2, count=1)
+        with pytest.raises(vd.ServiceUnavailableError):
+            next(pages)  # another 2 s would make 4 s

@@ -95,11 +95,14 @@ public:
     // get() then decode_page() (`verbose`: the target asks for verbose=yes,
     // see decoded_fields()); a body that fails to decode is retried like a
     // transport failure (one retry budget for the request), then raises DecodeError.
-    Page get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose = false);
+    // `budget` (here and below): the waiting of the call the request belongs to (retry.h; null: none).
+    Page get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose = false,
+                  WaitBudget* budget = nullptr);
     // Several pages at once (multi interface, token bucket, retries per
     // page); results in the order of `targets`, checked against `crawl` if given.
     std::vector<Page> get_pages(const std::vector<std::string>& targets, const schema::Record& record,
-                                schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
+                                schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr,
+                                WaitBudget* budget = nullptr);
     // Like get_pages(), but each page is handed to `on_page(index, page)` as
     // soon as it is decoded (completion order, on the calling thread).  With a
     // `window` (> 0), target i is not sent until every target before
@@ -107,7 +110,7 @@ public:
     // ahead of one still missing.
     void fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
                      const std::function<void(std::size_t, Page&&)>& on_page, bool verbose = false,
-                     std::size_t window = 0);
+                     std::size_t window = 0, WaitBudget* budget = nullptr);
     // Fetch `targets` concurrently and append them in order to a copy of
     // `first` (columns reserved for first.collection.total rows), releasing
     // each page once appended: peak memory stays near the final size.  Each
@@ -115,7 +118,8 @@ public:
     // that arrive ahead of a missing one (retried, slower) wait, at most
     // reorder_window() - 1 of them: no page further ahead is sent meanwhile.
     Page collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
-                       schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
+                       schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr,
+                       WaitBudget* budget = nullptr);
     // Stream a GET to `path`; with resume, continue an existing partial file
     // (Range request; a 200 answer to it starts the file over).  Retries resume
     // from what was written.  The whole download, retries and their waits
