@@ -273,6 +273,19 @@ def join_pages(trims: Any, parts: Dict[str, Any], after: Sequence[Tuple[str, Dic
     return joined
 
 
+class _Whole:
+    """The joined vehicles as the one page of a run of ``checkpoint.write_dataset``."""
+
+    number = pages = 1
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+        self.total = int(core.rows)
+
+    def to_arrow(self) -> "pa.Table":
+        return frames.page_to_arrow(self._core)
+
+
 class VehiclePager:
     """The vehicles of one search: four pagers joined on the trim id (see the module docstring)."""
 
@@ -323,18 +336,31 @@ class VehiclePager:
             yield frames.arrow_to_pandas(table)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
-                   page_size: Optional[int] = None) -> Any:
-        """Write the vehicles as a (Hive-partitioned) Parquet dataset under ``path`` in one go (no
-        checkpoint: a re-run fetches again and replaces the files of this writer).  Returns the directory."""
-        from pathlib import Path
+                   page_size: Optional[int] = None, *, mode: str = "resume") -> Any:
+        """Write the vehicles as a (Hive-partitioned) Parquet dataset under ``path``; returns the directory.
 
-        import pyarrow.parquet as pq
+        The modes of ``Pager.to_parquet`` (``vehicledata.checkpoint``): ``"resume"`` (default) fetches
+        nothing after a finished run and says so (``CheckpointWarning``); ``"overwrite"`` deletes the
+        dataset's files and writes it again (a nightly snapshot); ``"append"`` adds a run's files.  The
+        join is one piece (the four crawls, then one page): a run writes one file per partition with
+        row groups of at least 64k rows, then the checkpoint."""
+        import hashlib
 
-        root = Path(path)
-        root.mkdir(parents=True, exist_ok=True)
-        pq.write_to_dataset(self.to_arrow(page_size), str(root), partition_cols=list(partition_cols or []) or None,
-                            basename_template="vehicles-{i}.parquet", existing_data_behavior="delete_matching")
-        return root
+        from . import checkpoint
+        from ._targets import build_target
+        from .pager import _query_digest
+
+        trims = self._pagers["trims"]
+        text = "\n".join(["vehicles", repr(page_size), repr(self._after)] +
+                         [_query_digest(p.path, p.params) for p in self._pagers.values()])
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+
+        def pages_from(number: int) -> Iterator[Any]:
+            if number == 1:
+                yield _Whole(self._joined(page_size))
+
+        return checkpoint.write_dataset(path, query=digest, target="vehicles " + build_target(trims.path, trims.params),
+                                        first_page=1, pages_from=pages_from, partition_cols=partition_cols, mode=mode)
 
     def __iter__(self) -> Iterator["Record"]:
         from .pager import Record

@@ -202,3 +202,26 @@ def test_gather_refuses_rows_outside_the_page(api):
     one = _core.client.gather([(page, np.array([2, -1]), ["id", "msrp"], ["id", "price"])], 2, "vehicle")
     got, src = one.to_lists(), page.to_lists()
     assert one.column_names == ["id", "price"] and got == {"id": [src["id"][2], None], "price": [src["msrp"][2], None]}
+
+
+def test_to_parquet_modes(api, emulator, tmp_path):
+    from vehicledata.checkpoint import CheckpointWarning
+
+    out = tmp_path / "v"
+    search = api.vehicles.search(year=2020, make="Toyota")
+    want = sorted(search.to_arrow()["id"].to_pylist())
+    search.to_parquet(out, partition_cols=["model"])
+    files = sorted(out.rglob("*.parquet"))
+    models = {f.parent.name for f in files}
+    assert len(files) == len(models) > 3  # one file per partition
+    assert sorted(pq.read_table(out)["id"].to_pylist()) == want
+    sent = emulator.stats()["requests"]
+    with pytest.warns(CheckpointWarning, match="nothing fetched"):
+        api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])
+    assert emulator.stats()["requests"] == sent  # resume after a finished run: no request
+    api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="overwrite")
+    assert emulator.stats()["requests"] > sent and sorted(out.rglob("*.parquet")) == files
+    api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="append")
+    assert sorted(pq.read_table(out)["id"].to_pylist()) == sorted(want * 2)
+    with pytest.raises(vd.QueryError, match="another query"):
+        api.vehicles.search(year=2020, make="Honda").to_parquet(out, partition_cols=["model"])
