@@ -405,6 +405,35 @@ void bind_client(py::module_& m) {
         }
     }, py::arg("pages"), "Concatenate pages of one record; the sources are emptied as they are copied.");
 
+    c.def("gather", [](const std::vector<py::tuple>& sources, std::size_t rows, std::string record) {
+        std::vector<std::shared_ptr<vc::Page>> keep;  // the pages stay alive while the GIL is released
+        std::vector<vc::ColumnSource> in;
+        for (const py::tuple& t : sources) {
+            if (t.size() != 4) throw py::value_error("gather: each source is (page, rows or None, names, as)");
+            vc::ColumnSource s;
+            keep.push_back(t[0].cast<std::shared_ptr<vc::Page>>());
+            s.page = keep.back().get();
+            if (t[1].is_none()) {
+                s.all_rows = true;
+            } else {
+                auto rows_arr = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(t[1]);
+                if (!rows_arr || rows_arr.ndim() != 1) throw py::value_error("gather: rows must be a 1-d array of int64");
+                s.rows.assign(rows_arr.data(), rows_arr.data() + rows_arr.size());
+            }
+            s.names = t[2].cast<std::vector<std::string>>();
+            s.as = t[3].cast<std::vector<std::string>>();
+            in.push_back(std::move(s));
+        }
+        py::gil_scoped_release nogil;
+        try {
+            return std::make_shared<vc::Page>(vc::gather_columns(in, rows, std::move(record)));
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
+        }
+    }, py::arg("sources"), py::arg("rows"), py::arg("record"),
+       "A page of `rows` rows gathered from sources [(page, rows: int64 array (-1: null) or None: every row, "
+       "column names, their names in the result)], in order (a join on computed row indices, or a filter).");
+
     c.def("parse_timestamp", [](const std::string& text) -> py::object {
         std::int64_t us;
         int off;
@@ -426,6 +455,12 @@ void bind_client(py::module_& m) {
         auto v = vc::parse_retry_after(value, now);
         return v ? py::cast(*v) : py::none();
     }, py::arg("value"), py::arg("now"), "Retry-After (seconds or HTTP date) -> seconds, or None.");
+
+    py::class_<vc::WaitBudget, std::shared_ptr<vc::WaitBudget>>(
+        c, "WaitBudget", "The retry sleeps of one call (a crawl), added up: past the policy's max_wait in total the "
+                         "call's next retry is refused (its error raised).  Pass the same one to each request of the call.")
+        .def(py::init<>())
+        .def_property_readonly("waited", &vc::WaitBudget::waited, "Seconds of sleep approved so far.");
 
     py::class_<PyClient>(c, "Client", "The C++ client core (use vehicledata.Client).")
         .def(py::init(&make_client), py::arg("options"), py::arg("logger") = py::none(),
@@ -453,15 +488,16 @@ void bind_client(py::module_& m) {
             return d;
         }, py::arg("target"), "GET with auth, retries and the rate limit; returns status, url, content_type, body.")
         .def("get_page", [](PyClient& p, const std::string& target, const std::string& record, const std::string& shape,
-                            bool verbose) {
+                            bool verbose, std::shared_ptr<vc::WaitBudget> budget) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             py::gil_scoped_release nogil;
-            return std::make_shared<vc::Page>(p.client->get_page(target, r, s, verbose));
-        }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false)
+            return std::make_shared<vc::Page>(p.client->get_page(target, r, s, verbose, budget.get()));
+        }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false,
+           py::arg("budget") = nullptr, "One page; `budget`: the WaitBudget of the call it belongs to (or None).")
         .def("get_pages", [](PyClient& p, const std::vector<std::string>& targets, const std::string& record,
                              const std::string& shape, bool verbose, const vc::Page* first, std::int64_t first_number,
-                             std::optional<std::vector<std::int64_t>> numbers) {
+                             std::optional<std::vector<std::int64_t>> numbers, std::shared_ptr<vc::WaitBudget> budget) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             std::optional<vc::Crawl> crawl;
@@ -469,26 +505,29 @@ void bind_client(py::module_& m) {
             std::vector<vc::Page> pages;
             {
                 py::gil_scoped_release nogil;
-                pages = p.client->get_pages(targets, r, s, verbose, crawl ? &*crawl : nullptr);
+                pages = p.client->get_pages(targets, r, s, verbose, crawl ? &*crawl : nullptr, budget.get());
             }
             std::vector<std::shared_ptr<vc::Page>> out;
             for (auto& pg : pages) out.push_back(std::make_shared<vc::Page>(std::move(pg)));
             return out;
         }, py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false,
            py::arg("first") = nullptr, py::arg("first_number") = 1, py::arg("numbers") = py::none(),
+           py::arg("budget") = nullptr,
            "Fetch pages concurrently (curl multi, inside the token bucket); results in input order.  With `first` "
            "(page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it as it arrives "
            "(PaginationError).")
         .def("collect_pages", [](PyClient& p, const vc::Page& first, const std::vector<std::string>& targets,
                                  const std::string& record, const std::string& shape, bool verbose,
-                                 std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers) {
+                                 std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers,
+                                 std::shared_ptr<vc::WaitBudget> budget) {
             const sc::Record& r = record_of(record);
             sc::Shape s = shape_of(shape);
             vc::Crawl crawl = crawl_of(first, first_number, std::move(numbers), targets.size());
             py::gil_scoped_release nogil;
-            return std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, verbose, &crawl));
+            return std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, verbose, &crawl, budget.get()));
         }, py::arg("first"), py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope",
            py::arg("verbose") = false, py::arg("first_number") = 1, py::arg("numbers") = py::none(),
+           py::arg("budget") = nullptr,
            "Fetch targets concurrently and append them in order to a copy of `first` (page `first_number`), checking "
            "each (numbered by `numbers`, default the pages after `first`) as it arrives (PaginationError).")
         .def("download", [](PyClient& p, const std::string& target, const std::string& path, bool resume,
@@ -530,6 +569,7 @@ void bind_client(py::module_& m) {
             d["bytes"] = s.bytes;
             d["rate_wait_seconds"] = s.rate_wait_seconds;
             d["reorder_peak"] = s.reorder_peak;
+            d["cache_hits"] = s.cache_hits;
             return d;
         })
         .def("url_for", [](const PyClient& p, const std::string& t) { return p.client->url_for(t); })

@@ -139,6 +139,15 @@ void bind_options(py::module_& c) {
         .def_readwrite("jwt_margin", &vc::ClientOptions::jwt_margin)
         .def_readwrite("max_parallel", &vc::ClientOptions::max_parallel)
         .def_readwrite("max_pages", &vc::ClientOptions::max_pages)
+        .def_property("cache_dir", [](const vc::ClientOptions& o) { return o.cache.dir; },
+                      [](vc::ClientOptions& o, std::string v) { o.cache.dir = std::move(v); },
+                      "The response cache's directory (\"\": no cache).")
+        .def_property("cache_ttl", [](const vc::ClientOptions& o) { return o.cache.ttl; },
+                      [](vc::ClientOptions& o, double v) { o.cache.ttl = v; },
+                      "Seconds a cached answer is served (<= 0: until evicted).")
+        .def_property("cache_max_bytes", [](const vc::ClientOptions& o) { return o.cache.max_bytes; },
+                      [](vc::ClientOptions& o, std::int64_t v) { o.cache.max_bytes = v; },
+                      "The response cache directory's bound in bytes (least recently used files deleted past it).")
         .def_property("compress",
                       [](const vc::ClientOptions& o) -> std::optional<bool> {
                           if (o.transport.compress < 0) return std::nullopt;

@@ -66,6 +66,19 @@ std::string request_log_line(const std::string& what, const Response& r) {
     return line + buf;
 }
 
+// The response cache's access tier: anonymous, or which account (the token,
+// hashed with the secret as key: a wrong secret never reads the account's answers).
+std::string cache_tier(const ClientOptions& o) {
+    if (o.api_token.empty() || o.api_secret.empty()) return "anonymous";
+    static const char* digits = "0123456789abcdef";
+    std::string out = "account ";
+    for (unsigned char c : jwt::hmac_sha256(o.api_secret, "vehicledata cache tier\n" + o.api_token)) {
+        out += digits[c >> 4];
+        out += digits[c & 15];
+    }
+    return out;
+}
+
 std::string strip_trailing_slash(std::string s) {
     while (!s.empty() && s.back() == '/') s.pop_back();
     return s;
@@ -78,7 +91,8 @@ Client::Client(ClientOptions options)
       transport_(options_.transport),
       bucket_(options_.rate_limit, options_.rate_limit_burst),
       login_bucket_(options_.login_rate_limit),
-      jwt_(options_.jwt_cache_path, options_.jwt_margin) {
+      jwt_(options_.jwt_cache_path, options_.jwt_margin),
+      cache_(options_.cache, cache_tier(options_)) {
     options_.base_url = strip_trailing_slash(options_.base_url.empty() ? kDefaultBaseUrl : options_.base_url);
     if (options_.max_parallel < 1) options_.max_parallel = 1;
     remember_secret(options_.api_secret);
@@ -113,7 +127,41 @@ ClientStats Client::stats() const {
     s.bytes = bytes_.load();
     s.rate_wait_seconds = static_cast<double>(rate_wait_us_.load()) / 1e6;
     s.reorder_peak = reorder_peak_.load();
+    s.cache_hits = cache_hits_.load();
     return s;
+}
+
+std::string Client::cacheable(const std::string& target) const {
+    if (!cache_.enabled()) return {};
+    std::string url = url_for(target);
+    const std::size_t scheme = url.find("://");
+    const std::size_t slash = scheme == std::string::npos ? std::string::npos : url.find('/', scheme + 3);
+    const std::string path = slash == std::string::npos ? "/" : url.substr(slash, url.find('?', slash) - slash);
+    // Answers that change with every request of the account, or the feed's
+    // build date and ZIP (a nightly job asks them to see what is new): never cached.
+    for (schema::Kind kind : {schema::Kind::AccountRequests, schema::Kind::AccountToday, schema::Kind::FeedLastUpdated,
+                              schema::Kind::FeedDownload, schema::Kind::Login})
+        for (const auto& e : schema::endpoints())
+            if (e.kind == kind && e.path == path) return {};
+    return url;
+}
+
+std::optional<Page> Client::cached_page(const std::string& target, const schema::Record& record, schema::Shape shape,
+                                        bool verbose) {
+    const std::string url = cacheable(target);
+    if (url.empty()) return std::nullopt;
+    std::optional<Response> hit = cache_.lookup("GET", url);
+    if (!hit) return std::nullopt;
+    try {
+        Page page = decode_page(hit->body, record, shape, hit->url, verbose);
+        check_pages(page);
+        ++cache_hits_;
+        log(kDebug, request_log_line("GET " + url, *hit) + " (from the response cache)");
+        return page;
+    } catch (const DecodeError&) {
+        cache_.remove("GET", url);  // a stored body that does not decode: fetched again
+        return std::nullopt;
+    }
 }
 
 std::string Client::url_for(const std::string& target) const {
@@ -272,8 +320,18 @@ double Client::assess(const Response& r, RetryState& state, const std::string& j
 }
 
 Response Client::get(const std::string& target) {
+    const std::string url = cacheable(target);
+    if (!url.empty()) {
+        if (std::optional<Response> hit = cache_.lookup("GET", url)) {
+            ++cache_hits_;
+            log(kDebug, request_log_line("GET " + url, *hit) + " (from the response cache)");
+            return std::move(*hit);
+        }
+    }
     RetryState state(options_.retry);
-    return get(target, state);
+    Response r = get(target, state);
+    if (!url.empty()) cache_.store("GET", url, r);
+    return r;
 }
 
 Response Client::get(const std::string& target, RetryState& state) {
@@ -290,13 +348,19 @@ Response Client::get(const std::string& target, RetryState& state) {
     }
 }
 
-Page Client::get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose) {
-    RetryState state(options_.retry);
+Page Client::get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose,
+                      WaitBudget* budget) {
+    if (std::optional<Page> hit = cached_page(target, record, shape, verbose)) return std::move(*hit);
+    RetryState state(options_.retry, nullptr, budget);
     while (true) {
         Response r = get(target, state);
         try {
             Page page = decode_page(r.body, record, shape, r.url, verbose);
             check_pages(page);
+            if (cache_.enabled()) {
+                const std::string url = cacheable(target);
+                if (!url.empty()) cache_.store("GET", url, r);
+            }
             return page;
         } catch (const DecodeError& e) {
             RetryDecision d = state.decode_failed(e.what());
@@ -307,14 +371,14 @@ Page Client::get_page(const std::string& target, const schema::Record& record, s
 }
 
 std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, const schema::Record& record,
-                                    schema::Shape shape, bool verbose, const Crawl* crawl) {
+                                    schema::Shape shape, bool verbose, const Crawl* crawl, WaitBudget* budget) {
     std::vector<std::optional<Page>> out(targets.size());
     std::size_t next = 0;  // pages before it are checked
     fetch_pages(targets, record, shape, [&](std::size_t i, Page&& p) {
         out[i] = std::move(p);
         for (; next < out.size() && out[next]; ++next)
             if (crawl) check_paging(*out[next], crawl->numbers.at(next), &crawl->first);
-    }, verbose);
+    }, verbose, 0, budget);
     std::vector<Page> pages;
     pages.reserve(out.size());
     for (auto& p : out) pages.push_back(std::move(*p));
@@ -322,7 +386,7 @@ std::vector<Page> Client::get_pages(const std::vector<std::string>& targets, con
 }
 
 Page Client::collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
-                           schema::Shape shape, bool verbose, const Crawl* crawl) {
+                           schema::Shape shape, bool verbose, const Crawl* crawl, WaitBudget* budget) {
     // Reserve for the announced total, but never more than full pages could hold.
     std::size_t expected = first.rows;
     if (first.collection.total > 0)
@@ -348,7 +412,7 @@ Page Client::collect_pages(const Page& first, const std::vector<std::string>& ta
         const auto held = static_cast<std::int64_t>(waiting.size());
         for (auto peak = reorder_peak_.load(); held > peak && !reorder_peak_.compare_exchange_weak(peak, held);) {
         }
-    }, verbose, reorder_window());
+    }, verbose, reorder_window(), budget);
     return acc;
 }
 
@@ -357,11 +421,12 @@ std::size_t Client::reorder_window() const {
 }
 
 void Client::fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
-                         const std::function<void(std::size_t, Page&&)>& on_page, bool verbose, std::size_t window) {
+                         const std::function<void(std::size_t, Page&&)>& on_page, bool verbose, std::size_t window,
+                         WaitBudget* budget) {
     const std::size_t n = targets.size();
     if (n == 0) return;
     if (n == 1) {
-        on_page(0, get_page(targets[0], record, shape, verbose));
+        on_page(0, get_page(targets[0], record, shape, verbose, budget));
         return;
     }
     struct State {
@@ -371,7 +436,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
     };
     std::vector<State> st;
     st.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) st.push_back(State{RetryState(options_.retry), {}, {}});
+    for (std::size_t i = 0; i < n; ++i) st.push_back(State{RetryState(options_.retry, nullptr, budget), {}, {}});
     std::deque<std::size_t> pending;
     for (std::size_t i = 0; i < n; ++i) pending.push_back(i);
     std::size_t done = 0;
@@ -402,6 +467,15 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
             } else {
                 pending.pop_front();
             }
+            if (cache_.enabled()) {  // an answer in the response cache: no request, no token
+                if (std::optional<Page> hit = cached_page(targets[i], record, shape, verbose)) {
+                    on_page(i, std::move(*hit));
+                    ++done;
+                    delivered[i] = true;
+                    while (frontier < n && delivered[frontier]) ++frontier;
+                    continue;
+                }
+            }
             double wait = bucket_.reserve();
             if (wait > 0) {
                 bucket_.refund();
@@ -426,6 +500,10 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
                 try {
                     Page page = decode_page(r.body, record, shape, r.url, verbose);
                     check_pages(page);
+                    if (cache_.enabled()) {
+                        const std::string url = cacheable(targets[i]);
+                        if (!url.empty()) cache_.store("GET", url, r);
+                    }
                     std::string().swap(r.body);
                     on_page(i, std::move(page));
                     ++done;

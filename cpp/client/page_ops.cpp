@@ -1,5 +1,7 @@
 // Page concatenation: see vehicledata/client/page.h.
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "vehicledata/client/page.h"
 
@@ -110,6 +112,84 @@ Page concat_pages(const std::vector<Page*>& pages) {
         out.columns.push_back(std::move(n));
     }
     for (auto* p : pages) append_page(out, std::move(*p));
+    return out;
+}
+
+namespace {
+
+// `src` at `rows` (or every row) into the empty column `out`.
+void gather_column(const Column& src, const ColumnSource& s, std::size_t rows, Column& out) {
+    const bool text = stringy(src.kind);
+    if (text) {
+        std::size_t bytes = 0;
+        if (s.all_rows) {
+            bytes = src.bytes.size();
+        } else {
+            for (std::int64_t r : s.rows)
+                if (r >= 0) bytes += static_cast<std::size_t>(src.offsets[r + 1] - src.offsets[r]);
+        }
+        reserve_column(out, rows, bytes);
+    } else {
+        reserve_column(out, rows, 0);
+    }
+    for (std::size_t i = 0; i < rows; ++i) {
+        const std::int64_t r = s.all_rows ? static_cast<std::int64_t>(i) : s.rows[i];
+        const bool present = r >= 0 && src.valid[static_cast<std::size_t>(r)] != 0;
+        out.valid.push_back(present ? 1 : 0);
+        if (!present) ++out.null_count;
+        const auto k = static_cast<std::size_t>(r < 0 ? 0 : r);
+        switch (src.kind) {
+            case ColumnKind::Int64: case ColumnKind::Bool:
+                out.ints.push_back(present ? src.ints[k] : 0);
+                break;
+            case ColumnKind::Timestamp:
+                out.ints.push_back(present ? src.ints[k] : 0);
+                out.utc_offset_minutes.push_back(present ? src.utc_offset_minutes[k] : 0);
+                break;
+            case ColumnKind::Float64:
+                out.floats.push_back(r >= 0 ? src.floats[k] : std::numeric_limits<double>::quiet_NaN());
+                break;
+            case ColumnKind::String: case ColumnKind::Json:
+                if (present) out.bytes.append(src.str(k));
+                out.offsets.push_back(static_cast<std::int64_t>(out.bytes.size()));
+                break;
+        }
+    }
+}
+
+}  // namespace
+
+Page gather_columns(const std::vector<ColumnSource>& sources, std::size_t rows, std::string record) {
+    Page out;
+    out.record = std::move(record);
+    out.rows = rows;
+    for (const ColumnSource& s : sources) {
+        if (!s.page) throw std::invalid_argument("gather_columns: a source without a page");
+        if (s.names.size() != s.as.size()) throw std::invalid_argument("gather_columns: names and as differ in length");
+        if (s.all_rows ? s.page->rows != rows : s.rows.size() != rows)
+            throw std::invalid_argument("gather_columns: a source of another number of rows");
+        for (std::int64_t r : s.rows)
+            if (r < -1 || r >= static_cast<std::int64_t>(s.page->rows))
+                throw std::invalid_argument("gather_columns: row " + std::to_string(r) + " outside a page of " +
+                                            std::to_string(s.page->rows) + " rows");
+        if (out.url.empty()) {
+            out.url = s.page->url;
+            out.collection = s.page->collection;
+        }
+        for (std::size_t k = 0; k < s.names.size(); ++k) {
+            const Column* src = s.page->column(s.names[k]);
+            if (!src) throw std::invalid_argument("gather_columns: no column '" + s.names[k] + "' in a page of " + s.page->record);
+            Column n = column_like(*src);
+            n.name = s.as[k];
+            gather_column(*src, s, rows, n);
+            out.columns.push_back(std::move(n));
+        }
+    }
+    // One page holding the whole result: its block says so.
+    out.collection.count = out.collection.total = static_cast<std::int64_t>(rows);
+    out.collection.pages = 1;
+    out.collection.next.clear();
+    out.collection.prev.clear();
     return out;
 }
 

@@ -80,13 +80,26 @@ bool all_digits(std::string_view s) {
 
 }  // namespace
 
-RetryState::RetryState(const RetryPolicy& policy, double (*jitter_source)(double))
-    : policy_(policy), jitter_(jitter_source ? jitter_source : &random_jitter) {}
+bool WaitBudget::draw(double delay, double max_wait) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    if (waited_ + delay > max_wait) return false;
+    waited_ += delay;
+    return true;
+}
+
+double WaitBudget::waited() const {
+    std::lock_guard<std::mutex> lk(mutex_);
+    return waited_;
+}
+
+RetryState::RetryState(const RetryPolicy& policy, double (*jitter_source)(double), WaitBudget* budget)
+    : policy_(policy), jitter_(jitter_source ? jitter_source : &random_jitter), budget_(budget) {}
 
 RetryDecision RetryState::approve(RetryDecision d) {
     // max_wait caps the total of the sleeps of this request, not each one: three Retry-After: 60
     // answers under the default 120 s give up at the third instead of sleeping 180 s.
-    d.past_max_wait = waited_ + d.delay > policy_.max_wait;
+    // With the call's budget, the sleeps of all of the call's requests count together.
+    d.past_max_wait = waited_ + d.delay > policy_.max_wait || (budget_ && !budget_->draw(d.delay, policy_.max_wait));
     d.retry = !d.past_max_wait;
     if (d.retry) waited_ += d.delay;
     return d;

@@ -95,6 +95,23 @@ TEST(RetryState, MaxWaitCapsTheTotalOfTheSleeps) {
     EXPECT_FALSE(t.status(503, "30").retry);  // 130 s in total
 }
 
+TEST(RetryState, AWaitBudgetCapsTheSleepsOfAWholeCall) {
+    vc::RetryPolicy p = policy();  // max_wait 120 s
+    vc::WaitBudget call;
+    vc::RetryState page2(p, &no_jitter, &call), page3(p, &no_jitter, &call), page4(p, &no_jitter, &call);
+    EXPECT_TRUE(page2.status(503, "60").retry);  // the call: 60 s
+    EXPECT_TRUE(page3.status(503, "60").retry);  // 120 s: at the cap
+    vc::RetryDecision d = page4.status(503, "60");  // alone 60 s, but the call would pass 120 s
+    EXPECT_FALSE(d.retry);
+    EXPECT_TRUE(d.past_max_wait);
+    EXPECT_DOUBLE_EQ(call.waited(), 120.0);  // the refused sleep is not counted
+    vc::RetryState alone(p, &no_jitter);     // without the budget: only its own total
+    EXPECT_TRUE(alone.status(503, "60").retry);
+    vc::RetryState page5(p, &no_jitter, &call);
+    EXPECT_FALSE(page5.status(503, "100").retry);  // its own total is fine, the call's is not
+    EXPECT_TRUE(page5.status(503, "0").retry);     // a sleep of nothing always fits
+}
+
 TEST(RetryState, ASleepPastMaxWaitGivesUp) {
     vc::RetryPolicy p = policy();
     p.max_wait = 5;

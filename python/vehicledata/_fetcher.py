@@ -60,22 +60,31 @@ class Fetcher:
         """True when the client sends credentials (else the service serves only demo data)."""
         return bool(self._core().has_credentials)
 
-    def get_page(self, target: str, record: str, shape: str, verbose: bool = False) -> Any:
-        """One page (a core Page) of ``target`` decoded as ``record``; ``shape`` envelope, array or object."""
-        return self._core().get_page(target, record, shape, verbose)
+    def wait_budget(self) -> Any:
+        """A new budget for the retry sleeps of one call (a crawl): pass it to each of the call's
+        requests, so that their sleeps together stay within the retry policy's ``max_wait``."""
+        from . import _core
+
+        return _core.client.WaitBudget()
+
+    def get_page(self, target: str, record: str, shape: str, verbose: bool = False, budget: Any = None) -> Any:
+        """One page (a core Page) of ``target`` decoded as ``record``; ``shape`` envelope, array or object;
+        ``budget``: the call's :meth:`wait_budget` (None: this request's sleeps only are capped)."""
+        return self._core().get_page(target, record, shape, verbose, budget)
 
     def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                  first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> List[Any]:
+                  first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None,
+                  budget: Any = None) -> List[Any]:
         """Several pages fetched in parallel (up to ``max_parallel`` at a time), in the order asked.
         With ``first`` (page ``first_number`` of the crawl) each page, numbered by ``numbers``, is
         checked against it in C++ as it arrives (PaginationError)."""
-        return self._core().get_pages(targets, record, shape, verbose, first, first_number, numbers)
+        return self._core().get_pages(targets, record, shape, verbose, first, first_number, numbers, budget)
 
     def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                      first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> Any:
+                      first_number: int = 1, numbers: Optional[Sequence[int]] = None, budget: Any = None) -> Any:
         """``first`` (page ``first_number``) with the pages of ``targets`` (numbered by ``numbers``)
         appended in C++, each checked against it as it arrives (PaginationError): the merged page."""
-        return self._core().collect_pages(first, targets, record, shape, verbose, first_number, numbers)
+        return self._core().collect_pages(first, targets, record, shape, verbose, first_number, numbers, budget)
 
     def one(self, target: str, record: str, verbose: bool = False) -> Any:
         """The single record an object-shaped endpoint answers."""

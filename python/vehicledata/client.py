@@ -18,6 +18,7 @@ import numbers
 import os
 import sys
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 from urllib.parse import parse_qsl
 
@@ -159,6 +160,28 @@ def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequ
 
         warnings.warn(f"{path}: without a subscription (no api_token/api_secret) the service serves only the "
                       f"demo model years {lo}-{hi}; year {outside[0]} gives no rows", DemoDataWarning, stacklevel=5)
+
+
+def _cache_dir(cache: Any) -> Optional[Path]:
+    """The response cache's directory: None (off) for None/False, ``$VEHICLEDATA_HOME/responses`` for True."""
+    from .auth import data_home
+
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return data_home() / "responses"
+    if isinstance(cache, (str, os.PathLike)) and str(cache).strip():
+        return Path(cache).expanduser()
+    raise ValueError(f"cache must be True, False/None or a directory, not {cache!r}")
+
+
+def _cache_ttl(ttl: Optional[float]) -> float:
+    """``cache_ttl`` in seconds for the core (0: no expiry, for None)."""
+    if ttl is None:
+        return 0.0
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0:
+        raise ValueError(f"cache_ttl must be a number of seconds > 0 (None: until evicted), not {ttl!r}")
+    return float(ttl)
 
 
 def _with_max_wait(policy: Retry, max_wait: Optional[float]) -> Retry:
@@ -426,9 +449,18 @@ class Client:
     each), ``max_pages`` announced by an envelope (100,000); a transfer slower
     than ``low_speed_limit`` bytes/s for ``timeout`` seconds ends as a
     :class:`Timeout` (1024; 0: off).  ``max_wait`` (seconds; default the retry policy's, 120) caps the
-    total a request may sleep before its retries: past it the request's error is raised (a
+    total a call (one request, or one crawl: ``to_pandas()``, an iteration) may sleep before its
+    retries: past it the request's error is raised (a
     ``RateLimitError`` or ``ServiceUnavailableError`` with ``retry_after``) instead of sleeping.  A
     sleep over 2 s is logged at WARNING and shown on the open progress bars.
+
+    ``cache`` (off by default; ``True``: ``$VEHICLEDATA_HOME/responses``, or a directory) keeps
+    the answers of searches, details and the other data GETs on disk, so a re-run notebook spends
+    no rate limit: for ``cache_ttl`` seconds (default 3600; None: until evicted) the same request
+    by the same access tier (anonymous, or the same account) is answered from the file, with no
+    request sent.  The directory holds at most ``cache_max_bytes`` (256 MiB; least recently used
+    answers deleted past it); files are mode 0600, written atomically.  Downloads, logins and the
+    account's usage are never cached.  docs/client.md, "Response cache".
     """
 
     def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
@@ -439,7 +471,9 @@ class Client:
                  http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
                  compress: Optional[bool] = None, rate_limit_burst: Optional[float] = None,
                  max_body: int = 256 << 20, max_decompressed: int = 256 << 20, max_pages: int = 100_000,
-                 low_speed_limit: int = 1024, max_wait: Optional[float] = None) -> None:
+                 low_speed_limit: int = 1024, max_wait: Optional[float] = None,
+                 cache: Union[bool, str, "os.PathLike[str]", None] = None, cache_ttl: Optional[float] = 3600.0,
+                 cache_max_bytes: int = 256 << 20) -> None:
         token, secret = credentials(api_token, api_secret)
         url = strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
@@ -452,6 +486,10 @@ class Client:
                             ("max_pages", max_pages), ("low_speed_limit", low_speed_limit)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: no limit), not {value!r}")
+        self.cache_dir: Optional[Path] = _cache_dir(cache)
+        ttl = _cache_ttl(cache_ttl)
+        if isinstance(cache_max_bytes, bool) or not isinstance(cache_max_bytes, int) or cache_max_bytes < 0:
+            raise ValueError(f"cache_max_bytes must be an integer >= 0 (0: no limit), not {cache_max_bytes!r}")
         self.retry = _with_max_wait(Retry.coerce(retry), max_wait)
         self.base_url = url
         self.timeout = float(timeout)
@@ -472,6 +510,8 @@ class Client:
         o.proxy, o.http2, o.user_agent, o.compress = proxy or "", http2, user_agent or "", compress
         o.max_body, o.max_decompressed, o.max_pages = int(max_body), int(max_decompressed), int(max_pages)
         o.low_speed_limit = int(low_speed_limit)
+        o.cache_dir = str(self.cache_dir) if self.cache_dir is not None else ""
+        o.cache_ttl, o.cache_max_bytes = ttl, int(cache_max_bytes)
         self._core_client: Optional[Any] = _core.client.Client(o, _log)
         self._fetcher = Fetcher(lambda: self._core, base_url=url, max_parallel=self.max_parallel, progress=progress,
                                 records=records_of)
@@ -626,7 +666,8 @@ class Client:
     def stats(self) -> Dict[str, Any]:
         """Requests sent, retries, logins, bytes received, seconds waited for the rate limit, and
         ``reorder_peak``: the most pages a whole-result crawl held at once while an earlier page was
-        retried or slower (at most ``2 * max_parallel - 1``; docs/client.md)."""
+        retried or slower (at most ``2 * max_parallel - 1``; docs/client.md), and ``cache_hits``: the
+        answers served from the response cache (``cache=``) without a request."""
         return dict(self._core.stats())
 
     def get_json(self, path: str, **params: Any) -> Any:
@@ -652,6 +693,19 @@ class Client:
             raise DecodeError(f"malformed JSON: {e}", url=r["url"]) from None
         except RecursionError:
             raise DecodeError("malformed JSON: nested too deeply", url=r["url"]) from None
+
+    def clear_cache(self) -> int:
+        """Delete the response cache's answers (every tier's); the number of files deleted (0 without a cache)."""
+        if self.cache_dir is None or not self.cache_dir.is_dir():
+            return 0
+        n = 0
+        for f in self.cache_dir.glob("*.vdc"):
+            try:
+                f.unlink()
+                n += 1
+            except FileNotFoundError:  # pragma: no cover - another process evicted it
+                continue
+        return n
 
     def _one(self, target: str, record: str, verbose: bool = False) -> Record:
         return self._fetcher.one(target, record, verbose)

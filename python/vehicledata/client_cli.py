@@ -48,6 +48,21 @@ def _output_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", help="write to this file instead of stdout (required for parquet)")
 
 
+def _sort_key(ep: schema.Endpoint) -> Any:
+    """argparse ``type=`` of ``--sort``: a short name (``msrp``) or a full key (``MakeModelTrims.msrp``),
+    resolved as ``search(sort=)`` does (``_values.resolve_sort``); else a usage error with the hint."""
+    def parse(value: str) -> str:
+        from ._values import resolve_sort
+        from .errors import QueryError
+
+        try:
+            return resolve_sort(ep, value)
+        except QueryError as exc:
+            raise argparse.ArgumentTypeError(exc.message) from None
+
+    return parse
+
+
 def register(subparsers: Any) -> None:
     get = subparsers.add_parser("get", help="query a resource of the service",
                                 description="Query a resource; filters are the endpoint's (schema table).")
@@ -62,7 +77,9 @@ def register(subparsers: Any) -> None:
         if ep.json_fields:
             p.add_argument("--where", help="conditions as JSON: [{\"field\":..,\"op\":..,\"val\":..}]")
         if ep.sort_keys:
-            p.add_argument("--sort", choices=list(ep.sort_keys))
+            shorts = sorted({k.rpartition(".")[2] for k in ep.sort_keys})
+            p.add_argument("--sort", type=_sort_key(ep), metavar="KEY",
+                           help=f"sort key, by its short name ({', '.join(shorts)}) or in full ({ep.sort_keys[0]}, ...)")
             p.add_argument("--direction", choices=["asc", "desc"])
         if ep.paged:
             p.add_argument("--limit", type=_positive_int, help="print at most N records (default: the first page)")

@@ -338,26 +338,28 @@ class Pager:
             params.append(("page", page))
         return check_target(build_target(self.path, params))
 
-    def _past_the_end(self) -> Any:
+    def _past_the_end(self, budget: Any = None) -> Any:
         """The empty page a start_page past the last stands for (the server answers it 404
         NotFoundException, as CakePHP's paginator): page 1's totals, no records, no next link."""
         import json
 
-        first = self._fetcher.get_page(self._target(1), self.record, "envelope", self.verbose)
+        first = self._fetcher.get_page(self._target(1), self.record, "envelope", self.verbose, budget)
         c = dict(first.collection)
         target = self._target(self.start_page)
         c.update(url=target, count=0, next="", prev=c.get("last") or c.get("first", ""))
         body = json.dumps({"collection": c, "data": []}).encode()
         return _core_decode(body, self.record, target, self.verbose)
 
-    def _first_page(self) -> Page:
+    def _first_page(self, budget: Any = None) -> Page:
+        """The first page (fetched once); ``budget``: the wait budget of the call fetching it."""
         if self._first is None:
             try:
-                core = self._fetcher.get_page(self._target(self.start_page), self.record, "envelope", self.verbose)
+                core = self._fetcher.get_page(self._target(self.start_page), self.record, "envelope", self.verbose,
+                                              budget)
             except NotFoundError as e:
                 if self.start_page == 1 or e.exception != _envelope.NOT_FOUND:
                     raise
-                core = self._past_the_end()
+                core = self._past_the_end(budget)
             page = Page(core, self.start_page)
             page._query = (self.path, self.params)
             self._check(page, None)
@@ -368,7 +370,10 @@ class Pager:
 
     @property
     def total(self) -> int:
-        """Total number of matching records (from the first page fetched)."""
+        """Total number of matching records (from the first page fetched: this pager's, or the one a
+        whole-result method such as ``to_pandas()`` fetched, so asking after it sends no request)."""
+        if self._first is None and self._seen is not None:
+            return self._seen[0]
         return self._first_page().total
 
     @property
@@ -386,10 +391,13 @@ class Pager:
             _core.client.check_paging(page._core, page.number, first._core, first.number)
 
     # ---- iteration -------------------------------------------------------------------------
-    def _core_pages(self, max_pages: Optional[int] = None, ramp: bool = True) -> Iterator[Page]:
+    def _core_pages(self, max_pages: Optional[int] = None, ramp: bool = True, budget: Any = None) -> Iterator[Page]:
         """The pages in order.  ``max_pages``: fetch no more than that many (first included);
-        ``ramp``: batches grow 1, 2, 4 ... up to 2 * max_parallel (else full batches at once)."""
-        first = self._first_page()
+        ``ramp``: batches grow 1, 2, 4 ... up to 2 * max_parallel (else full batches at once).
+        One iteration is one call: its requests' retry sleeps share one wait budget (``max_wait``)."""
+        if budget is None:
+            budget = self._fetcher.wait_budget()
+        first = self._first_page(budget)
         yield first
         if first.number >= first.pages:
             return
@@ -397,7 +405,7 @@ class Pager:
         if last <= first.number:
             return
         if not self.parallel:
-            for page in self._follow_next(first):
+            for page in self._follow_next(first, budget):
                 yield page
                 if page.number >= last:
                     return
@@ -415,7 +423,7 @@ class Pager:
                 i += len(batch)
                 chunk = min(full, chunk * 2)
                 cores = self._fetcher.get_pages([self._target(n) for n in batch], self.record, "envelope",
-                                                self.verbose, first._core, first.number, batch)
+                                                self.verbose, first._core, first.number, batch, budget)
                 self.pages_fetched += len(batch)
                 for n, core in zip(batch, cores):
                     page = Page(core, n)
@@ -427,7 +435,7 @@ class Pager:
             if bar is not None:
                 bar.close()
 
-    def _follow_next(self, first: Page) -> Iterator[Page]:
+    def _follow_next(self, first: Page, budget: Any = None) -> Iterator[Page]:
         seen = {first.url}
         page = first
         while page.next:
@@ -437,7 +445,7 @@ class Pager:
             seen.add(url)
             seen.add(page.next)
             number = page_number(page.next) or page.number + 1
-            core = self._fetcher.get_page(page.next, self.record, "envelope", self.verbose)
+            core = self._fetcher.get_page(page.next, self.record, "envelope", self.verbose, budget)
             self.pages_fetched += 1
             page = Page(core, number)
             page._query = (self.path, self.params)
@@ -483,17 +491,19 @@ class Pager:
                 self.pages_fetched += bulk.pages_fetched
 
     def _collected(self) -> Any:
-        """Every page as one core page: the rest fetched concurrently and appended in order in C++."""
-        first = self._first_page()
+        """Every page as one core page: the rest fetched concurrently and appended in order in C++.
+        One call: the retry sleeps of all its requests share one wait budget (``max_wait``)."""
+        budget = self._fetcher.wait_budget()
+        first = self._first_page(budget)
         if first.number >= first.pages:
             return first._core
         if not self.parallel or self._wants_progress():
             # concat() empties its sources: the cached first page goes in as a copy.
-            cores = [p._core.copy() if p is first else p._core for p in self._core_pages(ramp=False)]
+            cores = [p._core.copy() if p is first else p._core for p in self._core_pages(ramp=False, budget=budget)]
             return frames.concat_or_empty(cores, self.record, self.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
         merged = self._fetcher.collect_pages(first._core, [self._target(n) for n in numbers], self.record,
-                                             "envelope", self.verbose, first.number, numbers)
+                                             "envelope", self.verbose, first.number, numbers, budget)
         self.pages_fetched += len(numbers)
         return merged
 

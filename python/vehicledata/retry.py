@@ -9,7 +9,8 @@ backoff and ``Retry-After`` are taken in C++ (``RetryState`` in
 ``min(backoff_factor * 2**(n-1), backoff_max)`` plus ``uniform(0, backoff_jitter)``;
 on a status in ``status_forcelist`` a ``Retry-After`` header (seconds or HTTP
 date) replaces it when ``respect_retry_after``.  A sleep that would take the
-request's total of sleeps past ``max_wait`` raises the error instead of sleeping.  ``Retry.coerce(value)``
+call's total of sleeps (one request, or one crawl's pages together) past ``max_wait`` raises the
+error instead of sleeping.  ``Retry.coerce(value)``
 turns ``None``, an int or a bool into a policy.  See docs/client.md, "Retries".
 """
 from __future__ import annotations

@@ -1,13 +1,15 @@
-"""``api.vehicles``: one row per trim with its body, engine and mileage, joined on the trim id in Arrow.
+"""``api.vehicles``: one row per trim with its body, engine and mileage, joined on the trim id in C++.
 
     suvs = api.vehicles.search(vd.F("body.type") == "SUV", vd.F("engine.drive_type") == "all wheel drive",
                                vd.F("msrp") < 40_000, vd.F("mileage.combined_mpg") > 25, year=2020).to_pandas()
     car = api.vehicles.get(9366)              # one vehicle: the same columns as a row of the frame
 
 A search runs four crawls concurrently (trims, bodies, engines, mileages; each one the C++ core's
-whole-result fetch, GIL released) with the same keyword filters, and joins the three part tables to
-the trims on ``trim_id`` in Arrow (C++ compute: ``index_in`` then ``take``; :func:`join`), keeping the
-trims' order.  Columns: the trim's, then each part's own fields; a name that two of the four records share
+whole-result fetch, GIL released) with the same keyword filters, and joins the three parts to the
+trims on ``trim_id``, keeping the trims' order: Arrow's ``index_in`` finds each trim's part row, the
+C++ core gathers the columns into one page (:func:`join_pages`, ``_core.client.gather``), which
+takes the core's fast paths to pandas, Arrow and polars; page by page (``iter_arrow``) the join is
+Arrow's ``take`` (:func:`join`).  Columns: the trim's, then each part's own fields; a name that two of the four records share
 (``id``) is prefixed ``body_``, ``engine_`` or ``mileage_``; the parts' copies of the trim's
 descriptive fields (year, make, model, ... trim_description) are dropped.  A trim without a part has
 nulls in its columns; a trim with several (none in the catalogue) keeps the part with the lowest id.
@@ -229,6 +231,61 @@ def join(trims: "pa.Table", parts: Dict[str, "pa.Table"], after: Sequence[Tuple[
     return t
 
 
+def join_pages(trims: Any, parts: Dict[str, Any], after: Sequence[Tuple[str, Dict[str, Any]]] = ()) -> Any:
+    """:func:`join` on the C++ core's pages (whole-result crawls): the vehicle rows as one core Page.
+
+    Arrow finds the rows (``index_in`` of each part's ``trim_id``, on the pages' zero-copy Arrow
+    export), the core gathers the columns into one page (``_core.client.gather``, GIL released),
+    and the ``after`` conditions select its rows (a second gather).  The result takes the core's
+    fast paths to pandas, Arrow and polars, as a search's own pages do."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from . import _core
+
+    cols = columns()
+    trims_ids = frames.page_to_arrow(trims).column("id")
+    sources: List[Tuple[Any, Any, List[str], List[str]]] = [
+        (trims, None, [f for col, (rec, f) in cols.items() if rec == "trim"],
+         [col for col, (rec, _) in cols.items() if rec == "trim"])]
+    for record, _ in PARTS:
+        part = parts[record]
+        names = [f for col, (rec, f) in cols.items() if rec == record]
+        out = [col for col, (rec, _) in cols.items() if rec == record]
+        if part.rows:
+            found = pc.index_in(trims_ids, value_set=frames.page_to_arrow(part).column("trim_id").combine_chunks())
+            rows = pc.fill_null(found, -1).cast(pa.int64()).to_numpy()
+        else:
+            import numpy as np
+
+            rows = np.full(trims.rows, -1, dtype="int64")
+        sources.append((part, rows, names, out))
+    joined = _core.client.gather(sources, trims.rows, "vehicle")
+    if after and joined.rows:
+        t = frames.page_to_arrow(joined)
+        mask = None
+        for col, d in after:
+            m = _mask(pa, pc, t.column(col), d)
+            mask = m if mask is None else pc.and_kleene(mask, m)
+        keep = pc.indices_nonzero(pc.fill_null(mask, False)).cast(pa.int64()).to_numpy()  # NULL drops the row
+        names = list(cols)
+        joined = _core.client.gather([(joined, keep, names, names)], len(keep), "vehicle")
+    return joined
+
+
+class _Whole:
+    """The joined vehicles as the one page of a run of ``checkpoint.write_dataset``."""
+
+    number = pages = 1
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+        self.total = int(core.rows)
+
+    def to_arrow(self) -> "pa.Table":
+        return frames.page_to_arrow(self._core)
+
+
 class VehiclePager:
     """The vehicles of one search: four pagers joined on the trim id (see the module docstring)."""
 
@@ -241,26 +298,25 @@ class VehiclePager:
         """The trims search of the join (its ``total`` is an upper bound when a condition is applied after it)."""
         return self._pagers["trims"]
 
-    def _parts(self, page_size: Optional[int]) -> Tuple[Dict[str, "pa.Table"], "pa.Table"]:
-        """The three part tables and the trims table: the four crawls run concurrently (the parts in
-        threads, the trims on the calling thread; the C++ core releases the GIL)."""
+    def _joined(self, page_size: Optional[int]) -> Any:
+        """The vehicles as one core page: the four whole-result crawls concurrently, then :func:`join_pages`."""
         with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join") as pool:
-            futures = {rec: pool.submit(self._pagers[res].to_arrow, page_size) for rec, res in PARTS}
-            trims = self._pagers["trims"].to_arrow(page_size)
-            return {rec: f.result() for rec, f in futures.items()}, trims
+            futures = {rec: pool.submit(self._pagers[res]._bulk_collected, page_size) for rec, res in PARTS}
+            trims = self._pagers["trims"]._bulk_collected(page_size)
+            parts = {rec: f.result() for rec, f in futures.items()}
+        return join_pages(trims, parts, self._after)
 
     def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
         """Every vehicle in one Arrow table (the four crawls in pages of ``page_size``, default 1000)."""
-        parts, trims = self._parts(page_size)
-        return join(trims, parts, self._after)
+        return frames.page_to_arrow(self._joined(page_size))
 
     def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
-        """Every vehicle in one DataFrame (the dtypes of the other searches' frames)."""
-        return frames.arrow_to_pandas(self.to_arrow(page_size))
+        """Every vehicle in one DataFrame (the dtypes of the other searches' frames; the core page's fast path)."""
+        return frames.page_to_pandas(self._joined(page_size))
 
     def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
-        """Every vehicle in one polars DataFrame (from the Arrow table, not copied)."""
-        return frames._polars().from_arrow(self.to_arrow(page_size))
+        """Every vehicle in one polars DataFrame (the core page's Arrow export, numbers not copied)."""
+        return frames.page_to_polars(self._joined(page_size))
 
     def iter_arrow(self, page_size: Optional[int] = None) -> Iterator["pa.Table"]:
         """One joined table per trims page: the parts are fetched whole first (concurrently), then the
@@ -280,18 +336,31 @@ class VehiclePager:
             yield frames.arrow_to_pandas(table)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
-                   page_size: Optional[int] = None) -> Any:
-        """Write the vehicles as a (Hive-partitioned) Parquet dataset under ``path`` in one go (no
-        checkpoint: a re-run fetches again and replaces the files of this writer).  Returns the directory."""
-        from pathlib import Path
+                   page_size: Optional[int] = None, *, mode: str = "resume") -> Any:
+        """Write the vehicles as a (Hive-partitioned) Parquet dataset under ``path``; returns the directory.
 
-        import pyarrow.parquet as pq
+        The modes of ``Pager.to_parquet`` (``vehicledata.checkpoint``): ``"resume"`` (default) fetches
+        nothing after a finished run and says so (``CheckpointWarning``); ``"overwrite"`` deletes the
+        dataset's files and writes it again (a nightly snapshot); ``"append"`` adds a run's files.  The
+        join is one piece (the four crawls, then one page): a run writes one file per partition with
+        row groups of at least 64k rows, then the checkpoint."""
+        import hashlib
 
-        root = Path(path)
-        root.mkdir(parents=True, exist_ok=True)
-        pq.write_to_dataset(self.to_arrow(page_size), str(root), partition_cols=list(partition_cols or []) or None,
-                            basename_template="vehicles-{i}.parquet", existing_data_behavior="delete_matching")
-        return root
+        from . import checkpoint
+        from ._targets import build_target
+        from .pager import _query_digest
+
+        trims = self._pagers["trims"]
+        text = "\n".join(["vehicles", repr(page_size), repr(self._after)] +
+                         [_query_digest(p.path, p.params) for p in self._pagers.values()])
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+
+        def pages_from(number: int) -> Iterator[Any]:
+            if number == 1:
+                yield _Whole(self._joined(page_size))
+
+        return checkpoint.write_dataset(path, query=digest, target="vehicles " + build_target(trims.path, trims.params),
+                                        first_page=1, pages_from=pages_from, partition_cols=partition_cols, mode=mode)
 
     def __iter__(self) -> Iterator["Record"]:
         from .pager import Record
@@ -359,4 +428,5 @@ class VehiclesResource:
         return Record(rows[0], "vehicle")
 
 
-__all__ = ["VehiclesResource", "VehiclePager", "PARTS", "columns", "condition_table", "condition_markdown", "join"]
+__all__ = ["VehiclesResource", "VehiclePager", "PARTS", "columns", "condition_table", "condition_markdown", "join",
+           "join_pages"]

@@ -27,12 +27,15 @@ def test_every_notebook_md_snippet_runs(database, tmp_path, monkeypatch, capsys)
         if emu is not None and emu.running:
             emu.stop()
     out = capsys.readouterr().out.splitlines()
-    # what the page claims: SUVs found, a hint for "AWD", a full first run, an empty second one,
+    # what the page claims: SUVs found, a hint for "AWD", a re-run from the cache with no request,
+    # a full first run, an empty second one,
     # exactly the touched trims in the third, and the vehicles snapshot written
     assert re.fullmatch(r"\d+ SUVs", out[0]) and int(out[0].split()[0]) > 3
     assert "did you mean 'all wheel drive'?" in out[1]
-    first, again = map(int, out[2].split())
+    sent = int(out[2].split()[0])
+    assert sent >= 5 and out[2] == f"{sent} requests, then 0 on the re-run; True"  # login + 4 crawls, then none
+    first, again = map(int, out[3].split())
     assert first > 1000 and again == 0
-    assert out[3] == "3 True"
-    assert out[4] == f"{first + 3} trim rows over 2 runs; {first} vehicles"
+    assert out[4] == "3 True"
+    assert out[5] == f"{first + 3} trim rows over 2 runs; {first} vehicles"
     assert not ns["emu"].running

@@ -162,3 +162,66 @@ def test_a_trim_without_a_part_has_nulls_there(api):
     assert table.num_rows == trims.num_rows > 10 and table["id"].to_pylist() == trims["id"].to_pylist()
     assert table["type"].null_count == table.num_rows and table["combined_mpg"].null_count == table.num_rows
     assert table["drive_type"].null_count == 0 and table["engine_id"].null_count == 0
+
+
+def test_the_core_join_is_the_arrow_join(api):
+    """join_pages (the whole-result path: the core gathers the columns into one page) gives the table
+    and the frame of join (Arrow take), also with conditions after the join and parts missing."""
+    import pandas as pd
+
+    from vehicledata import frames
+
+    def core(resource: str, make: str) -> Any:
+        return getattr(api, resource).search(year=2019, make=make)._bulk_collected(None)
+
+    makes = {"body": "Ford", "engine": "Ford", "mileage": "NoSuchMake"}  # no mileage found: nulls
+    after = vehicles._Plan([vd.F("engine.transmission").like("%automatic%"),
+                            vd.F("mileage.range_electric").is_null()]).after
+    trims = core("trims", "Ford")
+    parts = {r: core(res, makes[r]) for r, res in vehicles.PARTS}
+    page = vehicles.join_pages(trims, parts, after)
+    arrow = vehicles.join(frames.page_to_arrow(trims), {r: frames.page_to_arrow(p) for r, p in parts.items()}, after)
+    assert 10 < page.rows < trims.rows and page.column_names == list(vehicles.columns())
+    assert frames.page_to_arrow(page).equals(arrow.combine_chunks())
+    pd.testing.assert_frame_equal(frames.page_to_pandas(page), frames.arrow_to_pandas(arrow), check_exact=True)
+    assert frames.page_to_pandas(page)["combined_mpg"].isna().all()
+
+
+def test_gather_refuses_rows_outside_the_page(api):
+    import numpy as np
+
+    from vehicledata import _core
+
+    page = api.trims.search(year=2020, make="Honda")._bulk_collected(None)
+    with pytest.raises(ValueError, match="row 99999 outside a page of"):
+        _core.client.gather([(page, np.array([0, 99999]), ["id"], ["id"])], 2, "vehicle")
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        _core.client.gather([(page, None, ["nope"], ["nope"])], page.rows, "vehicle")
+    with pytest.raises(ValueError, match="another number of rows"):
+        _core.client.gather([(page, None, ["id"], ["id"])], page.rows + 1, "vehicle")
+    one = _core.client.gather([(page, np.array([2, -1]), ["id", "msrp"], ["id", "price"])], 2, "vehicle")
+    got, src = one.to_lists(), page.to_lists()
+    assert one.column_names == ["id", "price"] and got == {"id": [src["id"][2], None], "price": [src["msrp"][2], None]}
+
+
+def test_to_parquet_modes(api, emulator, tmp_path):
+    from vehicledata.checkpoint import CheckpointWarning
+
+    out = tmp_path / "v"
+    search = api.vehicles.search(year=2020, make="Toyota")
+    want = sorted(search.to_arrow()["id"].to_pylist())
+    search.to_parquet(out, partition_cols=["model"])
+    files = sorted(out.rglob("*.parquet"))
+    models = {f.parent.name for f in files}
+    assert len(files) == len(models) > 3  # one file per partition
+    assert sorted(pq.read_table(out)["id"].to_pylist()) == want
+    sent = emulator.stats()["requests"]
+    with pytest.warns(CheckpointWarning, match="nothing fetched"):
+        api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])
+    assert emulator.stats()["requests"] == sent  # resume after a finished run: no request
+    api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="overwrite")
+    assert emulator.stats()["requests"] > sent and sorted(out.rglob("*.parquet")) == files
+    api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="append")
+    assert sorted(pq.read_table(out)["id"].to_pylist()) == sorted(want * 2)
+    with pytest.raises(vd.QueryError, match="another query"):
+        api.vehicles.search(year=2020, make="Honda").to_parquet(out, partition_cols=["model"])

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "vehicledata/client/jwt_cache.h"
 #include "vehicledata/client/page.h"
 #include "vehicledata/client/paging.h"
+#include "vehicledata/client/response_cache.h"
 #include "vehicledata/client/retry.h"
 #include "vehicledata/client/token_bucket.h"
 #include "vehicledata/client/transport.h"
@@ -40,6 +42,11 @@ struct ClientOptions {
     int jwt_margin = 300;            // renew this many seconds before exp
     int max_parallel = 4;            // concurrent transfers in get_pages()
     std::int64_t max_pages = 100000; // a larger `pages` in an envelope is refused (LimitError)
+    // The on-disk response cache (off unless cache.dir is set): get(), get_page(),
+    // get_pages() and collect_pages() answer a GET from it, per access tier, while
+    // the entry is younger than cache.ttl; downloads, logins and the account and
+    // feed-date endpoints are never cached.
+    ResponseCacheOptions cache;
 };
 
 // Log levels as in Python's logging.
@@ -66,6 +73,7 @@ struct ClientStats {
     // Most pages collect_pages() held at once, arrived but waiting on an earlier
     // one (being retried or slower); never above reorder_window() - 1.
     std::int64_t reorder_peak = 0;
+    std::int64_t cache_hits = 0;   // answers served from the response cache (no request sent)
 };
 
 struct DownloadResult {
@@ -87,11 +95,14 @@ public:
     // get() then decode_page() (`verbose`: the target asks for verbose=yes,
     // see decoded_fields()); a body that fails to decode is retried like a
     // transport failure (one retry budget for the request), then raises DecodeError.
-    Page get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose = false);
+    // `budget` (here and below): the waiting of the call the request belongs to (retry.h; null: none).
+    Page get_page(const std::string& target, const schema::Record& record, schema::Shape shape, bool verbose = false,
+                  WaitBudget* budget = nullptr);
     // Several pages at once (multi interface, token bucket, retries per
     // page); results in the order of `targets`, checked against `crawl` if given.
     std::vector<Page> get_pages(const std::vector<std::string>& targets, const schema::Record& record,
-                                schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
+                                schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr,
+                                WaitBudget* budget = nullptr);
     // Like get_pages(), but each page is handed to `on_page(index, page)` as
     // soon as it is decoded (completion order, on the calling thread).  With a
     // `window` (> 0), target i is not sent until every target before
@@ -99,7 +110,7 @@ public:
     // ahead of one still missing.
     void fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
                      const std::function<void(std::size_t, Page&&)>& on_page, bool verbose = false,
-                     std::size_t window = 0);
+                     std::size_t window = 0, WaitBudget* budget = nullptr);
     // Fetch `targets` concurrently and append them in order to a copy of
     // `first` (columns reserved for first.collection.total rows), releasing
     // each page once appended: peak memory stays near the final size.  Each
@@ -107,7 +118,8 @@ public:
     // that arrive ahead of a missing one (retried, slower) wait, at most
     // reorder_window() - 1 of them: no page further ahead is sent meanwhile.
     Page collect_pages(const Page& first, const std::vector<std::string>& targets, const schema::Record& record,
-                       schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr);
+                       schema::Shape shape, bool verbose = false, const Crawl* crawl = nullptr,
+                       WaitBudget* budget = nullptr);
     // Stream a GET to `path`; with resume, continue an existing partial file
     // (Range request; a 200 answer to it starts the file over).  Retries resume
     // from what was written.  The whole download, retries and their waits
@@ -152,6 +164,11 @@ private:
     void refuse_limited(const Response& r) const;  // LimitError for a transfer a limit aborted
     void check_pages(const Page& page) const;      // LimitError past max_pages
     void log(int level, const std::string& message) const;
+    // The URL of `target` when its answer may come from / go to the response cache, else "".
+    std::string cacheable(const std::string& target) const;
+    // A cached page of `target` decoded, or nullopt (a cached body that does not decode is dropped).
+    std::optional<Page> cached_page(const std::string& target, const schema::Record& record, schema::Shape shape,
+                                    bool verbose);
 
     ClientOptions options_;
     Transport transport_;
@@ -162,6 +179,8 @@ private:
     std::atomic<std::int64_t> requests_{0}, retries_{0}, bytes_{0};
     std::atomic<std::int64_t> rate_wait_us_{0};
     std::atomic<std::int64_t> reorder_peak_{0};
+    std::atomic<std::int64_t> cache_hits_{0};
+    ResponseCache cache_;
     std::mutex check_mutex_;  // one validation of a disk-cached token at a time
 };
 

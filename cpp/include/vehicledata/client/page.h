@@ -74,6 +74,22 @@ void append_page(Page& dst, Page&& src);
 // source's buffers as it goes.
 Page concat_pages(const std::vector<Page*>& pages);
 
+// One input of gather_columns(): the columns `names` of `page`, named `as` in the result (same
+// length as `names`), taken at `rows` (an index into `page` per result row, -1: a null) or, when
+// `all_rows`, every row of `page` in order.
+struct ColumnSource {
+    const Page* page = nullptr;
+    std::vector<std::int64_t> rows;
+    bool all_rows = false;
+    std::vector<std::string> names;
+    std::vector<std::string> as;
+};
+// A page of `rows` rows whose columns are gathered from `sources`, in order (a join on row
+// indices computed elsewhere, or a filter): values are copied, types and kinds kept; `record`
+// names the result's layout.  Throws std::invalid_argument for an unknown column, a row index
+// outside its page or a source with another number of rows than `rows`.
+Page gather_columns(const std::vector<ColumnSource>& sources, std::size_t rows, std::string record);
+
 // The fields decode_page() makes columns of: record.record_fields(verbose).
 // A record whose endpoints have Quirk::LegacyTrimVerbose (the legacy trim) in the
 // older verbose shape (arrays bodies, engines, mileages, exterior_colors,

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,6 +43,22 @@ struct RetryDecision {
     std::string reason;          // for the log line: the error, "HTTP 503", "HTTP 429 (Retry-After 1)"
 };
 
+// The waiting of one call: a crawl's first page and every later page, each request with its own
+// RetryState.  The sleeps their states approve are added up here, and a sleep that would take the
+// call's total past max_wait is refused like one past the request's own total: so a whole crawl
+// (parallel pages' sleeps counted each, overlapping or not) never waits longer than max_wait.
+// Thread-safe: one budget may be shared by requests on several threads.
+class WaitBudget {
+public:
+    // Add `delay` when the total stays within `max_wait` (true); else add nothing (false).
+    bool draw(double delay, double max_wait);
+    double waited() const;
+
+private:
+    mutable std::mutex mutex_;
+    double waited_ = 0;
+};
+
 // The retries of one request.  Every failure of any kind draws on one budget
 // of `policy.total` retries: transfers that failed (connection errors, drops,
 // truncated bodies, timeouts), bodies that did not decode (both only with
@@ -52,7 +69,9 @@ struct RetryDecision {
 class RetryState {
 public:
     // `jitter_source`: uniform(0, max) (tests pass a fixed one); null: a random one.
-    explicit RetryState(const RetryPolicy& policy, double (*jitter_source)(double max) = nullptr);
+    // `budget`: the call's (null: only this request's own total is capped).
+    explicit RetryState(const RetryPolicy& policy, double (*jitter_source)(double max) = nullptr,
+                        WaitBudget* budget = nullptr);
 
     // A transfer without an HTTP answer; `error` is the transport's text.
     RetryDecision transfer_failed(const std::string& error);
@@ -73,6 +92,7 @@ private:
     RetryDecision approve(RetryDecision d);  // past_max_wait/retry from the total slept so far
     const RetryPolicy& policy_;
     double (*jitter_)(double);
+    WaitBudget* budget_;
     int retries_ = 0;
     double waited_ = 0;  // seconds of the sleeps approved so far
     bool renewed_ = false;
