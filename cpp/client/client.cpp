@@ -296,6 +296,7 @@ Page Client::get_page(const std::string& target, const schema::Record& record, s
         Response r = get(target, state);
         try {
             Page page = decode_page(r.body, record, shape, r.url, verbose);
+            page.synthetic = synthetic_fields(r.synthetic);
             check_pages(page);
             return page;
         } catch (const DecodeError& e) {
@@ -425,6 +426,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
             if (delay < 0) {
                 try {
                     Page page = decode_page(r.body, record, shape, r.url, verbose);
+                    page.synthetic = synthetic_fields(r.synthetic);
                     check_pages(page);
                     std::string().swap(r.body);
                     on_page(i, std::move(page));
