@@ -109,6 +109,7 @@ def test_trim_names_are_cleaned() -> None:
         ["Base", "Premium", "Sport", "Limited", "Touring"]
     assert rows.ladder_order("Subaru", "Outback", 2018, ["3.6R Touring", "2.5i Limited", "2.5i Premium", "2.5i"]) == \
         ["2.5i", "2.5i Premium", "2.5i Limited", "3.6R Touring"]
+    assert rows.ladder_order("Kia", "Telluride", 2020, ["SX", "EX", "S", "LX"]) == ["LX", "S", "EX", "SX"]
 
 
 def test_price_tables_cite_their_pages() -> None:

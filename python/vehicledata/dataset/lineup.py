@@ -164,8 +164,10 @@ _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of 
 
 
 # Makes whose grades climb in another order than the generic ladder's: Subaru sells Base (2.5i),
-# Premium, Sport, Limited, Touring (Premium is its second grade, not a top one).
-MAKE_LADDERS = {"Subaru": ["BASE", "2.5I", "PREMIUM", "SPORT", "LIMITED", "TOURING", "STI"]}
+# Premium, Sport, Limited, Touring (Premium is its second grade, not a top one); Kia L, FE, LX,
+# LXS, S, GT-Line, EX, SX, SXL, GT (its S sits above the LX).
+MAKE_LADDERS = {"Subaru": ["BASE", "2.5I", "PREMIUM", "SPORT", "LIMITED", "TOURING", "STI"],
+                "Kia": ["L", "FE", "LX", "LXS", "S", "GT-LINE", "EX", "SX", "SXL", "GT"]}
 
 
 def rank(trim: str, make: str = "") -> float:
