@@ -350,6 +350,10 @@ void bind_client(py::module_& m) {
         .def_property_readonly("url", [](const vc::Page& p) { return p.url; })
         .def_property_readonly("record", [](const vc::Page& p) { return p.record; })
         .def_property_readonly("body_bytes", [](const vc::Page& p) { return p.body_bytes; })
+        .def_property("synthetic", [](const vc::Page& p) { return p.synthetic; },
+                      [](vc::Page& p, std::vector<std::string> fields) { p.synthetic = std::move(fields); },
+                      "Fields the emulator's X-Emulator-Synthetic header named (no public source; nested members "
+                      "as 'field.member'); [] for the live service.")
         .def_property_readonly("collection", [](const vc::Page& p) { return collection_dict(p.collection); },
                                "The envelope's paging block as a dict ({} for bare arrays and objects).")
         .def_property_readonly("column_names", [](const vc::Page& p) {

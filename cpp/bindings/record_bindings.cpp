@@ -7,9 +7,12 @@
 // list is the same object on every read).  Field names shadow methods, as in a
 // dict-backed record.  Reading `_data` turns the view into a dict-backed record
 // (every field materialised, the page let go); `RecordBase(data, kind)` makes a
-// dict-backed one.  vehicledata.pager.Record subclasses this type and adds the
+// dict-backed one.  `_synthetic` is the tuple of the page's synthetic fields
+// (Page.synthetic; kept when the view becomes dict-backed; `RecordBase(data, kind,
+// synthetic)` sets it).  vehicledata.pager.Record subclasses this type and adds the
 // Python conveniences (repr, to_dict, frame, pickling).
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <memory>
 #include <string>
@@ -30,12 +33,14 @@ struct Layout {
     PyObject* index = nullptr;    // dict: interned field name -> column number
     PyObject* names = nullptr;    // tuple of the field names, in column order
     PyObject* kind = nullptr;     // str: the record name
+    PyObject* synthetic = nullptr;  // tuple of str: the page's synthetic fields
     PyObject* convert = nullptr;  // callable(record, name, json_text) for nested columns
     TzCache tz;
     ~Layout() {
         Py_XDECREF(index);
         Py_XDECREF(names);
         Py_XDECREF(kind);
+        Py_XDECREF(synthetic);
         Py_XDECREF(convert);
     }
 };
@@ -47,6 +52,7 @@ struct RecordObject {
     Py_ssize_t row;
     PyObject* data;    // dict-backed: the fields; view: nested values read so far (or NULL)
     PyObject* kind;    // str
+    PyObject* synthetic;  // tuple of str (NULL: none)
 };
 
 PyTypeObject* record_type = nullptr;
@@ -176,28 +182,55 @@ PyObject* rec_get_kind(PyObject* o, void*) {
     return self->kind;
 }
 
+PyObject* rec_get_synthetic(PyObject* o, void*) {
+    auto* self = reinterpret_cast<RecordObject*>(o);
+    if (!self->synthetic) return PyTuple_New(0);
+    Py_INCREF(self->synthetic);
+    return self->synthetic;
+}
+
 PyObject* rec_get_is_view(PyObject* o, void*) {
     return PyBool_FromLong(reinterpret_cast<RecordObject*>(o)->layout != nullptr);
 }
 
 PyObject* rec_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-    static const char* kw[] = {"data", "record", nullptr};
+    static const char* kw[] = {"data", "record", "synthetic", nullptr};
     PyObject* data = nullptr;
     PyObject* kind = nullptr;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OU", const_cast<char**>(kw), &data, &kind)) return nullptr;
+    PyObject* synthetic = nullptr;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OUO", const_cast<char**>(kw), &data, &kind, &synthetic))
+        return nullptr;
+    PyObject* syn = nullptr;  // a tuple of str, or NULL
+    if (synthetic && synthetic != Py_None) {
+        syn = PySequence_Tuple(synthetic);
+        if (!syn) return nullptr;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(syn); ++i) {
+            if (!PyUnicode_Check(PyTuple_GET_ITEM(syn, i))) {
+                Py_DECREF(syn);
+                PyErr_SetString(PyExc_TypeError, "synthetic must be a sequence of str");
+                return nullptr;
+            }
+        }
+    }
     PyObject* d = data == nullptr ? PyDict_New() : PyDict_CheckExact(data) ? (Py_INCREF(data), data)
                                                                           : PyDict_New();
-    if (!d) return nullptr;
+    if (!d) {
+        Py_XDECREF(syn);
+        return nullptr;
+    }
     if (data && !PyDict_CheckExact(data) && PyDict_Merge(d, data, 1) != 0) {
         Py_DECREF(d);
+        Py_XDECREF(syn);
         return nullptr;
     }
     auto* self = reinterpret_cast<RecordObject*>(type->tp_alloc(type, 0));
     if (!self) {
         Py_DECREF(d);
+        Py_XDECREF(syn);
         return nullptr;
     }
     self->data = d;
+    self->synthetic = syn;
     self->kind = kind ? kind : PyUnicode_FromString("");
     if (kind) Py_INCREF(kind);
     return reinterpret_cast<PyObject*>(self);
@@ -208,6 +241,7 @@ void rec_dealloc(PyObject* o) {
     Py_XDECREF(self->owner);
     Py_XDECREF(self->data);
     Py_XDECREF(self->kind);
+    Py_XDECREF(self->synthetic);
     PyTypeObject* type = Py_TYPE(o);
     type->tp_free(o);
     Py_DECREF(type);  // instances of heap types hold their type
@@ -216,6 +250,7 @@ void rec_dealloc(PyObject* o) {
 PyGetSetDef rec_getset[] = {
     {"_data", rec_get_data, nullptr, "The fields as a dict (a view becomes dict-backed: every field read).", nullptr},
     {"_kind", rec_get_kind, nullptr, "The record name ('' if unknown).", nullptr},
+    {"_synthetic", rec_get_synthetic, nullptr, "The page's synthetic fields (X-Emulator-Synthetic), a tuple.", nullptr},
     {"_is_view", rec_get_is_view, nullptr, "True while the record still reads from its page.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
@@ -279,6 +314,7 @@ py::list page_records(std::shared_ptr<vc::Page> page, py::type cls, py::object c
     Py_INCREF(layout->index);
     Py_INCREF(layout->names);
     layout->kind = py::str(page->record).release().ptr();
+    layout->synthetic = page->synthetic.empty() ? nullptr : py::tuple(py::cast(page->synthetic)).release().ptr();
     layout->convert = convert.release().ptr();
     Layout* L = layout.get();
     py::object owner = py::reinterpret_steal<py::object>(PyCapsule_New(L, "vehicledata.layout", &free_layout));
@@ -296,6 +332,8 @@ py::list page_records(std::shared_ptr<vc::Page> page, py::type cls, py::object c
         rec->data = nullptr;
         rec->kind = L->kind;
         Py_INCREF(rec->kind);
+        rec->synthetic = L->synthetic;
+        Py_XINCREF(rec->synthetic);
         PyList_SET_ITEM(out.ptr(), r, reinterpret_cast<PyObject*>(rec));
     }
     return out;

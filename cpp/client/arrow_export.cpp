@@ -26,6 +26,7 @@ const void* data_or_empty(const void* p, std::size_t size) { return size ? p : s
 
 struct SchemaPrivate {
     std::string name;
+    std::string metadata;  // the encoded key/value pairs ("" : none)
     std::vector<ArrowSchema> child_structs;
     std::vector<ArrowSchema*> children;
 };
@@ -44,7 +45,7 @@ void fill_schema(ArrowSchema* out, const char* format, std::string name, std::in
     priv->name = std::move(name);
     out->format = format;
     out->name = priv->name.c_str();
-    out->metadata = nullptr;
+    out->metadata = priv->metadata.empty() ? nullptr : priv->metadata.data();
     out->flags = flags;
     out->n_children = static_cast<std::int64_t>(priv->children.size());
     out->children = priv->children.empty() ? nullptr : priv->children.data();
@@ -242,17 +243,70 @@ std::vector<std::size_t> exported(const Page& page, bool text_only) {
     return out;
 }
 
+// Arrow C Data Interface metadata: int32 count, then per pair int32 length + key bytes,
+// int32 length + value bytes (native byte order).
+void put_int32(std::string& out, std::size_t v) {
+    const auto n = static_cast<std::int32_t>(v);
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+}
+
+std::string encode_metadata(const std::vector<std::pair<std::string, std::string>>& pairs) {
+    if (pairs.empty()) return {};
+    std::string out;
+    put_int32(out, pairs.size());
+    for (const auto& [k, v] : pairs) {
+        put_int32(out, k.size());
+        out += k;
+        put_int32(out, v.size());
+        out += v;
+    }
+    return out;
+}
+
+// The origin labels of one column from the page's synthetic fields: "vehicledata.origin" =
+// "synthetic" when the column is named, "vehicledata.synthetic" = its named members (nested).
+std::string column_metadata(const Page& page, const Column& c) {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    std::string members;
+    const std::string prefix = c.name + ".";
+    for (const auto& f : page.synthetic) {
+        if (f == c.name) {
+            pairs.emplace_back("vehicledata.origin", "synthetic");
+        } else if (f.compare(0, prefix.size(), prefix) == 0) {
+            if (!members.empty()) members += ',';
+            members.append(f, prefix.size(), std::string::npos);
+        }
+    }
+    if (!members.empty()) pairs.emplace_back("vehicledata.synthetic", members);
+    return encode_metadata(pairs);
+}
+
+std::string page_metadata(const Page& page) {
+    if (page.synthetic.empty()) return {};
+    std::string all;
+    for (const auto& f : page.synthetic) {
+        if (!all.empty()) all += ',';
+        all += f;
+    }
+    return encode_metadata({{"vehicledata.synthetic", all}});
+}
+
 void fill_struct_schema(const Page& page, bool text_only, ArrowSchema* out) {
     auto priv = std::make_unique<SchemaPrivate>();
     const std::vector<std::size_t> which = exported(page, text_only);
     const std::size_t k = which.size();
     priv->child_structs.resize(k);
     priv->children.resize(k);
+    // The text-only export (pandas' text columns, its schema kept per layout) carries no labels.
+    const bool labels = !text_only && !page.synthetic.empty();
     for (std::size_t j = 0; j < k; ++j) {
         priv->children[j] = &priv->child_structs[j];
         const Column& c = page.columns[which[j]];
-        fill_schema(&priv->child_structs[j], arrow_format(c), c.name, ARROW_FLAG_NULLABLE, new SchemaPrivate());
+        auto child = std::make_unique<SchemaPrivate>();
+        if (labels) child->metadata = column_metadata(page, c);
+        fill_schema(&priv->child_structs[j], arrow_format(c), c.name, ARROW_FLAG_NULLABLE, child.release());
     }
+    if (labels) priv->metadata = page_metadata(page);
     fill_schema(out, "+s", "", 0, priv.release());
 }
 

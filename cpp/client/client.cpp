@@ -356,6 +356,7 @@ Page Client::get_page(const std::string& target, const schema::Record& record, s
         Response r = get(target, state);
         try {
             Page page = decode_page(r.body, record, shape, r.url, verbose);
+            page.synthetic = synthetic_fields(r.synthetic);
             check_pages(page);
             if (cache_.enabled()) {
                 const std::string url = cacheable(target);
@@ -499,6 +500,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
             if (delay < 0) {
                 try {
                     Page page = decode_page(r.body, record, shape, r.url, verbose);
+                    page.synthetic = synthetic_fields(r.synthetic);
                     check_pages(page);
                     if (cache_.enabled()) {
                         const std::string url = cacheable(targets[i]);

@@ -1,4 +1,5 @@
 // Page concatenation: see vehicledata/client/page.h.
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,7 @@ Page header_like(const Page& src) {
     out.record = src.record;
     out.url = src.url;
     out.collection = src.collection;
+    out.synthetic = src.synthetic;
     return out;
 }
 
@@ -57,6 +59,26 @@ std::size_t text_reserve(const Column& sample, std::size_t rows) {
 }
 
 }  // namespace
+
+std::vector<std::string> synthetic_fields(std::string_view header) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= header.size()) {
+        std::size_t end = header.find(',', start);
+        if (end == std::string_view::npos) end = header.size();
+        std::string_view item = header.substr(start, end - start);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+        if (!item.empty()) out.emplace_back(item);
+        start = end + 1;
+    }
+    return out;
+}
+
+void merge_synthetic(std::vector<std::string>& dst, const std::vector<std::string>& src) {
+    for (const auto& f : src)
+        if (std::find(dst.begin(), dst.end(), f) == dst.end()) dst.push_back(f);
+}
 
 Page empty_like(const Page& src, std::size_t reserve_rows, std::size_t reserve_bytes_per_row) {
     Page out = header_like(src);
@@ -91,6 +113,7 @@ void append_page(Page& dst, Page&& src) {
         d.null_count += s.null_count;
         s.null_count = 0;
     }
+    merge_synthetic(dst.synthetic, src.synthetic);
     dst.rows += src.rows;
     dst.body_bytes += src.body_bytes;
     src.rows = 0;

@@ -165,6 +165,7 @@ struct MultiBatch::Transfer {
             r.retry_after.clear();
             r.content_range.clear();
             r.content_encoding.clear();
+            r.synthetic.clear();
         } else if (iequals_prefix(line, "content-type:")) {
             r.content_type = trim(line.substr(13));
         } else if (iequals_prefix(line, "retry-after:")) {
@@ -173,6 +174,8 @@ struct MultiBatch::Transfer {
             r.content_range = trim(line.substr(14));
         } else if (iequals_prefix(line, "content-encoding:")) {
             r.content_encoding = trim(line.substr(17));
+        } else if (iequals_prefix(line, "x-emulator-synthetic:")) {
+            r.synthetic = trim(line.substr(21));
         }
         return len;
     }

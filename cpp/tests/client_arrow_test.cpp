@@ -5,6 +5,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vehicledata/client/arrow_export.h"
 #include "vehicledata/client/page.h"
@@ -239,4 +241,50 @@ TEST(ClientArrow, StreamGivesEachPageThenEndsAndReportsErrors) {
     EXPECT_NE(st.get_next(&st, &a), 0);
     EXPECT_STREQ(st.get_last_error(&st), "fetch failed");
     st.release(&st);
+}
+
+namespace {
+
+// The key/value pairs of Arrow C Data Interface metadata (int32 count, then length-prefixed bytes).
+std::vector<std::pair<std::string, std::string>> pairs_of(const char* meta) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!meta) return out;
+    auto int32 = [&](std::int32_t& v) { std::memcpy(&v, meta, 4); meta += 4; };
+    std::int32_t n = 0;
+    int32(n);
+    for (std::int32_t i = 0; i < n; ++i) {
+        std::int32_t k = 0, v = 0;
+        int32(k);
+        std::string key(meta, static_cast<std::size_t>(k));
+        meta += k;
+        int32(v);
+        out.emplace_back(std::move(key), std::string(meta, static_cast<std::size_t>(v)));
+        meta += v;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(ClientArrow, SyntheticFieldsLabelTheSchema) {
+    auto plain = decode(kTrims, "trim_detail");
+    ArrowSchema s;
+    vc::export_schema(*plain, &s);  // no labels: no metadata anywhere
+    EXPECT_EQ(s.metadata, nullptr);
+    for (std::int64_t i = 0; i < s.n_children; ++i) EXPECT_EQ(s.children[i]->metadata, nullptr);
+    s.release(&s);
+
+    auto page = std::make_shared<vc::Page>(*plain);
+    page->synthetic = {"msrp", "engines.valves", "engines.cam_type"};
+    vc::export_schema(*page, &s);
+    using P = std::vector<std::pair<std::string, std::string>>;
+    EXPECT_EQ(pairs_of(s.metadata), (P{{"vehicledata.synthetic", "msrp,engines.valves,engines.cam_type"}}));
+    EXPECT_EQ(pairs_of(s.children[child_index(s, "msrp")]->metadata), (P{{"vehicledata.origin", "synthetic"}}));
+    EXPECT_EQ(pairs_of(s.children[child_index(s, "engines")]->metadata),
+              (P{{"vehicledata.synthetic", "valves,cam_type"}}));
+    EXPECT_EQ(s.children[child_index(s, "make")]->metadata, nullptr);
+    s.release(&s);
+    vc::export_text_schema(*page, &s);  // pandas' text-only export carries none
+    EXPECT_EQ(s.metadata, nullptr);
+    s.release(&s);
 }

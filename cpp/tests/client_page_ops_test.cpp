@@ -101,3 +101,16 @@ TEST(ClientPageOps, TheDecoderServesSmallPagesAfterABigOne) {
     vc::Page again = decode(trims_body(12000, 1, 300));
     EXPECT_EQ(again.column("description")->str(11999), big.column("description")->str(11999));
 }
+
+TEST(ClientPageOps, SyntheticFieldsParseAndMergeOnAppend) {
+    EXPECT_EQ(vc::synthetic_fields("msrp,invoice"), (std::vector<std::string>{"msrp", "invoice"}));
+    EXPECT_EQ(vc::synthetic_fields(" msrp , engines.valves,,\t"), (std::vector<std::string>{"msrp", "engines.valves"}));
+    EXPECT_TRUE(vc::synthetic_fields("").empty());
+    vc::Page a = decode(trims_body(2, 1, 10)), b = decode(trims_body(2, 3, 10)), c = decode(trims_body(1, 5, 10));
+    a.synthetic = {"msrp"};
+    b.synthetic = {"invoice", "msrp"};
+    vc::Page all = vc::concat_pages({&a, &b, &c});  // the union, in order of first appearance
+    EXPECT_EQ(all.synthetic, (std::vector<std::string>{"msrp", "invoice"}));
+    vc::Page acc = vc::empty_like(all, 10);
+    EXPECT_EQ(acc.synthetic, all.synthetic);
+}

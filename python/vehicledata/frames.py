@@ -22,6 +22,13 @@ nested                    object (lists/dicts)             large_string (JSON te
 
 Without pyarrow, the columns come from numpy views of the page's buffers (``Page.columns()``) and
 strings are ``object`` columns of ``str``.
+
+Origin labels: a page from the emulator knows the fields its ``X-Emulator-Synthetic`` header named
+(``Page.synthetic``). ``page_to_pandas`` puts them in ``df.attrs[SYNTHETIC_ATTR]`` (a list, absent
+when there are none); the Arrow export carries them in the schema (``b"vehicledata.synthetic"``: the
+list, comma-separated) and on each such field (``b"vehicledata.origin": b"synthetic"``; a nested
+column: ``b"vehicledata.synthetic"``, its members), so ``to_arrow`` and Parquet files keep them.
+polars keeps no metadata: use ``Pager.synthetic``.
 """
 from __future__ import annotations
 
@@ -43,6 +50,18 @@ PANDAS_DTYPES: Dict[str, str] = {
     "int": "Int64", "int64": "Int64", "decimal": "float64", "float": "float64", "bool": "boolean",
     "string": "string[pyarrow]", "date": "datetime64[s]", "timestamp": "datetime64[us, UTC]", "nested": "object",
 }
+
+
+#: The ``DataFrame.attrs`` key of the fields the emulator labels synthetic (see the module docstring).
+SYNTHETIC_ATTR = "vehicledata.synthetic"
+
+
+def _labelled(df: "pd.DataFrame", page: Any) -> "pd.DataFrame":
+    """``df`` with the page's synthetic fields in ``df.attrs[SYNTHETIC_ATTR]`` (when it has any)."""
+    synthetic = list(getattr(page, "synthetic", ()))
+    if synthetic:
+        df.attrs[SYNTHETIC_ATTR] = synthetic
+    return df
 
 
 def pandas_dtype(schema_type: str) -> str:
@@ -418,11 +437,11 @@ def page_to_pandas(page: Any) -> "pd.DataFrame":
     fast = _fast_frames(pd, _pyarrow())
     if fast is not None:
         try:
-            return fast.frame(page)
+            return _labelled(fast.frame(page), page)
         except (AttributeError, TypeError, ValueError, AssertionError):  # pragma: no cover - another pandas
             _FAST.clear()
             _FAST["arrow"] = _FAST["numpy"] = None
-    return _page_to_pandas_public(page)
+    return _labelled(_page_to_pandas_public(page), page)
 
 
 def pages_to_pandas(pages: Sequence[Any], record: Optional[str] = None) -> "pd.DataFrame":
@@ -526,4 +545,4 @@ def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope",
 
 __all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "page_to_polars",
            "frame_from_bytes",
-           "arrow_type", "arrow_to_pandas", "pandas_dtype", "PANDAS_DTYPES", "ArrowStream"]
+           "arrow_type", "arrow_to_pandas", "pandas_dtype", "PANDAS_DTYPES", "ArrowStream", "SYNTHETIC_ATTR"]

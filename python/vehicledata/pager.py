@@ -68,8 +68,9 @@ else:
 class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
     """One record: attribute access (``r.make``), key access (``r["make"]``) and a dict view.
 
-    ``repr`` is one short line (id, year, make, model, trim and the field count); in Jupyter
-    ``_repr_html_`` shows every field.  Nested lists (``detail.engines``) become typed DataFrames
+    ``repr`` is one short line (id, year, make, model, trim and the field count, then the fields
+    the emulator labels synthetic: ``synthetic: msrp, invoice``; a nested one as ``engines.*``); in Jupyter ``_repr_html_`` shows
+    every field, a synthetic one marked "(synthetic)".  ``synthetic_fields`` lists them.  Nested lists (``detail.engines``) become typed DataFrames
     with ``frame("engines")``; ``to_dict(json_safe=True)`` is ready for ``json.dumps``.
     """
 
@@ -97,11 +98,24 @@ class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
 
     __hash__ = None  # type: ignore[assignment]
 
+    @property
+    def synthetic_fields(self) -> List[str]:
+        """This record's fields the emulator's ``X-Emulator-Synthetic`` header names (values with no
+        public source; nested members as ``field.member``), in the header's order; [] from the live
+        service."""
+        return [f for f in self._synthetic if f.split(".", 1)[0] in self]
+
     def _short(self) -> str:
         parts = [f"{k}={_text(self._data[k])}" for k in _REPR_KEYS
                  if k in self._data and not isinstance(self._data[k], (list, Record))][:6]
         kind = f" {self._kind}" if self._kind else ""
-        return f"<Record{kind} {' '.join(parts)} ({len(self._data)} fields)>".replace("  ", " ")
+        syn: List[str] = []
+        for f in self.synthetic_fields:  # nested members once per field: "engines.*"
+            name = f if "." not in f else f.split(".", 1)[0] + ".*"
+            if name not in syn:
+                syn.append(name)
+        note = f"; synthetic: {', '.join(syn)}" if syn else ""
+        return f"<Record{kind} {' '.join(parts)} ({len(self._data)} fields{note})>".replace("  ", " ")
 
     def __repr__(self) -> str:
         return self._short()
@@ -109,16 +123,23 @@ class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
     def _repr_html_(self) -> str:
         from html import escape
 
+        syn = set(self.synthetic_fields)
+        members = {f.split(".", 1)[0] for f in syn if "." in f}
+
+        def mark(k: str) -> str:
+            return " <i>(synthetic)</i>" if k in syn else " <i>(synthetic members)</i>" if k in members else ""
+
         rows = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>"
-                       f"{escape(_text(v) if not isinstance(v, str) else v)}</td></tr>" for k, v in self._data.items())
+                       f"{escape(_text(v) if not isinstance(v, str) else v)}{mark(k)}</td></tr>"
+                       for k, v in self._data.items())
         kind = escape(self._kind or "record")
         return f"<div><b>{kind}</b> ({len(self._data)} fields)<table>{rows}</table></div>"
 
     def __dir__(self) -> List[str]:
-        return list(self) + ["to_dict", "frame", "keys", "items", "values", "get"]
+        return list(self) + ["to_dict", "frame", "keys", "items", "values", "get", "synthetic_fields"]
 
     def __reduce__(self) -> Any:
-        return (type(self), (self._data, self._kind))
+        return (type(self), (self._data, self._kind, self._synthetic))
 
     def to_dict(self, json_safe: bool = False) -> Dict[str, Any]:
         """A plain dict (nested records become dicts too); ``json_safe``: timestamps and dates as ISO
@@ -222,6 +243,9 @@ class Page:
         self.count: int = core_page.rows
         self.next: str = c.get("next", "")
         self.url: str = core_page.url
+        #: The fields the emulator's ``X-Emulator-Synthetic`` header named for this page (no public
+        #: source; nested members as ``field.member``); [] from the live service.
+        self.synthetic: List[str] = list(core_page.synthetic)
         self._records: Optional[List[Record]] = None
         self._query: Optional[Tuple[str, List[Tuple[str, Any]]]] = None  # set by the pager
 
@@ -380,6 +404,12 @@ class Pager:
     def page_count(self) -> int:
         """Number of pages of the result."""
         return self._first_page().pages
+
+    @property
+    def synthetic(self) -> List[str]:
+        """The fields the emulator labels synthetic in this search's records (its ``X-Emulator-Synthetic``
+        header on the first page; nested members as ``field.member``); [] from the live service."""
+        return self._first_page().synthetic
 
     # ---- consistency ---------------------------------------------------------------------
     def _check(self, page: Page, first: Optional[Page]) -> None:
@@ -555,7 +585,9 @@ class Pager:
                 if bulk is not self:
                     self.pages_fetched += bulk.pages_fetched
 
-        stream = frames.ArrowStream(frames.empty_page(self.record, self.verbose), cores())
+        schema_page = frames.empty_page(self.record, self.verbose)
+        schema_page.synthetic = bulk._first_page().synthetic  # the schema's origin labels (fetched once)
+        stream = frames.ArrowStream(schema_page, cores())
         return stream.__arrow_c_stream__(requested_schema)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,

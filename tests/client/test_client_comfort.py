@@ -72,13 +72,13 @@ def test_record_page_pager_reprs(api, raw_json):
     rec = next(iter(pager))
     want = first["data"][0]
     assert repr(rec) == (f"<Record trim id={want['id']} year=2019 make='BMW' model={want['model']!r} "
-                         f"submodel={want['submodel']!r} trim={want['trim']!r} (15 fields)>")
+                         f"submodel={want['submodel']!r} trim={want['trim']!r} (15 fields; synthetic: msrp, invoice)>")
     total = first["collection"]["total"]
     assert repr(pager).endswith(f"total={total}, 1 page fetched>")  # not "1 pages"
     assert "<table>" in rec._repr_html_() and want["description"] in rec._repr_html_()
     detail = api.trims.get(want["id"])
     text = repr(detail)
-    assert len(text) < 200 and "timezone(" not in text and "fields)>" in text
+    assert len(text) < 200 and "timezone(" not in text and "fields; synthetic: msrp, invoice" in text
     html = detail._repr_html_()
     assert "timedelta" not in html and want["modified"] in html  # ISO text with its offset, as served
     page = next(iter(pager.pages))

@@ -61,9 +61,19 @@ def _is_noise(word: str) -> bool:
     return not w or w in _NOISE or bool(_ENGINE_SIZE.match(w))
 
 
+# Models whose GM grade codes are the trims the market sells (2019 Camaro 1LS, 1LT, 2LT, 3LT, 1SS,
+# 2SS): the code is kept there, elsewhere ("1FL" Equinox) it is dropped.
+GRADE_CODE_MODELS = {"Camaro"}
+_GRADE_CODE = re.compile(r"\b([1-3](?:LS|LT|SS|LZ))\b")
+
+
 @lru_cache(maxsize=None)
 def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     """A trim name as the catalogue writes it, or None when it names no trim."""
+    if model in GRADE_CODE_MODELS:
+        code = _GRADE_CODE.search(name.upper())
+        if code:
+            return code.group(1)
     name = re.sub(r"\([^)]*\)?", " ", name.split("+")[0])
     name = name.replace(" - ", " ")
     words: List[str] = []
@@ -144,20 +154,36 @@ def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str =
 
 
 # Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
-LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "ES", "SV", "XL", "WORK TRUCK", "WT", "SPORT", "LT",
-          "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ", "LIMITED", "PREMIUM",
+LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "XL", "WORK TRUCK", "WT", "SPORT",
+          "LT", "1LT", "2LT", "3LT", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ",
+          "1SS", "2SS", "1LZ", "2LZ", "3LZ", "LIMITED", "PREMIUM",
           "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
-          "KING RANCH", "RAPTOR", "SRT", "TYPE R", "NISMO"]
+          "KING RANCH", "RAPTOR", "SRT", "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
 _LADDER_RANK = {w: i for i, w in enumerate(LADDER)}
+_UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of the ladder (with GT)
 
 
-def rank(trim: str) -> float:
-    """Position of a trim on the generic ladder (unknown names sit in the middle)."""
+# Makes whose grades climb in another order than the generic ladder's: Subaru sells Base (2.5i),
+# Premium, Sport, Limited, Touring (Premium is its second grade, not a top one); Kia L, FE, LX,
+# LXS, S, GT-Line, EX, SX, SXL, GT (its S sits above the LX).
+MAKE_LADDERS = {"Subaru": ["BASE", "2.5I", "PREMIUM", "SPORT", "LIMITED", "TOURING", "STI"],
+                "Kia": ["L", "FE", "LX", "LXS", "S", "GT-LINE", "EX", "SX", "SXL", "GT"]}
+
+
+def rank(trim: str, make: str = "") -> float:
+    """Position of a trim on its make's ladder (MAKE_LADDERS), else on the generic one (unknown
+    names sit in the middle)."""
+    own = MAKE_LADDERS.get(make)
+    if own:
+        words = trim.upper().split()
+        hits = [own.index(w) for w in words if w in own]
+        if hits:
+            return float(max(hits)) - len(own)  # below every generic rank: the make's order decides
     up = trim.upper()
     if up in _LADDER_RANK:
         return float(_LADDER_RANK[up])
     ranks = [_LADDER_RANK[w] for w in up.split() if w in _LADDER_RANK]
-    return float(max(ranks)) + 0.5 if ranks else len(LADDER) / 2.0
+    return float(max(ranks)) + 0.5 if ranks else _UNKNOWN_RANK
 
 
 # ---- reviewed lineups of makes that keep trims out of their VINs (Ford) ---------------------

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .. import schema
-from . import derive, lineup, mapping, naming
+from . import derive, lineup, mapping, naming, prices
 from .epa import SourceError, Vehicle
 from .sweep import Sweep, figures as sweep_figures
 from .testcar import TestCars
@@ -186,42 +186,68 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
 
 
 _MAX_MSRP = 3_500_000.0      # the dearest published 2015-2020 list prices (Bugatti Chiron: $2.99M) stay below it
-_LADDER_STEP = 0.06          # price step between neighbouring trims of a line without vPIC prices
 _LADDER_STEP_PICKUP = 0.18   # pickups: XL to Limited is about 2.3 x over six trims
 _PREMIUM = {"hybrid": 2500, "mild hybrid": 1500, "plug-in hybrid": 8000, "diesel": 3500}
+
+
+def ladder_order(make: str, model: str, year: int, names: Iterable[str]) -> List[str]:
+    """A line's trims from base to top: the reviewed lineup's order where lineups_reviewed.csv has
+    one, else the generic ladder (lineup.rank); a reviewed price line (msrp_lines.csv) puts its
+    base trim first and its top trim last."""
+    order = lineup.reviewed_order(make, model, year)
+    out = sorted(set(names), key=lambda t: (order.get(t, lineup.rank(t, make)) if order else lineup.rank(t, make), t))
+    anchor = prices.line(year, make, model)
+    if anchor is not None:
+        base, top = lineup.norm(anchor.base_trim), lineup.norm(anchor.top_trim)
+        out.sort(key=lambda t: -1 if lineup.norm(t) == base else 1 if lineup.norm(t) == top else 0)
+    return out
+
+
+def _step_rate(make: str, pickup: bool) -> float:
+    """The make's price step between neighbouring trims of a line without a reviewed anchor: its
+    reviewed lines' top/base spread over five steps, kept within 4-9 % (pickups: 18 %)."""
+    if pickup:
+        return _LADDER_STEP_PICKUP
+    return min(0.09, max(0.04, prices.make_spread(make) ** 0.2 - 1.0))
 
 
 def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes: List[str],
             dtypes: List[Optional[str]], facts_of: List[Dict[str, object]], lineups: List[List[str]],
             model_ids: Dict[Tuple[str, ...], int]) -> Dict[Tuple[int, str], int]:
-    """MSRP of every (vehicle, trim): vPIC's base price of that trim where vPIC has one; else the
-    line's base (vPIC's lowest gas price of the model and year, else the calibrated class
-    formula of derive.msrp_invoice) stepped up the make's trim ladder, plus powertrain, drive and
-    engine-size premiums."""
+    """MSRP of every (vehicle, trim). A line with a reviewed anchor (dataset/msrp_lines.csv) runs
+    from its base to its top price, the trims between stepped geometrically; any other line runs
+    up from its base (vPIC's lowest gas price of the model and year, else the calibrated class
+    formula of derive.msrp_invoice) by the make's step (_step_rate). vPIC's base price of a trim
+    replaces the ladder's where it has one and agrees with the line (not below the line's base,
+    a hybrid or diesel not below its gas twin). Powertrain, drive and engine-size premiums come on
+    top; every price stays inside its make's published range (dataset/msrp_makes.csv)."""
     groups: Dict[Tuple[int, str, str], List[int]] = {}
     for i, v in enumerate(vehicles):
         groups.setdefault((v.year, idents[i][0], idents[i][1]), []).append(i)
     out: Dict[Tuple[int, str], int] = {}
     for (year, make, model), members in groups.items():
+        anchor = prices.line(year, make, model)
         real: Dict[Tuple[int, str], int] = {}
         for i in members:
             for trim in lineups[i]:
                 p = lineup.price_of(facts_of[i]["entries"], trim, etypes[i], model)  # type: ignore[arg-type]
-                if p:
+                if p and (anchor is None or p >= anchor.base_msrp) and prices.clamp(p, make, year) == p:
                     real[(i, trim)] = p
         gas = [i for i in members if etypes[i] in ("gas", "flex-fuel (FFV)")] or members
-        order = lineup.reviewed_order(make, model, year)
-        names = sorted({t for i in members for t in lineups[i]},
-                       key=lambda t: (order.get(t, lineup.rank(t)) if order else lineup.rank(t), t))
+        names = ladder_order(make, model, year, (t for i in members for t in lineups[i]))
         step = {t: k for k, t in enumerate(names)}
-        lowest = [p for (i, t), p in real.items() if i in gas and step[t] == 0]
-        if lowest:
-            base = float(min(lowest))
-        else:
-            base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
-                                                 facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
         pickup = any("pickup" in vehicles[i].vclass.lower() for i in members)
-        rate = _LADDER_STEP_PICKUP if pickup else _LADDER_STEP
+        if anchor is not None:
+            base = float(anchor.base_msrp)
+            rate = (anchor.top_msrp / base) ** (1.0 / max(1, len(names) - 1)) - 1.0
+        else:
+            lowest = [p for (i, t), p in real.items() if i in gas and step[t] == 0]
+            if lowest:
+                base = float(min(lowest))
+            else:
+                base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
+                                                     facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
+            rate = _step_rate(make, pickup)
         small = min((vehicles[i].displ or 0.0) for i in members)
         is_real: Dict[Tuple[int, str], bool] = {}
         for i in members:
@@ -229,13 +255,29 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             extra = float(_PREMIUM.get(etypes[i], 0) + (2000 if dtypes[i] in ("all wheel drive", "four wheel drive")
                                                          else 0))
             extra += 2500 * max(0.0, (v.displ or 0.0) - small)
-            for trim in lineups[i]:
+            # The line's prices only go up from its base trim: vPIC's prices kept where they rise
+            # (one below an earlier one is not used), each ladder price held between the vPIC
+            # prices around it.
+            ordered = sorted(lineups[i], key=lambda t: step[t])
+            kept: Dict[str, float] = {}
+            for trim in ordered:
                 found = real.get((i, trim))
-                price = float(found) if found is not None else base * (1.0 + rate) ** step[trim] + extra
-                price = min(price, _MAX_MSRP)
+                if found is not None and all(found >= p for p in kept.values()):
+                    kept[trim] = float(found)
+            for k, trim in enumerate(ordered):
+                price = kept.get(trim)
+                if price is None:
+                    price = base * (1.0 + rate) ** step[trim] + extra
+                    before = [kept[t] for t in ordered[:k] if t in kept]
+                    after = [kept[t] for t in ordered[k + 1:] if t in kept]
+                    if before:
+                        price = max(price, max(before))
+                    if after:
+                        price = min(price, min(after))
+                price = prices.clamp(min(price, _MAX_MSRP), make, year)
                 out[(i, trim)] = int(round(price / 5.0)) * 5
-                is_real[(i, trim)] = found is not None
-        _hybrid_above_gas(members, etypes, dtypes, lineups, out, is_real)
+                is_real[(i, trim)] = trim in kept
+        _hybrid_above_gas(members, etypes, dtypes, lineups, out, is_real, make, year, step)
     return out
 
 
@@ -245,31 +287,31 @@ def _bare(trim: str) -> str:
 
 def _hybrid_above_gas(members: List[int], etypes: List[str], dtypes: List[Optional[str]],
                       lineups: List[List[str]], out: Dict[Tuple[int, str], int],
-                      is_real: Dict[Tuple[int, str], bool]) -> None:
-    """A hybrid or diesel trim costs more than the same trim's gas version (same drive): where a
-    ladder price says otherwise, the ladder price moves (a real vPIC price never does)."""
+                      is_real: Dict[Tuple[int, str], bool], make: str, year: int,
+                      step: Dict[str, int]) -> None:
+    """A hybrid or diesel trim costs more than the same trim's gas version (same drive): where it
+    does not, it goes up to the gas price plus the powertrain premium (a vPIC price of it is then
+    not used); its dearer trims follow so that none is below a cheaper one. Gas prices never move."""
     gas: Dict[Tuple[str, Optional[str]], List[Tuple[int, str]]] = {}
     for i in members:
         if etypes[i] == "gas":
             for t in lineups[i]:
                 gas.setdefault((t, dtypes[i]), []).append((i, t))
+    rng = prices.make_range(make, year)
     for i in members:
         if etypes[i] not in ("hybrid", "diesel"):
             continue
-        for t in lineups[i]:
+        floor = 0
+        for t in sorted(lineups[i], key=lambda x: step[x]):
             twins = gas.get((_bare(t), dtypes[i]))
-            if not twins:
-                continue
-            floor = max(out[k] for k in twins)
-            if out[(i, t)] > floor:
-                continue
-            premium = _PREMIUM[etypes[i]]
-            if not is_real[(i, t)]:
-                out[(i, t)] = floor + premium
-            else:
-                for k in twins:
-                    if not is_real[k] and out[k] >= out[(i, t)]:
-                        out[k] = max(5000, out[(i, t)] - premium)
+            want = max(out[k] for k in twins) + _PREMIUM[etypes[i]] if twins else 0
+            want = max(want, floor)
+            if rng is not None:
+                want = min(want, rng[1])
+            if out[(i, t)] < want or (twins and out[(i, t)] <= max(out[k] for k in twins) and out[(i, t)] < want):
+                out[(i, t)] = int(want)
+                is_real[(i, t)] = False
+            floor = max(floor, out[(i, t)])
 
 
 def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayouts] = None,

@@ -16,6 +16,11 @@
 // concatenated (concat_pages empties its sources) while an export lives.
 // Bitmaps and date32 values are owned by the exported array.  Every
 // release callback frees what it owns and marks the struct released.
+// Origin labels (Page::synthetic, from the emulator's X-Emulator-Synthetic) go in
+// the schema's metadata: the struct (the table's schema) gets
+// "vehicledata.synthetic" = the comma-separated fields, a named column
+// "vehicledata.origin" = "synthetic", a nested column with named members
+// "vehicledata.synthetic" = those members.  The text-only export has none.
 #pragma once
 
 #include <cstdint>

@@ -58,9 +58,18 @@ struct Page {
     std::size_t rows = 0;
     std::size_t body_bytes = 0;
     std::vector<Column> columns;  // one per record field, in schema order
+    // The fields the emulator's X-Emulator-Synthetic header named (no public source; nested
+    // members as "field.member"), in the header's order; empty for the live service.
+    std::vector<std::string> synthetic;
 
     const Column* column(std::string_view name) const;
 };
+
+// The fields of an X-Emulator-Synthetic value ("msrp,invoice,engines.valves"): split on commas,
+// trimmed, empty items dropped.
+std::vector<std::string> synthetic_fields(std::string_view header);
+// Adds to `dst` the fields of `src` it does not list yet (pages of one crawl: the union, in order).
+void merge_synthetic(std::vector<std::string>& dst, const std::vector<std::string>& src);
 
 ColumnKind column_kind(schema::Type type);
 

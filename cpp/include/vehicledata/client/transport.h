@@ -72,6 +72,7 @@ struct Response {
     std::string retry_after;
     std::string content_range;
     std::string content_encoding;
+    std::string synthetic;   // X-Emulator-Synthetic: the emulator's comma-separated synthetic fields ("" if none)
     std::int64_t content_length = -1;
     std::string url;
     int curl_code = 0;       // 0: the transfer completed
