@@ -84,7 +84,7 @@ void Engine::run() {
         take_queue();
         int wait_ms = 100;
         start_transfers(wait_ms);
-        peak_transfers_ = std::max(peak_transfers_, batch_.running());
+        if (batch_.running() > peak_transfers_.load()) peak_transfers_.store(batch_.running());
         for (auto& [key, r] : batch_.poll(std::max(1, wait_ms))) finish(key, std::move(r));
     }
     // Stopped: the jobs still running end without their completion (destroyed here).

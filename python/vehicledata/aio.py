@@ -59,6 +59,13 @@ class AsyncFetcher:
         self._core = core
         self.base_url = base_url
         self.max_parallel = max_parallel
+        self._pending: "weakref.WeakSet[asyncio.Future[Any]]" = weakref.WeakSet()
+
+    def fail_pending(self, error: BaseException) -> None:
+        """End every request still awaited with ``error`` (the client was closed under it)."""
+        for future in list(self._pending):
+            if not future.done():
+                future.get_loop().call_soon_threadsafe(_settle, future, None, error)
 
     @property
     def authenticated(self) -> bool:
@@ -78,6 +85,7 @@ class AsyncFetcher:
                 engine.cancel(job)
 
         future.add_done_callback(cancelled)
+        self._pending.add(future)
         return future
 
     async def get_page(self, target: str, record: str, shape: str, verbose: bool = False) -> Any:
@@ -457,7 +465,8 @@ class AsyncClient:
         self._client = _EngineClient(api_token, api_secret, base_url, **options)
         self._fetcher: AsyncFetcher = self._client._fetcher
         self._accessors: Dict[str, AsyncSearchResource] = {}
-        weakref.finalize(self, _close_engine, self._client._core)
+        # Pagers and resources keep the inner client alive: its engine stops when the last goes (or at exit).
+        weakref.finalize(self._client, _close_engine, self._client._core)
 
     # ---- lifecycle ------------------------------------------------------------------
     @property
@@ -469,10 +478,11 @@ class AsyncClient:
         return self._client.authenticated
 
     def close(self) -> None:
-        """Stop the engine: requests still running end (their awaiting tasks never resume); idempotent."""
+        """Stop the engine; requests still awaited raise VehicleDataError("the client is closed"). Idempotent."""
         core = self._client._core_client
         if core is not None:
             core.close()
+            self._fetcher.fail_pending(VehicleDataError("the client is closed"))
         self._client._core_client = None
 
     async def aclose(self) -> None:

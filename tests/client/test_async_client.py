@@ -324,3 +324,47 @@ async def test_demo_warning_points_at_the_caller(emulator: Emulator):
             pager = aapi.trims.search(year=2010)
         assert record[0].filename == __file__
         assert await pager.total == 0
+
+
+# ---- the hostile server's attacks that apply to a page request --------------------------------------
+MiB = 1 << 20
+HOSTILE = [
+    ("long", {"max_body": 8 * MiB}, "LimitError", "max_body"),
+    ("long", {}, "LimitError", "max_body"),  # 2 GiB announced: refused before the body
+    ("claim", {}, "LimitError", "max_body"),
+    ("error", {"max_body": 8 * MiB}, "LimitError", "max_body"),
+    ("bomb", {"compress": True, "max_decompressed": 16 * MiB}, "LimitError", "max_decompressed"),
+    ("truncated", {}, "TransportError", None),
+    ("redirect", {}, "APIError", None),  # 302 is not followed: an error status, typed
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("attack,opts,error,limit", HOSTILE,
+                         ids=[f"{c[0]}-{'limited' if c[1] else 'default'}" for c in HOSTILE])
+async def test_hostile_answers_end_bounded_with_a_typed_error(attack: str, opts: Dict[str, Any], error: str,
+                                                              limit: Optional[str]):
+    from hostile_server import hostile_server
+
+    with hostile_server() as server:
+        async with vd.AsyncClient(base_url=f"{server.url}/{attack}", retry=0, rate_limit=None, api_token="",
+                                  api_secret="", **opts) as aapi:
+            started = time.monotonic()
+            with pytest.raises(getattr(vd, error)) as info:
+                await aapi.makes.search().total
+            assert time.monotonic() - started < 20
+            assert getattr(info.value, "limit", None) == limit
+            assert aapi._client._core.jobs == 0
+
+
+@pytest.mark.asyncio
+async def test_closing_the_client_ends_the_requests_it_had(emulator: Emulator):
+    emulator.fault("/api/makes", action="delay", delay_ms=2000, count=1)
+    aapi = make_async(emulator.url)
+    task = asyncio.ensure_future(aapi.makes.search().to_list())
+    await asyncio.sleep(0.2)
+    started = time.monotonic()
+    aapi.close()
+    with pytest.raises(vd.VehicleDataError, match="closed"):
+        await task
+    assert time.monotonic() - started < 1.5

@@ -18,6 +18,7 @@
 // must not call back into the engine's destructor.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -78,7 +79,7 @@ public:
     // Jobs queued or running (completed and cancelled ones are gone).
     std::size_t jobs() const;
     // Transfers in flight at once, at most (since the engine started).
-    std::size_t peak_transfers() const { return peak_transfers_; }
+    std::size_t peak_transfers() const { return peak_transfers_.load(); }
 
 private:
     struct Running;
@@ -103,7 +104,7 @@ private:
     std::map<std::size_t, std::pair<std::uint64_t, std::size_t>> transfers_;  // transfer key -> (job, target)
     std::size_t next_key_ = 1;
     std::optional<std::chrono::steady_clock::time_point> blocked_since_;
-    std::size_t peak_transfers_ = 0;
+    std::atomic<std::size_t> peak_transfers_{0};  // written by the engine thread
     std::thread thread_;
 };
 
