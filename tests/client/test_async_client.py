@@ -368,3 +368,40 @@ async def test_closing_the_client_ends_the_requests_it_had(emulator: Emulator):
     with pytest.raises(vd.VehicleDataError, match="closed"):
         await task
     assert time.monotonic() - started < 1.5
+
+
+def test_await_in_a_jupyter_cell(emulator: Emulator, api: vd.Client, tmp_path):
+    """Jupyter's kernel runs its own loop: a cell awaits the client directly (no asyncio.run)."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    acct = PREMIUM
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("import vehicledata as vd\n"
+                                  f"api = vd.AsyncClient(base_url={emulator.url!r}, api_token={acct['api_token']!r}, "
+                                  f"api_secret={acct['api_secret']!r}, rate_limit=None)"),
+        nbformat.v4.new_code_cell("df = await api.makes.search().to_pandas()\nprint(len(df))"),
+        nbformat.v4.new_code_cell(f"print((await api.trims.get({api.trims.search(year=2019).first(1)[0].id})).id)"),
+        nbformat.v4.new_code_cell("await api.aclose()"),
+    ]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = ["".join(str(o.get("text", "")) for o in c.outputs) for c in nb.cells]
+    assert all(o.get("output_type") != "error" for c in nb.cells for o in c.outputs)
+    assert outputs[1].strip() == str(api.makes.search().total)
+    assert outputs[2].strip() == str(api.trims.search(year=2019).first(1)[0].id)
+
+
+def test_the_example_of_docs_async_md_runs(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, tmp_path, capsys):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "async.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)  # type: ignore[union-attr]
+    monkeypatch.setenv("VEHICLEDATA_BASE_URL", emulator.url)
+    monkeypatch.setenv("VEHICLEDATA_API_TOKEN", PREMIUM["api_token"])
+    monkeypatch.setenv("VEHICLEDATA_API_SECRET", PREMIUM["api_secret"])
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/async.md", "exec"), {"__name__": "docs_async"})
+    out = capsys.readouterr().out
+    assert out.strip() and (tmp_path / "bodies").is_dir()
