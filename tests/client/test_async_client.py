@@ -405,3 +405,46 @@ def test_the_example_of_docs_async_md_runs(emulator: Emulator, monkeypatch: pyte
     exec(compile(code, "docs/async.md", "exec"), {"__name__": "docs_async"})
     out = capsys.readouterr().out
     assert out.strip() and (tmp_path / "bodies").is_dir()
+
+
+# ---- JWT and Retry-After, handled on the engine thread ------------------------------------------------
+def _logins(emu: Emulator) -> int:
+    return int(emu.stats()["by_path"].get("/api/auth/login", 0))
+
+
+@pytest.fixture()
+def short_ttl(database) -> Iterator[Emulator]:
+    with Emulator(db=database, token_ttl=4) as emu:
+        yield emu
+
+
+@pytest.mark.asyncio
+async def test_one_login_for_concurrent_requests_and_renewal_after_401(short_ttl: Emulator):
+    async with make_async(short_ttl.url) as aapi:
+        totals = await asyncio.gather(*(aapi.trims.search(year=y).total for y in (1990, 2000, 2010, 2019)))
+        assert all(t > 0 for t in totals)  # premium data: the JWT was sent
+        assert _logins(short_ttl) == 1 and aapi.stats()["logins"] == 1
+        short_ttl.shift_clock(60)  # the server now sees the token as expired
+        assert await aapi.account_requests_today() >= 1
+        assert aapi.stats()["logins"] == 2
+
+
+@pytest.mark.asyncio
+async def test_retry_after_is_waited_on_the_engine_thread_not_the_loop(emulator: Emulator):
+    emulator.fault("/api/makes", status=503, count=1, retry_after=1)
+    async with make_async(emulator.url, retry=vd.Retry(total=2, backoff_factor=0.01)) as aapi:
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.ensure_future(tick())
+        started = time.monotonic()
+        assert len(await aapi.makes.search().to_list()) > 10
+        waited = time.monotonic() - started
+        ticker.cancel()
+        assert waited >= 0.9 and aapi.stats()["retries"] == 1
+        assert ticks >= waited / 0.01 * 0.3  # the loop kept running while the request waited
