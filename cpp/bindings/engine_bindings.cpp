@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "vehicledata/client/engine.h"
@@ -42,6 +43,12 @@ struct PyEngine {
     }
     void close() {
         if (!engine) return;
+        if (engine->on_engine_thread()) {
+            // Closed from the engine thread (a finalizer run by a collection there): it cannot
+            // wait for itself; another thread ends it once the current job's hand-over returns.
+            std::thread([e = std::move(engine)]() mutable { e.reset(); }).detach();
+            return;
+        }
         py::gil_scoped_release nogil;
         engine.reset();
     }

@@ -448,3 +448,31 @@ async def test_retry_after_is_waited_on_the_engine_thread_not_the_loop(emulator:
         ticker.cancel()
         assert waited >= 0.9 and aapi.stats()["retries"] == 1
         assert ticks >= waited / 0.01 * 0.3  # the loop kept running while the request waited
+
+
+@pytest.mark.asyncio
+async def test_closing_from_the_engine_thread_does_not_wait_for_itself(emulator: Emulator):
+    # The logger runs on the engine thread: a handler that closes the client there (as a finalizer
+    # run by a garbage collection on that thread would) must neither deadlock nor crash.
+    import logging
+    import threading
+
+    aapi = make_async(emulator.url)
+    main = threading.get_ident()
+
+    class Closer(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if threading.get_ident() != main:
+                aapi.close()
+
+    handler = Closer(level=logging.DEBUG)
+    log = logging.getLogger("vehicledata")
+    old = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    try:
+        with pytest.raises(vd.VehicleDataError, match="closed"):
+            await asyncio.wait_for(aapi.makes.search().to_list(), 5)
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(old)

@@ -72,8 +72,12 @@ public:
     // Drop a job: its transfers are removed from the multi handle at once and its
     // completion is not called (a no-op when it already completed).
     void cancel(std::uint64_t id);
-    // Stop the thread now (as the destructor; idempotent).
+    // Stop the thread now (as the destructor; idempotent).  Not on the engine
+    // thread itself (a completion or the logger): see on_engine_thread().
     void stop();
+    // True when called from the engine thread (where stop() and the destructor
+    // would wait for themselves: hand the engine to another thread to end it).
+    bool on_engine_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
 
     Client& client() { return client_; }
     // Jobs queued or running (completed and cancelled ones are gone).
