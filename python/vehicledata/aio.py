@@ -505,7 +505,9 @@ class AsyncClient:
     def __getattr__(self, name: str) -> AsyncSearchResource:
         """``api.trims``, ``api.engines``...: every search of the schema table (as on ``vd.Client``)."""
         if name.startswith("_") or name not in _SEARCHES:
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+            hint = " (vd.Client has it; not offered by AsyncClient yet: docs/async.md)" \
+                if not name.startswith("_") and hasattr(Client, name) else ""
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}{hint}")
         res = self._accessors.get(name)
         if res is None:
             res = self._accessors[name] = AsyncSearchResource(self, self._client._search(name))

@@ -315,6 +315,8 @@ async def test_a_closed_client_raises(emulator: Emulator):
         await aapi.makes.search().total
     with pytest.raises(AttributeError):
         aapi.no_such_resource
+    with pytest.raises(AttributeError, match="not offered by AsyncClient yet"):
+        aapi.data_feed
 
 
 @pytest.mark.asyncio
