@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -97,6 +98,11 @@ std::uint64_t submit(PyEngine& self, py::object loop, py::object callback, std::
         if (collect) job.first = *first;
     }
     job.targets = std::move(targets);
+    // The engine thread takes the GIL for a log line only when the "vehicledata" logger would
+    // keep it (WARNING and above always: they also show on progress bars), read at each submit.
+    const int effective = py::module_::import("logging").attr("getLogger")("vehicledata")
+                              .attr("getEffectiveLevel")().cast<int>();
+    self.get().client().set_log_level(std::min(effective, static_cast<int>(vc::kWarning)));
     Held held_loop = hold(std::move(loop));
     Held held_callback = hold(std::move(callback));
     const bool one_page = collect || single;

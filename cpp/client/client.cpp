@@ -102,7 +102,7 @@ void Client::check_pages(const Page& page) const {
 Client::~Client() = default;
 
 void Client::log(int level, const std::string& message) const {
-    if (log_) log_(level, message);
+    if (log_ && level >= log_level_.load(std::memory_order_relaxed)) log_(level, message);
 }
 
 ClientStats Client::stats() const {

@@ -3,6 +3,7 @@ vd.Client, faults retried on the engine thread, cancellation, timeouts, shared l
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
@@ -295,7 +296,7 @@ def test_the_loop_is_not_blocked_by_a_crawl(emulator: Emulator):
         async with make_async(emulator.url, max_parallel=4) as aapi:
             task = asyncio.ensure_future(probe(stop))
             pages = 0
-            async for page in aapi.trims.search(year=2019, limit=100).pages:
+            async for page in aapi.trims.search(year=2019, limit=25).pages:  # ~130 pages: time to probe
                 pages += 1
             stop.set()
             await task
@@ -478,3 +479,15 @@ async def test_closing_from_the_engine_thread_does_not_wait_for_itself(emulator:
     finally:
         log.removeHandler(handler)
         log.setLevel(old)
+
+
+@pytest.mark.asyncio
+async def test_request_lines_reach_the_logger_when_debug_is_on(emulator: Emulator, caplog: pytest.LogCaptureFixture):
+    async with make_async(emulator.url) as aapi:
+        with caplog.at_level(logging.WARNING, logger="vehicledata"):
+            await aapi.makes.search().total
+        assert not [r for r in caplog.records if r.levelno < logging.WARNING]
+        with caplog.at_level(logging.DEBUG, logger="vehicledata"):
+            await aapi.models.search().total
+        lines = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+        assert any(line.startswith("GET " + emulator.url + "/api/models") and "-> 200" in line for line in lines)

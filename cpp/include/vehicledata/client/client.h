@@ -121,6 +121,8 @@ public:
     void login();
 
     void set_logger(LogFn log) { log_ = std::move(log); }
+    // Lines below `level` are not handed to the logger (default 0: every line).  Thread-safe.
+    void set_log_level(int level) { log_level_.store(level, std::memory_order_relaxed); }
     void set_interrupt_check(std::function<bool()> check) { transport_.set_interrupt_check(std::move(check)); }
 
     const ClientOptions& options() const { return options_; }
@@ -181,6 +183,7 @@ private:
     TokenBucket login_bucket_;
     JwtCache jwt_;
     LogFn log_;
+    std::atomic<int> log_level_{0};
     std::atomic<std::int64_t> requests_{0}, retries_{0}, bytes_{0};
     std::atomic<std::int64_t> rate_wait_us_{0};
     std::atomic<std::int64_t> reorder_peak_{0};
