@@ -62,7 +62,8 @@ $(STAMP)/install: $(STAMP)/venv $(CPP_SOURCES)
 # The oldest versions the optional extras allow (pyproject: pandas>=2.2, pyarrow>=15, polars>=1.22,
 # tqdm>=4.60) with numpy 1.x: the client's tests in a venv of those, against the package `install`
 # built (linked in, not rebuilt). The notebook's committed outputs are pandas 3's, so it is left out.
-FLOOR_PINS := pandas==2.2.0 pyarrow==15.0.0 numpy==1.26.4 polars==1.22.0 tqdm==4.60.0 pytest==9.0.3 openpyxl==3.1.5
+FLOOR_PINS := pandas==2.2.0 pyarrow==15.0.0 numpy==1.26.4 polars==1.22.0 tqdm==4.60.0 pytest==9.0.3 openpyxl==3.1.5 \
+	pytest-asyncio==1.5.0
 FLOOR_VENV := build/floor-venv
 .PHONY: test-floor
 test-floor: install $(STAMP)/floor

@@ -33,6 +33,9 @@ namespace sc = vehicledata::schema;
 namespace vehicledata::bindings {
 
 void bind_client_options(py::module_& c);  // options_bindings.cpp
+void bind_engine(py::module_& client);     // engine_bindings.cpp
+std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger);
+py::object error_object(std::exception_ptr error);
 
 namespace {
 
@@ -292,6 +295,53 @@ py::list page_pandas_values(py::object self) {
     return out;
 }
 
+}  // namespace
+
+std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger) {
+    auto keep = std::shared_ptr<py::object>(new py::object(logger), [](py::object* p) {
+        py::gil_scoped_acquire g;
+        delete p;
+    });
+    if (!logger.is_none()) {
+        std::shared_ptr<py::object> lg = keep;
+        client.set_logger([lg](int level, const std::string& msg) {
+            py::gil_scoped_acquire g;
+            try {
+                (*lg)(level, text(msg));
+            } catch (py::error_already_set& e) {
+                e.discard_as_unraisable("vehicledata logger");
+            }
+        });
+    }
+    return keep;
+}
+
+py::object error_object(std::exception_ptr error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (py::error_already_set& e) {
+        return e.value();
+    } catch (...) {
+    }
+    try {
+        translate(error);  // sets the Python error of the client's exceptions
+    } catch (...) {
+    }
+    if (!PyErr_Occurred()) {  // a C++ exception translate() does not know
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            PyErr_SetString(PyExc_RuntimeError, e.what());
+        } catch (...) {
+            PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+        }
+    }
+    py::error_already_set e;
+    return e.value();
+}
+
+namespace {
+
 // The Python-facing client: the C++ client plus the Python logger.
 struct PyClient {
     std::unique_ptr<vc::Client> client;
@@ -302,21 +352,7 @@ std::unique_ptr<PyClient> make_client(vc::ClientOptions o, py::object logger) {
     vc::validate(o.retry);
     auto pc = std::make_unique<PyClient>();
     pc->client = std::make_unique<vc::Client>(std::move(o));
-    pc->logger = std::shared_ptr<py::object>(new py::object(logger), [](py::object* p) {
-        py::gil_scoped_acquire g;
-        delete p;
-    });
-    if (!logger.is_none()) {
-        std::shared_ptr<py::object> lg = pc->logger;
-        pc->client->set_logger([lg](int level, const std::string& msg) {
-            py::gil_scoped_acquire g;
-            try {
-                (*lg)(level, text(msg));
-            } catch (py::error_already_set& e) {
-                e.discard_as_unraisable("vehicledata logger");
-            }
-        });
-    }
+    pc->logger = attach_logger(*pc->client, logger);
     pc->client->set_interrupt_check([] {
         py::gil_scoped_acquire g;
         if (PyErr_CheckSignals() != 0) {
@@ -382,6 +418,7 @@ void bind_client(py::module_& m) {
              "A deep copy (concat() empties its sources: copy a page you keep).");
     bind_page_arrow(c);
     bind_records(c);
+    bind_engine(c);
 
     c.def("decode", [](py::bytes body, const std::string& record, const std::string& shape, const std::string& url,
                        bool verbose) {

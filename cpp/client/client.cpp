@@ -116,7 +116,7 @@ void Client::check_pages(const Page& page) const {
 Client::~Client() = default;
 
 void Client::log(int level, const std::string& message) const {
-    if (log_) log_(level, message);
+    if (log_ && level >= log_level_.load(std::memory_order_relaxed)) log_(level, message);
 }
 
 ClientStats Client::stats() const {
@@ -477,9 +477,8 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
                     continue;
                 }
             }
-            double wait = bucket_.reserve();
+            double wait = try_token();
             if (wait > 0) {
-                bucket_.refund();
                 pending.push_front(i);
                 if (!blocked_since) blocked_since = Clock::now();
                 wait_ms = std::min<int>(wait_ms, static_cast<int>(wait * 1000) + 1);
@@ -489,38 +488,64 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
                 rate_wait_us_ += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - *blocked_since).count();
                 blocked_since.reset();
             }
-            Request req = make_request(targets[i], &st[i].jwt_used);
-            ++requests_;
-            batch.add(i, std::move(req));
+            batch.add(i, start_request(targets[i], &st[i].jwt_used));
         }
         if (batch.running() == 0 && pending.empty()) break;
         for (auto& [i, r] : batch.poll(batch.running() ? wait_ms : std::max(1, wait_ms))) {
-            bytes_ += static_cast<std::int64_t>(r.body.size());
-            double delay = assess(r, st[i].retry, st[i].jwt_used, "GET " + r.url);
+            double delay = settle(r, st[i].retry, st[i].jwt_used);
             if (delay < 0) {
-                try {
-                    Page page = decode_page(r.body, record, shape, r.url, verbose);
-                    page.synthetic = synthetic_fields(r.synthetic);
-                    check_pages(page);
-                    if (cache_.enabled()) {
-                        const std::string url = cacheable(targets[i]);
-                        if (!url.empty()) cache_.store("GET", url, r);
-                    }
-                    std::string().swap(r.body);
-                    on_page(i, std::move(page));
+                if (std::optional<Page> page = accept(r, targets[i], st[i].retry, record, shape, verbose, delay)) {
+                    on_page(i, std::move(*page));
                     ++done;
                     delivered[i] = true;
                     while (frontier < n && delivered[frontier]) ++frontier;
                     continue;
-                } catch (const DecodeError& e) {
-                    RetryDecision d = st[i].retry.decode_failed(e.what());
-                    if (!d.retry) throw;
-                    delay = retrying(d, "GET " + r.url);
                 }
             }
             st[i].not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
             pending.push_front(i);
         }
+    }
+}
+
+Request Client::start_request(const std::string& target, std::string* jwt_used) {
+    Request req = make_request(target, jwt_used);
+    ++requests_;
+    return req;
+}
+
+double Client::try_token() {
+    const double wait = bucket_.reserve();
+    if (wait > 0) bucket_.refund();
+    return wait;
+}
+
+void Client::note_rate_wait(double seconds) {
+    if (seconds > 0) rate_wait_us_ += static_cast<std::int64_t>(seconds * 1e6);
+}
+
+double Client::settle(const Response& r, RetryState& state, const std::string& jwt_used) {
+    bytes_ += static_cast<std::int64_t>(r.body.size());
+    return assess(r, state, jwt_used, "GET " + r.url);
+}
+
+std::optional<Page> Client::accept(Response& r, const std::string& target, RetryState& state,
+                                   const schema::Record& record, schema::Shape shape, bool verbose, double& delay) {
+    try {
+        Page page = decode_page(r.body, record, shape, r.url, verbose);
+        page.synthetic = synthetic_fields(r.synthetic);
+        check_pages(page);
+        if (cache_.enabled()) {
+            const std::string url = cacheable(target);
+            if (!url.empty()) cache_.store("GET", url, r);
+        }
+        std::string().swap(r.body);
+        return page;
+    } catch (const DecodeError& e) {
+        RetryDecision d = state.decode_failed(e.what());
+        if (!d.retry) throw;
+        delay = retrying(d, "GET " + r.url);
+        return std::nullopt;
     }
 }
 

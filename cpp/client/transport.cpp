@@ -390,6 +390,21 @@ void MultiBatch::add(std::size_t id, Request request) {
     active_.push_back(std::move(t));
 }
 
+bool MultiBatch::cancel(std::size_t id) {
+    auto it = std::find_if(active_.begin(), active_.end(), [&](const auto& t) { return t->id == id; });
+    if (it == active_.end()) return false;
+    Transfer& t = **it;
+    curl_multi_remove_handle(static_cast<CURLM*>(multi_), t.easy);
+    curl_easy_setopt(t.easy, CURLOPT_HTTPHEADER, nullptr);
+    curl_easy_setopt(t.easy, CURLOPT_ERRORBUFFER, nullptr);
+    transport_.impl_->release(t.easy);
+    inflight_bytes_ -= t.counted;
+    active_.erase(it);
+    return true;
+}
+
+void MultiBatch::wakeup() { curl_multi_wakeup(static_cast<CURLM*>(multi_)); }
+
 std::vector<std::pair<std::size_t, Response>> MultiBatch::poll(int timeout_ms) {
     auto* m = static_cast<CURLM*>(multi_);
     std::vector<std::pair<std::size_t, Response>> done;
@@ -422,8 +437,8 @@ std::vector<std::pair<std::size_t, Response>> MultiBatch::poll(int timeout_ms) {
             curl_multi_poll(m, nullptr, 0, std::max(0, std::min(timeout_ms, 100)), nullptr);
             curl_multi_perform(m, &running);
             collect();
-        } else if (timeout_ms > 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(std::min(timeout_ms, 100)));
+        } else if (timeout_ms > 0) {  // nothing to drive: wait for the timeout or a wakeup()
+            curl_multi_poll(m, nullptr, 0, std::min(timeout_ms, 100), nullptr);
         }
     }
     if (interrupted) throw Interrupted();

@@ -53,6 +53,8 @@ _LAZY = {
     "Page": "vehicledata.pager",
     "Record": "vehicledata.pager",
     "show_versions": "vehicledata._versions",
+    "AsyncClient": "vehicledata.aio",
+    "AsyncPager": "vehicledata.aio",
 }
 
 
@@ -65,6 +67,8 @@ if _TYPE_CHECKING:  # type checkers and IDEs see the lazy names as what they are
     from .pager import Record as Record
     from .query import Condition as Condition
     from .query import F as F
+    from .aio import AsyncClient as AsyncClient
+    from .aio import AsyncPager as AsyncPager
 
 
 def __getattr__(name: str) -> _Any:

@@ -261,14 +261,29 @@ class SearchResource(_Resource):
         the page size (1..1000); ``start_page`` resumes at a page, ``start_token`` at the page
         after the one whose ``resume_token`` it is (same query required; stable across processes).
         """
+        # (_params is called from here, not through _query: its warnings point at the caller's line)
         ep = self._endpoint(legacy)
         params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
-        if start_token is not None:
-            from .pager import token_page
-
-            start_page = token_page(start_token, ep.path, params)
-        return Pager(self._client._fetcher, ep.path, ep.record, params, start_page=start_page, parallel=parallel,
+        return Pager(self._client._fetcher, ep.path, ep.record, params,
+                     start_page=self._start_page(ep, params, start_page, start_token), parallel=parallel,
                      progress=progress)
+
+    @staticmethod
+    def _start_page(ep: schema.Endpoint, params: List[Tuple[str, Any]], start_page: int,
+                    start_token: Optional[str]) -> int:
+        if start_token is None:
+            return start_page
+        from .pager import token_page
+
+        return token_page(start_token, ep.path, params)
+
+    def _query(self, conditions: Sequence[Any], where: Any, sort: Optional[str], direction: Optional[str],
+               limit: Optional[int], start_page: int, verbose: Optional[bool], legacy: bool,
+               start_token: Optional[str], filters: Dict[str, Any]) -> Tuple[str, str, List[Tuple[str, Any]], int]:
+        """(path, record, params, start_page) of a search, checked as search() does (vehicledata.aio)."""
+        ep = self._endpoint(legacy)
+        params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
+        return ep.path, ep.record, params, self._start_page(ep, params, start_page, start_token)
 
     __call__ = search
 
@@ -303,6 +318,15 @@ class SearchResource(_Resource):
 
     def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
         """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
+        target, record = self._detail(key, verbose, legacy)
+        try:
+            return self._client._one(target, record, verbose=bool(verbose))
+        except NotFoundError as exc:
+            self._not_found_hint(exc)
+            raise
+
+    def _detail(self, key: Union[int, str], verbose: Optional[bool], legacy: bool) -> Tuple[str, str]:
+        """(target, record) of a detail request, checked (shared with vehicledata.aio)."""
         path = self.legacy_detail_path if legacy else self.detail_path
         if not path:
             raise QueryError(f"{self._name} has no {'deprecated ' if legacy else ''}detail endpoint")
@@ -319,14 +343,13 @@ class SearchResource(_Resource):
             if not ep.verbose:
                 raise QueryError(f"{path} does not accept verbose")
             params.append(("verbose", "yes" if verbose else "no"))
-        try:
-            return self._client._one(build_target(target, params), ep.record, verbose=bool(verbose))
-        except NotFoundError as exc:
-            if self._name == "obd_codes" and not self._client.authenticated:
-                exc.message += (" (hint: without a subscription the service serves only its demo OBD codes; "
-                                "pass api_token/api_secret for the full list)")
-                exc.args = (exc.message,)
-            raise
+        return build_target(target, params), ep.record
+
+    def _not_found_hint(self, exc: NotFoundError) -> None:
+        if self._name == "obd_codes" and not self._client.authenticated:
+            exc.message += (" (hint: without a subscription the service serves only its demo OBD codes; "
+                            "pass api_token/api_secret for the full list)")
+            exc.args = (exc.message,)
 
 
 def _wrapped(text: str, width: int = 92, indent: str = "    ") -> str:
@@ -382,6 +405,17 @@ class YearsResource(_Resource):
 
     def __call__(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                  **filters: Any) -> List[int]:
+        target, record = self._request(conditions, where, legacy, filters)
+        return self.values(self._client._core.get_page(target, record, "array"))
+
+    @staticmethod
+    def values(page: Any) -> List[int]:
+        """The years of an answer (a core page)."""
+        return [int(y) for y in page.to_lists()["year"]]
+
+    def _request(self, conditions: Sequence[Any], where: Any, legacy: bool,
+                 filters: Dict[str, Any]) -> Tuple[str, str]:
+        """(target, record) of a years request, checked (shared with vehicledata.aio)."""
         path = self.path
         if legacy:
             if self.legacy_path is None:
@@ -390,8 +424,7 @@ class YearsResource(_Resource):
             path = self.legacy_path
         ep = schema.endpoint(path)
         params = self._client._params(ep, filters, conditions, where, None, None, None, None)
-        page = self._client._core.get_page(check_target(build_target(ep.path, params)), ep.record, "array")
-        return [int(y) for y in page.to_lists()["year"]]
+        return check_target(build_target(ep.path, params)), ep.record
 
     list = __call__
 
@@ -402,12 +435,21 @@ class VehicleAttributes(_Resource):
     path = schema.endpoint_for("attributes").path
 
     def __call__(self, attribute: str) -> List[str]:
+        target, record = self._request(attribute)
+        return self.values(self._client._core.get_page(target, record, "array"))
+
+    @staticmethod
+    def values(page: Any) -> List[str]:
+        """The values of an answer (a core page)."""
+        return [str(v) for v in page.to_lists()["value"]]
+
+    def _request(self, attribute: str) -> Tuple[str, str]:
+        """(target, record) of an attribute's values, checked (shared with vehicledata.aio)."""
         known = schema.attributes()
         if attribute not in known:
             raise QueryError(_unknown("attribute", attribute, known, self.path))
         ep = schema.endpoint(self.path)
-        page = self._client._core.get_page(build_target(self.path, [("attribute", attribute)]), ep.record, "array")
-        return [str(v) for v in page.to_lists()["value"]]
+        return build_target(self.path, [("attribute", attribute)]), ep.record
 
     @property
     def names(self) -> List[str]:
@@ -512,10 +554,17 @@ class Client:
         o.low_speed_limit = int(low_speed_limit)
         o.cache_dir = str(self.cache_dir) if self.cache_dir is not None else ""
         o.cache_ttl, o.cache_max_bytes = ttl, int(cache_max_bytes)
-        self._core_client: Optional[Any] = _core.client.Client(o, _log)
-        self._fetcher = Fetcher(lambda: self._core, base_url=url, max_parallel=self.max_parallel, progress=progress,
-                                records=records_of)
+        self._core_client: Optional[Any] = self._new_core(o)
+        self._fetcher = self._new_fetcher(url, progress)
         self._accessors: Dict[str, Any] = {}
+
+    def _new_core(self, options: Any) -> Any:
+        """The C++ core doing this client's I/O (vehicledata.aio's client makes an Engine)."""
+        return _core.client.Client(options, _log)
+
+    def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
+        return Fetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel, progress=progress,
+                       records=records_of)
 
     # ---- lifecycle ------------------------------------------------------------------
     @property
@@ -636,6 +685,11 @@ class Client:
         ``vehicledata.vin.validate`` checks a VIN locally without a request."""
         from .vin import VinResult
 
+        return VinResult.of(self._one(*self._vin_request(vin, verbose, all_trims)))
+
+    @staticmethod
+    def _vin_request(vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> Tuple[str, str]:
+        """(target, record) of a VIN decode, checked (shared with vehicledata.aio)."""
         if not isinstance(vin, str) or not vin.strip():
             raise QueryError(f"vin must be a non-empty string, not {vin!r}")
         ep = schema.endpoint_for("vin")
@@ -644,15 +698,20 @@ class Client:
             params.append(("verbose", "yes" if verbose else "no"))
         if all_trims is not None:
             params.append(("all_trims", "yes" if all_trims else "no"))
-        return VinResult.of(self._one(build_target(endpoint_path(ep, vin.strip()), params), ep.record))
+        return build_target(endpoint_path(ep, vin.strip()), params), ep.record
 
     def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate: year, make, model, body, vin, engine, assembled_in."""
+        return self._one(*self._plate_request(country_code, lookup, region))
+
+    @staticmethod
+    def _plate_request(country_code: str, lookup: str, region: Optional[str]) -> Tuple[str, str]:
+        """(target, record) of a licence plate look-up (shared with vehicledata.aio)."""
         ep = schema.endpoint_for("plate")
         params: List[Tuple[str, Any]] = [("country_code", country_code), ("lookup", lookup)]
         if region is not None:
             params.append(("region", region))
-        return self._one(build_target(ep.path, params), ep.record)
+        return build_target(ep.path, params), ep.record
 
     # ---- plumbing ----------------------------------------------------------------------------
     def login(self) -> None:

@@ -132,9 +132,12 @@ public:
     void login();
 
     void set_logger(LogFn log) { log_ = std::move(log); }
+    // Lines below `level` are not handed to the logger (default 0: every line).  Thread-safe.
+    void set_log_level(int level) { log_level_.store(level, std::memory_order_relaxed); }
     void set_interrupt_check(std::function<bool()> check) { transport_.set_interrupt_check(std::move(check)); }
 
     const ClientOptions& options() const { return options_; }
+    Transport& transport() { return transport_; }
     bool has_credentials() const { return !options_.api_token.empty() && !options_.api_secret.empty(); }
     bool has_token() const { return jwt_.has_token(); }
     std::optional<std::int64_t> token_expires_at() const { return jwt_.expires_at(); }
@@ -142,6 +145,27 @@ public:
     // 2 * max_parallel: how far ahead of the first missing page collect_pages() sends.
     std::size_t reorder_window() const;
     std::string url_for(const std::string& target) const;
+
+    // ---- the steps of one page request, for a driver of its own transfers --------
+    // fetch_pages() and the asyncio face's Engine (engine.h) both drive a
+    // MultiBatch with these, so every rule (JWT, token bucket, retries,
+    // Retry-After, limits, decoding) has one implementation.
+    // The request for `target` with the JWT (may log in first: blocks); counted as sent.
+    Request start_request(const std::string& target, std::string* jwt_used);
+    // 0 when a request may be sent now (a token of the bucket taken), else the
+    // seconds until one may (nothing taken).
+    double try_token();
+    // Add `seconds` to stats().rate_wait_seconds (a driver held back by the bucket).
+    void note_rate_wait(double seconds);
+    // A finished attempt of a page request: counts its bytes, then -1 when it
+    // succeeded, else the delay before the next attempt; throws the final error.
+    double settle(const Response& r, RetryState& state, const std::string& jwt_used);
+    // Decode a successful answer of `target` (checked against max_pages; its
+    // origin labels kept; stored in the response cache when one is on; the body
+    // is freed). A body that fails to decode draws on `state`: nullopt with
+    // `delay` set to the wait before the retry, or DecodeError when the budget is spent.
+    std::optional<Page> accept(Response& r, const std::string& target, RetryState& state, const schema::Record& record,
+                               schema::Shape shape, bool verbose, double& delay);
 
 private:
     Request make_request(const std::string& target, std::string* jwt_used);
@@ -176,6 +200,7 @@ private:
     TokenBucket login_bucket_;
     JwtCache jwt_;
     LogFn log_;
+    std::atomic<int> log_level_{0};
     std::atomic<std::int64_t> requests_{0}, retries_{0}, bytes_{0};
     std::atomic<std::int64_t> rate_wait_us_{0};
     std::atomic<std::int64_t> reorder_peak_{0};

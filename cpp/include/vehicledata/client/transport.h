@@ -113,7 +113,8 @@ private:
 };
 
 // Several transfers at once on the libcurl multi interface (HTTP/2
-// multiplexing when available).  One thread drives it.
+// multiplexing when available).  One thread drives it; only wakeup() may be
+// called from another thread.
 class MultiBatch {
 public:
     explicit MultiBatch(Transport& transport);
@@ -123,9 +124,14 @@ public:
 
     // Start a transfer; `id` comes back with its response.
     void add(std::size_t id, Request request);
-    // Drive transfers for up to timeout_ms; returns those that finished.
-    // Throws Interrupted.
+    // Drive transfers for up to timeout_ms (at most 100 ms; wakeup() ends the
+    // wait early); returns those that finished.  Throws Interrupted.
     std::vector<std::pair<std::size_t, Response>> poll(int timeout_ms);
+    // Remove the transfer `id` at once (its connection is closed if it was
+    // mid-answer); nothing comes back for it.  False if it is not running.
+    bool cancel(std::size_t id);
+    // End a poll() waiting on another thread (curl_multi_wakeup).  Thread-safe.
+    void wakeup();
     std::size_t running() const { return active_.size(); }
 
 private:

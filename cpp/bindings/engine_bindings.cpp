@@ -1,0 +1,177 @@
+// vehicledata._core.client.Engine: the asyncio face's I/O engine for Python.
+//
+// submit() queues a job on the engine's thread (transfers, retries, waits and
+// decoding there, without the GIL) and returns at once.  When the job ends,
+// the engine thread takes the GIL only to turn the result into Python objects
+// (core Pages, or the vehicledata.errors exception) and to schedule
+// `callback(value, error)` on the asyncio loop with loop.call_soon_threadsafe;
+// the callback (vehicledata.aio) settles the future.  A cancelled job never
+// calls back.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "vehicledata/client/engine.h"
+#include "vehicledata/client/paging.h"
+#include "vehicledata/schema.h"
+
+namespace py = pybind11;
+namespace vc = vehicledata::client;
+namespace sc = vehicledata::schema;
+
+namespace vehicledata::bindings {
+
+std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger);  // client_bindings.cpp
+py::object error_object(std::exception_ptr error);                                  // client_bindings.cpp
+
+namespace {
+
+// The engine and the Python objects it keeps.  Closing (or collecting) it
+// stops the engine thread with the GIL released, since that thread may be
+// waiting for the GIL to hand over a result.
+struct PyEngine {
+    std::unique_ptr<vc::Engine> engine;
+    std::shared_ptr<py::object> logger;
+
+    vc::Engine& get() {
+        if (!engine) throw py::value_error("the client is closed");
+        return *engine;
+    }
+    void close() {
+        if (!engine) return;
+        if (engine->on_engine_thread()) {
+            // Closed from the engine thread (a finalizer run by a collection there): it cannot
+            // wait for itself; another thread ends it once the current job's hand-over returns.
+            std::thread([e = std::move(engine)]() mutable { e.reset(); }).detach();
+            return;
+        }
+        py::gil_scoped_release nogil;
+        engine.reset();
+    }
+    ~PyEngine() {
+        if (engine && Py_IsInitialized()) close();
+    }
+};
+
+// Python objects held by a job until it ends on the engine thread: released with the GIL.
+using Held = std::shared_ptr<py::object>;
+Held hold(py::object o) {
+    return Held(new py::object(std::move(o)), [](py::object* p) {
+        py::gil_scoped_acquire g;
+        delete p;
+    });
+}
+
+sc::Shape shape_named(const std::string& s) {
+    if (s == "envelope") return sc::Shape::Envelope;
+    if (s == "array") return sc::Shape::Array;
+    if (s == "object") return sc::Shape::Object;
+    throw py::value_error("shape must be 'envelope', 'array' or 'object', not '" + s + "'");
+}
+
+std::uint64_t submit(PyEngine& self, py::object loop, py::object callback, std::vector<std::string> targets,
+                     const std::string& record, const std::string& shape, bool verbose, const vc::Page* first,
+                     std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers, bool collect,
+                     bool single) {
+    vc::Engine::Job job;
+    job.record = sc::find_record(record);
+    if (!job.record) throw py::value_error("no record named '" + record + "' in the schema table");
+    job.shape = shape_named(shape);
+    job.verbose = verbose;
+    if (collect && !first) throw py::value_error("collect needs the first page");
+    if (single && targets.size() != 1) throw py::value_error("single needs exactly one target");
+    if (first) {
+        vc::Crawl crawl{vc::paging_of(*first, first_number), {}};
+        if (numbers) {
+            if (numbers->size() != targets.size()) throw py::value_error("numbers must give one page number per target");
+            crawl.numbers = std::move(*numbers);
+        } else {
+            for (std::size_t i = 0; i < targets.size(); ++i)
+                crawl.numbers.push_back(first_number + 1 + static_cast<std::int64_t>(i));
+        }
+        job.crawl = std::move(crawl);
+        if (collect) job.first = *first;
+    }
+    job.targets = std::move(targets);
+    // The engine thread takes the GIL for a log line only when the "vehicledata" logger would
+    // keep it (WARNING and above always: they also show on progress bars), read at each submit.
+    const int effective = py::module_::import("logging").attr("getLogger")("vehicledata")
+                              .attr("getEffectiveLevel")().cast<int>();
+    self.get().client().set_log_level(std::min(effective, static_cast<int>(vc::kWarning)));
+    Held held_loop = hold(std::move(loop));
+    Held held_callback = hold(std::move(callback));
+    const bool one_page = collect || single;
+    job.done = [held_loop, held_callback, one_page](vc::Engine::Result&& result) {
+        py::gil_scoped_acquire g;
+        try {
+            py::object value = py::none(), error = py::none();
+            if (result.error) {
+                error = error_object(result.error);
+            } else if (one_page) {
+                value = py::cast(std::make_shared<vc::Page>(std::move(result.pages.at(0))));
+            } else {
+                py::list pages;
+                for (auto& p : result.pages) pages.append(py::cast(std::make_shared<vc::Page>(std::move(p))));
+                value = std::move(pages);
+            }
+            held_loop->attr("call_soon_threadsafe")(*held_callback, value, error);
+        } catch (py::error_already_set& e) {  // the loop is closed: nobody waits any more
+            e.discard_as_unraisable("vehicledata AsyncClient (result after the event loop closed)");
+        }
+    };
+    return self.get().submit(std::move(job));
+}
+
+}  // namespace
+
+void bind_engine(py::module_& c) {
+    py::class_<PyEngine>(c, "Engine",
+                         "The asyncio face's I/O engine: one thread driving a libcurl multi handle for one client "
+                         "(use vehicledata.AsyncClient).")
+        .def(py::init([](vc::ClientOptions o, py::object logger) {
+                 vc::validate(o.retry);
+                 auto pe = std::make_unique<PyEngine>();
+                 pe->engine = std::make_unique<vc::Engine>(std::move(o));
+                 pe->logger = attach_logger(pe->engine->client(), logger);
+                 return pe;
+             }),
+             py::arg("options"), py::arg("logger") = py::none(),
+             "An engine (and its thread) for a client with these ClientOptions; `logger`: callable(level, message).")
+        .def("submit", &submit, py::arg("loop"), py::arg("callback"), py::arg("targets"), py::arg("record"),
+             py::arg("shape") = "envelope", py::arg("verbose") = false, py::arg("first") = nullptr,
+             py::arg("first_number") = 1, py::arg("numbers") = py::none(), py::arg("collect") = false,
+             py::arg("single") = false,
+             "Queue the fetch of `targets`; returns the job id.  When it ends, `callback(value, error)` is scheduled "
+             "on `loop` (call_soon_threadsafe): value a core Page (`single`, or `collect`: `first` with every page "
+             "appended in order) or the list of Pages in target order, error an exception (value None).  With "
+             "`first` (page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it.")
+        .def("cancel", [](PyEngine& p, std::uint64_t id) { p.get().cancel(id); }, py::arg("job"),
+             "Drop a job: its transfers leave the multi handle at once; its callback is never called.")
+        .def("close", &PyEngine::close, "Stop the engine thread (jobs still running are dropped).")
+        .def_property_readonly("closed", [](const PyEngine& p) { return !p.engine; })
+        .def_property_readonly("jobs", [](PyEngine& p) { return p.get().jobs(); }, "Jobs queued or running.")
+        .def_property_readonly("peak_transfers", [](PyEngine& p) { return p.get().peak_transfers(); },
+                               "Most transfers in flight at once so far (at most max_parallel).")
+        .def_property_readonly("base_url", [](PyEngine& p) { return p.get().client().options().base_url; })
+        .def_property_readonly("has_credentials", [](PyEngine& p) { return p.get().client().has_credentials(); })
+        .def_property_readonly("has_token", [](PyEngine& p) { return p.get().client().has_token(); })
+        .def("url_for", [](PyEngine& p, const std::string& t) { return p.get().client().url_for(t); })
+        .def("stats", [](PyEngine& p) {
+            auto s = p.get().client().stats();
+            py::dict d;
+            d["requests"] = s.requests;
+            d["retries"] = s.retries;
+            d["logins"] = s.logins;
+            d["bytes"] = s.bytes;
+            d["rate_wait_seconds"] = s.rate_wait_seconds;
+            d["reorder_peak"] = s.reorder_peak;
+            return d;
+        });
+}
+
+}  // namespace vehicledata::bindings

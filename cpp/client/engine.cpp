@@ -1,0 +1,276 @@
+// The asyncio face's I/O engine: see vehicledata/client/engine.h.
+#include "vehicledata/client/engine.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "vehicledata/client/paging.h"
+
+namespace vehicledata::client {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+}  // namespace
+
+// A job on the engine thread: its targets' retry states and what has arrived.
+struct Engine::Running {
+    struct Target {
+        RetryState retry;
+        std::string jwt_used;
+        Clock::time_point not_before{};
+        bool delivered = false;
+    };
+    std::uint64_t id = 0;
+    Job job;
+    std::vector<Target> targets;
+    std::deque<std::size_t> pending;        // not sent (or to be sent again), in order
+    std::vector<std::optional<Page>> out;   // arrived pages (not collecting)
+    std::map<std::size_t, Page> waiting;    // arrived ahead of `next` (collecting)
+    std::optional<Page> acc;                // the collected page
+    std::size_t next = 0;                   // first target not yet checked (and appended)
+    std::size_t window = 0;                 // collecting: targets start only below next + window
+    std::size_t done = 0;
+    std::exception_ptr failed;
+
+    bool in_window(std::size_t i) const { return window == 0 || i < next + window; }
+};
+
+Engine::Engine(ClientOptions options) : client_(std::move(options)), batch_(client_.transport()) {
+    thread_ = std::thread([this] { run(); });
+}
+
+Engine::~Engine() { stop(); }
+
+void Engine::stop() {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        stopping_ = true;
+    }
+    batch_.wakeup();
+    if (thread_.joinable()) thread_.join();
+}
+
+std::uint64_t Engine::submit(Job job) {
+    std::uint64_t id;
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        id = next_id_++;
+        queued_.emplace_back(id, std::move(job));
+        ++count_;
+    }
+    batch_.wakeup();
+    return id;
+}
+
+void Engine::cancel(std::uint64_t id) {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        cancelled_.push_back(id);
+    }
+    batch_.wakeup();
+}
+
+std::size_t Engine::jobs() const {
+    std::lock_guard<std::mutex> lk(mutex_);
+    return count_;
+}
+
+void Engine::run() {
+    while (true) {
+        {
+            std::lock_guard<std::mutex> lk(mutex_);
+            if (stopping_) break;
+        }
+        take_queue();
+        int wait_ms = 100;
+        start_transfers(wait_ms);
+        if (batch_.running() > peak_transfers_.load()) peak_transfers_.store(batch_.running());
+        for (auto& [key, r] : batch_.poll(std::max(1, wait_ms))) finish(key, std::move(r));
+    }
+    // Stopped: the jobs still running end without their completion (destroyed here).
+    for (auto& [key, t] : transfers_) batch_.cancel(key);
+    transfers_.clear();
+    running_.clear();
+}
+
+void Engine::take_queue() {
+    std::deque<std::pair<std::uint64_t, Job>> fresh;
+    std::vector<std::uint64_t> cancelled;
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        fresh.swap(queued_);
+        cancelled.swap(cancelled_);
+    }
+    for (auto& [id, job] : fresh) {
+        auto r = std::make_unique<Running>();
+        r->id = id;
+        const std::size_t n = job.targets.size();
+        r->targets.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            r->targets.push_back(Running::Target{RetryState(client_.options().retry), {}, {}, false});
+            r->pending.push_back(i);
+        }
+        if (job.first) {
+            const Page& first = *job.first;
+            // Reserve for the announced total, but never more than full pages could hold.
+            std::size_t expected = first.rows;
+            if (first.collection.total > 0)
+                expected = std::max(expected, std::min(static_cast<std::size_t>(first.collection.total),
+                                                       first.rows * (n + 1)));
+            r->acc = empty_like(first, expected);
+            Page copy = first;
+            append_page(*r->acc, std::move(copy));
+            r->window = client_.reorder_window();
+        } else {
+            r->out.resize(n);
+        }
+        r->job = std::move(job);
+        running_.emplace(id, std::move(r));
+        if (n == 0) {
+            Result result;
+            if (running_[id]->acc) result.pages.push_back(std::move(*running_[id]->acc));
+            complete(id, std::move(result));
+        }
+    }
+    for (std::uint64_t id : cancelled) {
+        auto it = running_.find(id);
+        if (it == running_.end()) continue;  // completed (or failed) meanwhile
+        for (auto t = transfers_.begin(); t != transfers_.end();) {
+            if (t->second.first == id) {
+                batch_.cancel(t->first);
+                t = transfers_.erase(t);
+            } else {
+                ++t;
+            }
+        }
+        running_.erase(it);
+        std::lock_guard<std::mutex> lk(mutex_);
+        --count_;
+    }
+}
+
+void Engine::start_transfers(int& wait_ms) {
+    const auto cap = static_cast<std::size_t>(std::max(1, client_.options().max_parallel));
+    std::vector<std::uint64_t> failed;
+    bool blocked = false;
+    for (auto& [id, job] : running_) {
+        if (blocked || batch_.running() >= cap) break;
+        Running& r = *job;
+        while (batch_.running() < cap && !r.pending.empty()) {
+            const auto now = Clock::now();
+            auto it = std::find_if(r.pending.begin(), r.pending.end(), [&](std::size_t k) {
+                return r.targets[k].not_before <= now && r.in_window(k);
+            });
+            for (std::size_t k : r.pending)  // wake for the first retry due inside the window
+                if (r.targets[k].not_before > now && r.in_window(k))
+                    wait_ms = std::min<int>(wait_ms, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                          r.targets[k].not_before - now).count()) + 1);
+            if (it == r.pending.end()) break;
+            const double wait = client_.try_token();
+            if (wait > 0) {
+                if (!blocked_since_) blocked_since_ = now;
+                wait_ms = std::min<int>(wait_ms, static_cast<int>(wait * 1000) + 1);
+                blocked = true;
+                break;
+            }
+            if (blocked_since_) {  // wall time the engine was held back by the bucket
+                client_.note_rate_wait(std::chrono::duration<double>(now - *blocked_since_).count());
+                blocked_since_.reset();
+            }
+            const std::size_t k = *it;
+            r.pending.erase(it);
+            try {
+                Request req = client_.start_request(r.job.targets[k], &r.targets[k].jwt_used);
+                const std::size_t key = next_key_++;
+                transfers_.emplace(key, std::make_pair(id, k));
+                batch_.add(key, std::move(req));
+            } catch (...) {
+                r.failed = std::current_exception();
+                failed.push_back(id);
+                break;
+            }
+        }
+    }
+    for (std::uint64_t id : failed) fail(id, running_.at(id)->failed);
+}
+
+void Engine::finish(std::size_t key, Response&& response) {
+    auto t = transfers_.find(key);
+    if (t == transfers_.end()) return;
+    const auto [id, k] = t->second;
+    transfers_.erase(t);
+    auto it = running_.find(id);
+    if (it == running_.end()) return;
+    Running& r = *it->second;
+    try {
+        Running::Target& st = r.targets[k];
+        double delay = client_.settle(response, st.retry, st.jwt_used);
+        if (delay < 0) {
+            if (std::optional<Page> page = client_.accept(response, r.job.targets[k], st.retry, *r.job.record, r.job.shape,
+                                                          r.job.verbose, delay)) {
+                deliver(r, k, std::move(*page));
+                return;
+            }
+        }
+        st.not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
+        r.pending.push_front(k);
+    } catch (...) {
+        fail(id, std::current_exception());
+    }
+}
+
+void Engine::deliver(Running& r, std::size_t k, Page&& page) {
+    r.targets[k].delivered = true;
+    ++r.done;
+    const Crawl* crawl = r.job.crawl ? &*r.job.crawl : nullptr;
+    if (r.acc) {
+        r.waiting.emplace(k, std::move(page));
+        for (auto it = r.waiting.find(r.next); it != r.waiting.end(); it = r.waiting.find(r.next)) {
+            if (crawl) check_paging(it->second, crawl->numbers.at(r.next), &crawl->first);
+            append_page(*r.acc, std::move(it->second));
+            r.waiting.erase(it);
+            ++r.next;
+        }
+    } else {
+        r.out[k] = std::move(page);
+        for (; r.next < r.out.size() && r.out[r.next]; ++r.next)
+            if (crawl) check_paging(*r.out[r.next], crawl->numbers.at(r.next), &crawl->first);
+    }
+    if (r.done < r.job.targets.size()) return;
+    Result result;
+    if (r.acc) {
+        result.pages.push_back(std::move(*r.acc));
+    } else {
+        result.pages.reserve(r.out.size());
+        for (auto& p : r.out) result.pages.push_back(std::move(*p));
+    }
+    complete(r.id, std::move(result));
+}
+
+void Engine::complete(std::uint64_t id, Result&& result) {
+    auto it = running_.find(id);
+    if (it == running_.end()) return;
+    std::unique_ptr<Running> r = std::move(it->second);
+    running_.erase(it);
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        --count_;
+    }
+    if (r->job.done) r->job.done(std::move(result));
+}
+
+void Engine::fail(std::uint64_t id, std::exception_ptr error) {
+    for (auto t = transfers_.begin(); t != transfers_.end();) {
+        if (t->second.first == id) {
+            batch_.cancel(t->first);
+            t = transfers_.erase(t);
+        } else {
+            ++t;
+        }
+    }
+    Result result;
+    result.error = std::move(error);
+    complete(id, std::move(result));
+}
+
+}  // namespace vehicledata::client

@@ -1,0 +1,567 @@
+"""The asyncio client: ``vd.AsyncClient``, the same client on an event loop.
+
+    import vehicledata as vd
+
+    async with vd.AsyncClient() as api:
+        detail = await api.trims.get(9366)
+        async for trim in api.trims.search(year=2019, make="BMW"):
+            print(trim.id, trim.description)
+        df = await api.engines.search(year=2020).to_pandas()
+        total = await api.trims.search(year=2019).total
+
+One implementation of every rule: the options, filters, conditions and errors are those of
+:class:`vehicledata.Client` (the requests are built and checked by the same code), and the I/O runs
+in the same C++ core.  An ``AsyncClient`` owns one I/O engine (``_core.client.Engine``): a C++
+thread driving one libcurl multi handle, with the client's connection pool, token bucket, retry
+policy and JWT.  Each request is a job queued to it; transfers, waits and decoding run there
+without the GIL, and the result (decoded pages, or the exception) comes back to the event loop with
+``loop.call_soon_threadsafe``.  Cancelling the awaiting task removes the job's transfers from the
+multi handle at once.  No thread per request, no executor.  See docs/async.md.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from . import _core, checkpoint, frames
+from ._targets import build_target, check_target, warn_demo_empty
+from .client import Client, Conditions, SearchResource, VehicleAttributes, YearsResource, _SEARCHES, _log
+from .errors import NotFoundError, PaginationError, VehicleDataError
+from .pager import Page, Pager, Record, _core_decode, _query_digest, page_number, records_of
+from ._core import envelope as _envelope
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    from .vin import VinResult
+
+
+def _settle(future: "asyncio.Future[Any]", value: Any, error: Optional[BaseException]) -> None:
+    """Run on the loop (scheduled by the engine thread): the job's result into its future."""
+    if future.done():  # cancelled meanwhile
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(value)
+
+
+class AsyncFetcher:
+    """What an :class:`AsyncPager` and the async resources need from their client: jobs on its
+    engine, awaited.  The asyncio counterpart of ``vehicledata._fetcher.Fetcher``."""
+
+    def __init__(self, core: Callable[[], Any], *, base_url: str, max_parallel: int) -> None:
+        self._core = core
+        self.base_url = base_url
+        self.max_parallel = max_parallel
+        self._pending: "weakref.WeakSet[asyncio.Future[Any]]" = weakref.WeakSet()
+
+    def fail_pending(self, error: BaseException) -> None:
+        """End every request still awaited with ``error`` (the client was closed under it)."""
+        for future in list(self._pending):
+            if not future.done():
+                future.get_loop().call_soon_threadsafe(_settle, future, None, error)
+
+    @property
+    def authenticated(self) -> bool:
+        return bool(self._core().has_credentials)
+
+    def _submit(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False, first: Any = None,
+                first_number: int = 1, numbers: Optional[Sequence[int]] = None, collect: bool = False,
+                single: bool = False) -> "asyncio.Future[Any]":
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        engine = self._core()
+        job = engine.submit(loop, functools.partial(_settle, future), list(targets), record, shape, verbose, first,
+                            first_number, None if numbers is None else list(numbers), collect, single)
+
+        def cancelled(f: "asyncio.Future[Any]") -> None:
+            if f.cancelled() and not engine.closed:
+                engine.cancel(job)
+
+        future.add_done_callback(cancelled)
+        self._pending.add(future)
+        return future
+
+    async def get_page(self, target: str, record: str, shape: str, verbose: bool = False) -> Any:
+        """One core page of ``target`` (the sync Fetcher's get_page, awaited)."""
+        return await self._submit([target], record, shape, verbose, single=True)
+
+    async def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
+                        first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> List[Any]:
+        """Several core pages fetched concurrently, in the order asked (checked against ``first``)."""
+        if not targets:
+            return []
+        return list(await self._submit(targets, record, shape, verbose, first, first_number, numbers))
+
+    async def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
+                            first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> Any:
+        """``first`` with the pages of ``targets`` appended in order in C++ (the merged core page)."""
+        return await self._submit(targets, record, shape, verbose, first, first_number, numbers, collect=True)
+
+    async def one(self, target: str, record: str, verbose: bool = False) -> Record:
+        """The single record an object-shaped endpoint answers."""
+        return records_of(await self.get_page(check_target(target), record, "object", verbose))[0]
+
+    def url_for(self, target: str) -> str:
+        return str(self._core().url_for(target))
+
+
+class AsyncPager:
+    """The asyncio face of :class:`vehicledata.Pager`: the same query, fetched by awaiting.
+
+    ``async for record in pager``, ``async for page in pager.pages``, ``await pager.total``,
+    ``await pager.page_count``, ``await pager.to_list()``, ``await pager.first(n)``,
+    ``await pager.to_pandas()`` / ``to_arrow()`` / ``to_polars()`` / ``to_parquet(path)``,
+    ``async for df in pager.iter_pandas()``.  Pages after the first are fetched concurrently on the
+    client's engine and checked against the first page in C++ as they arrive (PaginationError).
+    Progress bars are not shown.
+    """
+
+    def __init__(self, fetcher: AsyncFetcher, query: Pager) -> None:
+        self._fetcher = fetcher
+        self._query = query  # targets, checks and page-size rules of the sync pager (it does no I/O here)
+        self._first: Optional[Page] = None
+        self.pages_fetched = 0
+
+    @property
+    def path(self) -> str:
+        return self._query.path
+
+    @property
+    def record(self) -> str:
+        return self._query.record
+
+    @property
+    def params(self) -> List[Tuple[str, Any]]:
+        return self._query.params
+
+    @property
+    def start_page(self) -> int:
+        return self._query.start_page
+
+    def _page(self, core: Any, number: int) -> Page:
+        page = Page(core, number)
+        page._query = (self.path, self.params)
+        return page
+
+    # ---- first page ----------------------------------------------------------------
+    async def _first_page(self) -> Page:
+        if self._first is None:
+            q = self._query
+            try:
+                core = await self._fetcher.get_page(q._target(q.start_page), q.record, "envelope", q.verbose)
+            except NotFoundError as e:
+                if q.start_page == 1 or e.exception != _envelope.NOT_FOUND:
+                    raise
+                core = await self._past_the_end()
+            page = self._page(core, q.start_page)
+            q._check(page, None)
+            if self._first is None:  # (two tasks may have asked at once: the first answer wins)
+                self._first = page
+                self.pages_fetched += 1
+                warn_demo_empty(self._fetcher.authenticated, self.path, self.params, page.total)
+        return self._first
+
+    async def _past_the_end(self) -> Any:
+        """As Pager._past_the_end: the empty page a start_page past the last stands for."""
+        import json
+
+        q = self._query
+        first = await self._fetcher.get_page(q._target(1), q.record, "envelope", q.verbose)
+        c = dict(first.collection)
+        target = q._target(q.start_page)
+        c.update(url=target, count=0, next="", prev=c.get("last") or c.get("first", ""))
+        return _core_decode(json.dumps({"collection": c, "data": []}).encode(), q.record, target, q.verbose)
+
+    async def _total(self) -> int:
+        return (await self._first_page()).total
+
+    async def _page_count(self) -> int:
+        return (await self._first_page()).pages
+
+    @property
+    def total(self) -> "asyncio.Future[int]":
+        """``await pager.total``: the number of matching records (fetches the first page once)."""
+        return asyncio.ensure_future(self._total())
+
+    @property
+    def page_count(self) -> "asyncio.Future[int]":
+        """``await pager.page_count``: the number of pages of the result."""
+        return asyncio.ensure_future(self._page_count())
+
+    # ---- iteration -------------------------------------------------------------------------
+    async def _core_pages(self, max_pages: Optional[int] = None, ramp: bool = True) -> AsyncIterator[Page]:
+        """The pages in order, as Pager._core_pages: batches of 1, 2, 4 ... up to 2 * max_parallel
+        pages fetched concurrently (``ramp=False``: full batches)."""
+        q = self._query
+        first = await self._first_page()
+        yield first
+        if first.number >= first.pages:
+            return
+        last = first.pages if max_pages is None else min(first.pages, first.number + max_pages - 1)
+        if last <= first.number:
+            return
+        if not q.parallel:
+            async for page in self._follow_next(first):
+                yield page
+                if page.number >= last:
+                    return
+            return
+        full = max(1, int(self._fetcher.max_parallel)) * 2
+        chunk = 1 if ramp else full
+        numbers = list(range(first.number + 1, last + 1))
+        i = 0
+        while i < len(numbers):
+            batch = numbers[i:i + chunk]
+            i += len(batch)
+            chunk = min(full, chunk * 2)
+            cores = await self._fetcher.get_pages([q._target(n) for n in batch], q.record, "envelope", q.verbose,
+                                                  first._core, first.number, batch)
+            self.pages_fetched += len(batch)
+            for n, core in zip(batch, cores):
+                yield self._page(core, n)
+
+    async def _follow_next(self, first: Page) -> AsyncIterator[Page]:
+        seen = {first.url}
+        page = first
+        while page.next:
+            url = self._fetcher.url_for(page.next)
+            if url in seen or page.next in seen:
+                raise PaginationError(f"next link repeats an already fetched page: {page.next}", url=page.url)
+            seen.add(url)
+            seen.add(page.next)
+            number = page_number(page.next) or page.number + 1
+            core = await self._fetcher.get_page(page.next, self.record, "envelope", self._query.verbose)
+            self.pages_fetched += 1
+            page = self._page(core, number)
+            self._query._check(page, first)
+            yield page
+
+    @property
+    def pages(self) -> AsyncIterator[Page]:
+        """``async for page in pager.pages``: the pages, lazily (the rest concurrently after the first)."""
+        return self._core_pages()
+
+    async def __aiter__(self) -> AsyncIterator[Record]:
+        async for page in self._core_pages():
+            for record in page.records:
+                yield record
+
+    async def to_list(self) -> List[Record]:
+        return [r async for r in self]
+
+    async def first(self, n: int) -> List[Record]:
+        """At most n records, fetching only the pages needed."""
+        out: List[Record] = []
+        if n <= 0:
+            return out
+        first = await self._first_page()
+        per_page = max(1, first.count)
+        needed = 1 + max(0, -(-(n - first.count) // per_page))
+        async for page in self._core_pages(max_pages=needed, ramp=False):
+            for r in page.records:
+                out.append(r)
+                if len(out) >= n:
+                    return out
+        return out
+
+    # ---- whole results ---------------------------------------------------------------------
+    def _bulk(self, page_size: Optional[int]) -> "AsyncPager":
+        bulk = self._query._bulk(page_size)
+        return self if bulk is self._query else AsyncPager(self._fetcher, bulk)
+
+    async def _collected(self) -> Any:
+        """Every page as one core page: the rest fetched concurrently and appended in order in C++
+        (on the engine thread), each checked against the first as it arrives."""
+        q = self._query
+        first = await self._first_page()
+        if first.number >= first.pages:
+            return first._core
+        if not q.parallel:
+            cores = [p._core.copy() if p is first else p._core async for p in self._core_pages(ramp=False)]
+            return frames.concat_or_empty(cores, q.record, q.verbose)
+        numbers = list(range(first.number + 1, first.pages + 1))
+        merged = await self._fetcher.collect_pages(first._core, [q._target(n) for n in numbers], q.record,
+                                                   "envelope", q.verbose, first.number, numbers)
+        self.pages_fetched += len(numbers)
+        return merged
+
+    async def _bulk_collected(self, page_size: Optional[int]) -> Any:
+        bulk = self._bulk(page_size)
+        try:
+            return await bulk._collected()
+        finally:
+            if bulk is not self:
+                self.pages_fetched += bulk.pages_fetched
+
+    async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
+        """Every page in one DataFrame (pages of ``page_size``, default 1000, as Pager.to_pandas)."""
+        return frames.page_to_pandas(await self._bulk_collected(page_size))
+
+    async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
+        """Every page in one Arrow table."""
+        return frames.page_to_arrow(await self._bulk_collected(page_size))
+
+    async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
+        """Every page in one polars DataFrame."""
+        return frames.page_to_polars(await self._bulk_collected(page_size))
+
+    async def iter_pandas(self, page_size: Optional[int] = None) -> AsyncIterator["pd.DataFrame"]:
+        """One DataFrame per page (bounded memory)."""
+        bulk = self._bulk(page_size)
+        try:
+            async for page in bulk._core_pages():
+                yield page.to_pandas()
+        finally:
+            if bulk is not self:
+                self.pages_fetched += bulk.pages_fetched
+
+    async def iter_arrow(self, page_size: Optional[int] = None) -> AsyncIterator["pa.Table"]:
+        """One Arrow table per page."""
+        bulk = self._bulk(page_size)
+        try:
+            async for page in bulk._core_pages():
+                yield page.to_arrow()
+        finally:
+            if bulk is not self:
+                self.pages_fetched += bulk.pages_fetched
+
+    async def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
+                         page_size: Optional[int] = None, *, mode: str = "resume",
+                         rows_per_file: int = checkpoint.ROWS_PER_FILE) -> Any:
+        """As ``Pager.to_parquet`` (the same checkpoint, resumable with either client): the pages
+        are fetched on the engine as above; the Parquet files are written by one worker thread
+        (disk writes stay off the event loop), which takes each page from the loop as it needs it."""
+        bulk = self._bulk(page_size)
+        loop = asyncio.get_running_loop()
+        stop = threading.Event()
+
+        def pages_from(number: int) -> Iterator[Page]:
+            resumed = AsyncPager(self._fetcher, Pager(self._fetcher, bulk.path, bulk.record, bulk.params,  # type: ignore[arg-type]
+                                                      start_page=number, parallel=bulk._query.parallel,
+                                                      progress=False))
+            pages = resumed._core_pages()
+
+            async def following() -> Optional[Page]:
+                try:
+                    return await pages.__anext__()
+                except StopAsyncIteration:
+                    return None
+
+            try:
+                while not stop.is_set():
+                    page = asyncio.run_coroutine_threadsafe(following(), loop).result()
+                    if page is None:
+                        return
+                    yield page
+            finally:
+                self.pages_fetched += resumed.pages_fetched
+
+        try:
+            return await asyncio.to_thread(
+                checkpoint.write_dataset, path, query=_query_digest(bulk.path, bulk.params),
+                target=build_target(bulk.path, bulk.params), first_page=bulk.start_page, pages_from=pages_from,
+                partition_cols=partition_cols, mode=mode, rows_per_file=rows_per_file)
+        finally:
+            stop.set()
+
+    def __repr__(self) -> str:
+        fetched = f"{self.pages_fetched} page{'' if self.pages_fetched == 1 else 's'} fetched"
+        state = f"total={self._first.total}, {fetched}" if self._first is not None else "not fetched"
+        start = f" start_page={self.start_page}" if self.start_page != 1 else ""
+        return f"<AsyncPager {build_target(self.path, self.params)}{start} {state}>"
+
+
+class AsyncSearchResource:
+    """A search endpoint of an :class:`AsyncClient`: ``search()`` gives an :class:`AsyncPager`,
+    ``await get(id)`` one record.  Filters, conditions and their checks are
+    :class:`vehicledata.client.SearchResource`'s."""
+
+    def __init__(self, client: "AsyncClient", resource: SearchResource) -> None:
+        self._client = client
+        self._resource = resource
+        self.__doc__ = resource.__doc__
+
+    @property
+    def filters(self) -> List[str]:
+        return self._resource.filters
+
+    @property
+    def json_fields(self) -> List[str]:
+        return self._resource.json_fields
+
+    @property
+    def sort_keys(self) -> List[str]:
+        return self._resource.sort_keys
+
+    @property
+    def fields(self) -> List[str]:
+        return self._resource.fields
+
+    def search(self, *conditions: Conditions, where: Conditions = None, sort: Optional[str] = None,
+               direction: Optional[str] = None, limit: Optional[int] = None, start_page: int = 1,
+               verbose: Optional[bool] = None, legacy: bool = False, parallel: bool = True,
+               start_token: Optional[str] = None, **filters: Any) -> AsyncPager:
+        """A lazy :class:`AsyncPager` over the matching records (arguments as ``vd.Client``'s search)."""
+        path, record, params, start_page = self._resource._query(conditions, where, sort, direction, limit,
+                                                                 start_page, verbose, legacy, start_token, filters)
+        fetcher = self._client._fetcher
+        query = Pager(fetcher, path, record, params, start_page=start_page, parallel=parallel,  # type: ignore[arg-type]
+                      progress=False)
+        return AsyncPager(fetcher, query)
+
+    __call__ = search
+
+    async def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
+        """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
+        target, record = self._resource._detail(key, verbose, legacy)
+        try:
+            return await self._client._fetcher.one(target, record, bool(verbose))
+        except NotFoundError as exc:
+            self._resource._not_found_hint(exc)
+            raise
+
+    def __repr__(self) -> str:
+        return f"<Async{type(self._resource).__name__} {self._resource._name}>"
+
+
+class _EngineClient(Client):
+    """The options, checks and request builders of ``vd.Client`` over an Engine (no I/O of its own)."""
+
+    def _new_core(self, options: Any) -> Any:
+        return _core.client.Engine(options, _log)
+
+    def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
+        return AsyncFetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel)
+
+
+def _close_engine(engine: Any) -> None:
+    if not engine.closed:
+        engine.close()
+
+
+class AsyncClient:
+    """A client of the Vehicle Data Service for asyncio: the options of :class:`vehicledata.Client`
+    (``vd.AsyncClient(api_token, api_secret, base_url, timeout=..., rate_limit=..., max_parallel=...)``).
+
+    Every request is awaited: ``await api.trims.get(id)``, ``await api.vin(v)``,
+    ``async for r in api.trims.search(...)``, ``await api.trims.search(...).to_pandas()``.
+    Concurrent requests of one client (tasks, ``asyncio.gather``) share its connections, its token
+    bucket (``rate_limit``) and its JWT; at most ``max_parallel`` transfers run at once.  Use it as
+    ``async with vd.AsyncClient() as api`` or call ``await api.aclose()``; a client works on any
+    running loop (``asyncio.run``, Jupyter's, uvloop).  See docs/async.md.
+    """
+
+    def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
+                 base_url: Optional[str] = None, **options: Any) -> None:
+        if "progress" in options:
+            raise TypeError("AsyncClient shows no progress bars (no progress option)")
+        self._client = _EngineClient(api_token, api_secret, base_url, **options)
+        self._fetcher: AsyncFetcher = self._client._fetcher
+        self._accessors: Dict[str, AsyncSearchResource] = {}
+        # Pagers and resources keep the inner client alive: its engine stops when the last goes (or at exit).
+        weakref.finalize(self._client, _close_engine, self._client._core)
+
+    # ---- lifecycle ------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return self._client.base_url
+
+    @property
+    def authenticated(self) -> bool:
+        return self._client.authenticated
+
+    def close(self) -> None:
+        """Stop the engine; requests still awaited raise VehicleDataError("the client is closed"). Idempotent."""
+        core = self._client._core_client
+        if core is not None:
+            core.close()
+            self._fetcher.fail_pending(VehicleDataError("the client is closed"))
+        self._client._core_client = None
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return repr(self._client).replace("<vehicledata.Client", "<vehicledata.AsyncClient", 1)
+
+    def stats(self) -> Dict[str, Any]:
+        """Requests sent, retries, logins, bytes received, seconds waited for the rate limit."""
+        return dict(self._client._core.stats())
+
+    # ---- accessors ----------------------------------------------------------------------
+    def __getattr__(self, name: str) -> AsyncSearchResource:
+        """``api.trims``, ``api.engines``...: every search of the schema table (as on ``vd.Client``)."""
+        if name.startswith("_") or name not in _SEARCHES:
+            hint = " (vd.Client has it; not offered by AsyncClient yet: docs/async.md)" \
+                if not name.startswith("_") and hasattr(Client, name) else ""
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}{hint}")
+        res = self._accessors.get(name)
+        if res is None:
+            res = self._accessors[name] = AsyncSearchResource(self, self._client._search(name))
+        return res
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | set(_SEARCHES))
+
+    async def vin(self, vin: str, *, verbose: Optional[bool] = None,
+                  all_trims: Optional[bool] = None) -> "VinResult":
+        """Decode a VIN (as ``vd.Client.vin``)."""
+        from .vin import VinResult
+
+        target, record = self._client._vin_request(vin, verbose, all_trims)
+        return VinResult.of(await self._fetcher.one(target, record))
+
+    async def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
+        """Look up a licence plate (as ``vd.Client.license_plate``)."""
+        target, record = self._client._plate_request(country_code, lookup, region)
+        return await self._fetcher.one(target, record)
+
+    async def years(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
+                    **filters: Any) -> List[int]:
+        """Model years, newest first (as ``vd.Client.years``)."""
+        resource: YearsResource = self._client.years
+        target, record = resource._request(conditions, where, legacy, filters)
+        return YearsResource.values(await self._fetcher.get_page(target, record, "array"))
+
+    async def powersports_years(self, *conditions: Conditions, where: Conditions = None,
+                                **filters: Any) -> List[int]:
+        """Street motorcycles' model years; pass ``type="street_motorcycle"``."""
+        resource: YearsResource = self._client.powersports_years
+        target, record = resource._request(conditions, where, False, filters)
+        return YearsResource.values(await self._fetcher.get_page(target, record, "array"))
+
+    async def vehicle_attributes(self, attribute: str) -> List[str]:
+        """The valid values of an attribute (as ``vd.Client.vehicle_attributes``)."""
+        resource: VehicleAttributes = self._client.vehicle_attributes
+        target, record = resource._request(attribute)
+        return VehicleAttributes.values(await self._fetcher.get_page(target, record, "array"))
+
+    async def account_requests(self) -> List[Record]:
+        """Requests per day since last month (as ``vd.Client.account.requests()``)."""
+        from . import schema
+
+        ep = schema.endpoint_for("account_requests")
+        return records_of(await self._fetcher.get_page(ep.path, ep.record, "array"))
+
+    async def account_requests_today(self) -> int:
+        """Requests counted today (as ``vd.Client.account.requests_today()``)."""
+        from . import schema
+
+        ep = schema.endpoint_for("account_today")
+        return int((await self._fetcher.one(ep.path, ep.record))["count"])
+
+
+__all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher"]
