@@ -462,6 +462,8 @@ class AsyncClient:
                  base_url: Optional[str] = None, **options: Any) -> None:
         if "progress" in options:
             raise TypeError("AsyncClient shows no progress bars (no progress option)")
+        if options.get("cache") not in (None, False):
+            raise TypeError("AsyncClient has no response cache yet (no cache option; vd.Client has one: docs/client.md)")
         self._client = _EngineClient(api_token, api_secret, base_url, **options)
         self._fetcher: AsyncFetcher = self._client._fetcher
         self._accessors: Dict[str, AsyncSearchResource] = {}

@@ -491,3 +491,8 @@ async def test_request_lines_reach_the_logger_when_debug_is_on(emulator: Emulato
             await aapi.models.search().total
         lines = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
         assert any(line.startswith("GET " + emulator.url + "/api/models") and "-> 200" in line for line in lines)
+
+
+def test_async_client_refuses_the_response_cache_it_does_not_have(tmp_path):
+    with pytest.raises(TypeError, match="no response cache"):
+        vd.AsyncClient(base_url="http://127.0.0.1:9", cache=tmp_path)
