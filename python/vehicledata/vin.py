@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, cast
 
 from . import _core
-from .errors import NotFoundError, QueryError
+from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Record
 
-__all__ = ["validate", "check_digit", "VinResult", "Decoder", "COLUMNS"]
+__all__ = ["validate", "check_digit", "VinResult", "Decoder", "COLUMNS", "ParquetSourceError"]
 
 
 def validate(vin: str) -> str:
@@ -173,6 +173,74 @@ class Decoder:
         if not batches:
             return _empty_table()
         return pa.Table.from_batches(batches)
+
+    def decode_parquet(self, src: Union[str, "os.PathLike[str]"], dst: Union[str, "os.PathLike[str]"], *,
+                       column: str = "vin", batch_rows: int = 65_536, threads: Optional[int] = None,
+                       progress: Optional[bool] = True) -> int:
+        """Decodes the ``column`` of the Parquet file ``src`` into the Parquet file ``dst`` (the
+        ``decode_many`` columns, one row per input row, in order), ``batch_rows`` at a time: memory
+        stays bounded whatever the file's size.  ``progress``: a tqdm bar of the rows (when tqdm is
+        installed).  Returns the number of rows written.
+
+        A row group that cannot be read raises ``ParquetSourceError`` naming the file and the group;
+        ``dst`` is then closed as a valid Parquet file holding the rows of the groups before it."""
+        import pyarrow.parquet as pq
+
+        if not isinstance(batch_rows, int) or isinstance(batch_rows, bool) or batch_rows < 1:
+            raise QueryError(f"batch_rows must be a positive int, not {batch_rows!r}", field="batch_rows")
+        source = pq.ParquetFile(src)
+        if column not in source.schema_arrow.names:
+            raise QueryError(f"{src}: no column {column!r} (columns: {', '.join(source.schema_arrow.names)})",
+                             field="column")
+        bar = _progress_bar(progress, source.metadata.num_rows, "VINs")
+        writer = None
+        rows = 0
+        try:
+            for group in range(source.num_row_groups):
+                batches = source.iter_batches(batch_size=batch_rows, row_groups=[group], columns=[column])
+                while True:
+                    try:
+                        batch = next(batches)
+                    except StopIteration:
+                        break
+                    except Exception as e:  # pyarrow raises OSError, ArrowInvalid... for a corrupt group
+                        raise ParquetSourceError(f"{src}: row group {group} cannot be read: {e}", path=str(src),
+                                                 row_group=group) from e
+                    table = self.decode_many(batch.column(0), threads=threads)
+                    if writer is None:
+                        writer = pq.ParquetWriter(dst, table.schema)
+                    writer.write_table(table)
+                    rows += table.num_rows
+                    if bar is not None:
+                        bar.update(table.num_rows)
+            if writer is None:
+                writer = pq.ParquetWriter(dst, _empty_table().schema)
+        finally:
+            if writer is not None:
+                writer.close()
+            if bar is not None:
+                bar.close()
+        return rows
+
+
+class ParquetSourceError(VehicleDataError):
+    """A row group of a Parquet file that cannot be read: ``path`` and ``row_group`` name it."""
+
+    path: str
+    row_group: int
+
+
+def _progress_bar(progress: Optional[bool], total: int, unit: str) -> Any:
+    if not progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        import warnings
+
+        warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
+        return None
+    return tqdm(total=total, unit=unit, unit_scale=True)
 
 
 def _empty_table() -> Any:

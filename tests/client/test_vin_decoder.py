@@ -191,3 +191,35 @@ def test_decoder_default_path_and_missing_dataset(decoder, database: Path, tmp_p
     assert str(tmp_path / "none.db") in str(e.value)
     with pytest.raises(vd.QueryError):
         decoder.decode(17)  # type: ignore[arg-type]
+
+
+def test_decode_parquet_streams_in_batches(decoder, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    vins = benchmark_vins() + BAD + [None]  # type: ignore[list-item]
+    src, dst = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(pa.table({"id": list(range(len(vins))), "VIN": vins}), src, row_group_size=1000)
+    assert decoder.decode_parquet(src, dst, column="VIN", batch_rows=300, progress=False) == len(vins)
+    out = pq.ParquetFile(dst)
+    assert out.metadata.num_row_groups >= 9  # written batch by batch
+    assert out.read().equals(decoder.decode_many(vins))
+    with pytest.raises(vd.QueryError) as e:
+        decoder.decode_parquet(src, dst, progress=False)
+    assert "no column 'vin'" in str(e.value)
+
+
+def test_decode_parquet_names_a_broken_row_group_and_keeps_what_was_written(decoder, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    vins = benchmark_vins()[:1500]
+    src, dst = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(pa.table({"vin": vins}), src, row_group_size=500, compression="zstd")
+    chunk = pq.ParquetFile(src).metadata.row_group(1).column(0)
+    data = bytearray(src.read_bytes())
+    start = chunk.data_page_offset
+    data[start:start + 64] = b"\xff" * 64  # the page header of group 1 is garbage
+    src.write_bytes(bytes(data))
+    with pytest.raises(vd.vin.ParquetSourceError) as e:
+        decoder.decode_parquet(src, dst, batch_rows=200, progress=False)
+    assert e.value.row_group == 1 and e.value.path == str(src)
+    assert f"{src}: row group 1 cannot be read" in str(e.value)
+    written = pq.read_table(dst)  # a valid file with group 0's rows
+    assert written.equals(decoder.decode_many(vins[:500]))
