@@ -115,6 +115,33 @@ def agreement(db: str) -> Dict[str, Any]:
     return {"vins": len(vins), "same": same, "no_model": no_model, "diffs": diffs}
 
 
+def trim_fit(db: str) -> Dict[str, Any]:
+    """Issue 23 item 4: over the benchmark VINs whose decode names a trim (vPIC's Trim) and has a
+    catalogue trim, the share whose best catalogue trim (trim_id) is that trim (its `trim` equal,
+    case-insensitive, or naming it as a word)."""
+    import re
+    import sqlite3
+
+    import vehicledata as vd
+
+    rows = vd.vin.Decoder(db).decode_many(load_vins()).to_pylist()
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    named = right = 0
+    wrong: List[str] = []
+    for r in rows:
+        if not r["trim"] or r["trim_id"] is None:
+            continue
+        named += 1
+        got = (con.execute("SELECT trim FROM trims WHERE id = ?", (r["trim_id"],)).fetchone() or [""])[0] or ""
+        a, b = r["trim"].lower(), got.lower()
+        if a == b or re.search(rf"\b{re.escape(b)}\b", a) or re.search(rf"\b{re.escape(a)}\b", b):
+            right += 1
+        else:
+            wrong.append(f"{r['vin']} vPIC {r['trim']!r} -> {got!r}")
+    con.close()
+    return {"named": named, "right": right, "wrong": wrong}
+
+
 def run(ctx: harness.Context) -> List[harness.Result]:
     db = ctx.database()
     n = len(load_vins()) * (4 if ctx.quick else 20)
@@ -140,6 +167,7 @@ def run(ctx: harness.Context) -> List[harness.Result]:
         got = ctx.subprocess("vin_batch", "measure", "ours_parquet", db, bigfile, big, cores, 1)
         wall, rss = got["seconds"][0], got["peak_rss"]
     agree = ctx.subprocess("vin_batch", "agreement", db)
+    fit = ctx.subprocess("vin_batch", "trim_fit", db)
     samples = {k: v for k, v in samples.items() if v}
     notes = [f"{n} VINs (benchmarks/data/vins.tsv x {n // len(load_vins())}), one core each (threads=1, "
              f"RAYON_NUM_THREADS=1), {reps} run(s) in a fresh interpreter; decode_many starts from a pyarrow array, "
@@ -147,6 +175,8 @@ def run(ctx: harness.Context) -> List[harness.Result]:
              f"agreement with ultravin on year + make + model (case-insensitive): {agree['same']} / {agree['vins']}; "
              f"{agree['no_model']} more where neither decodes a model (ours: the API's 404); "
              f"{len(agree['diffs'])} disagreements, listed below",
+             f"best trim = vPIC's trim, over the VINs whose decode names one and has catalogue trims: "
+             f"{fit['right']} / {fit['named']} ({100 * fit['right'] / max(1, fit['named']):.1f} %)",
              "peak RSS (MiB): " + ", ".join(f"{k} {v['peak RSS MiB']}" for k, v in extra.items())]
     notes += [f"disagrees: {d['vin']} ours {d['ours']} ultravin {d['ultravin']}" for d in agree["diffs"]]
     targets = [harness.Target(">= 400k VINs/s per core", "min", 400_000.0)]

@@ -20,12 +20,17 @@ vin::Result decoded(std::vector<std::pair<int, std::string_view>> values) {
 TEST(VinTrims, RankByWhatTheVinSettles) {
     const vin::Result r = decoded({{vin::kCylinders, "6"}, {vin::kDisplacementL, "3.6"},
                                    {vin::kDriveType, "4WD/4-Wheel Drive/4x4"}, {vin::kTrim, "SR5"}});
-    const vin::TrimTexts trims = {{1, "limited 2wd 3.5l 6cyl"}, {2, "sr5 4wd 3.5l 6cyl"}, {3, "sr5 4x4 3.6l v6"},
-                                  {4, "sr5x 4wd"}};
+    const vin::TrimTexts trims = {{1, "limited|limited 2wd 3.5l 6cyl"}, {2, "sr5|sr5 4wd 3.5l 6cyl"},
+                                  {3, "sr5|sr5 4x4 3.6l v6"}, {4, "sr5x|sr5x 4wd"}};
     using Ranked = std::vector<std::pair<int, std::int64_t>>;
     EXPECT_EQ(vin::rank_trims(r, trims, false), (Ranked{{3, 2}, {3, 3}}));
     EXPECT_EQ(vin::rank_trims(r, trims, true), (Ranked{{3, 2}, {3, 3}, {1, 1}, {1, 4}}));  // "sr5x" is not the word
     EXPECT_TRUE(vin::rank_trims(r, {}, false).empty());
+    // vPIC's trim holds the catalogue's name: "quattro Premium Plus" is the "premium plus" trim.
+    const vin::Result audi = decoded({{vin::kTrim, "quattro Premium Plus"}});
+    EXPECT_EQ(vin::rank_trims(audi, {{7, "prestige|prestige 4dr sedan awd"}, {8, "premium plus|premium plus 4dr sedan awd"}},
+                              false),
+              (Ranked{{1, 8}}));
 }
 
 TEST(VinTrims, Messages) {

@@ -29,6 +29,7 @@ bool contains_word(const std::string& haystack, const std::string& needle) {
 // What the VIN settles, as words a catalogue trim's description, trim and submodel use.
 struct Facts {
     std::vector<std::vector<std::string>> groups;  // each group: alternatives of one fact
+    std::size_t names_from = 0;                    // groups from here on: vPIC's trim and series
 };
 
 Facts facts_of(const Result& r) {
@@ -54,16 +55,22 @@ Facts facts_of(const Result& r) {
     const std::string body = val(kBodyClass) + " " + val(4);  // body class, cab type
     for (const char* b : {"crew cab", "extended cab", "regular cab", "coupe", "convertible", "wagon", "hatchback", "sedan", "van"})
         if (body.find(b) != std::string::npos) f.groups.push_back({b});
+    f.names_from = f.groups.size();
     for (int e : {kTrim, kSeries, kTrim2, kSeries2})
         if (std::string t = val(e); !t.empty()) f.groups.push_back({t});
     return f;
 }
 
+// `text` is "<trim>|<trim> <submodel> <description>" (kTrimTextSql).  A trim/series fact also
+// holds when the catalogue trim's name is a word sequence of it ("quattro premium plus" names the
+// catalogue's "premium plus", "base / lx" its "lx").
 int score(const Facts& f, const std::string& text) {
+    const std::size_t bar = text.find('|');
+    const std::string name = bar == std::string::npos ? std::string() : text.substr(0, bar);
     int s = 0;
-    for (const auto& g : f.groups)
-        for (const auto& w : g)
-            if (contains_word(text, w)) { ++s; break; }
+    for (std::size_t i = 0; i < f.groups.size(); ++i)
+        for (const auto& w : f.groups[i])
+            if (contains_word(text, w) || (i >= f.names_from && contains_word(w, name))) { ++s; break; }
     return s;
 }
 

@@ -25,10 +25,10 @@ std::string invalid_message(std::string_view raw);
 // the year, no model decoded; "" when the decode has a make and a model.
 std::string not_found_message(std::string_view vin, const Result& r);
 
-// The catalogue trims of one year/make/model: (trim id, lower("trim submodel description")), by id,
+// The catalogue trims of one year/make/model: (trim id, lower("trim|trim submodel description")), by id,
 // at most kMaxTrims; read as `SELECT t.id, <kTrimTextSql> FROM trims t <kTrimJoinSql> WHERE t.year = ?
 // AND vm.vpic_model_id = ? AND vk.vpic_make_id = ? ORDER BY t.id` (the dataset's vPIC mapping).
-inline constexpr const char* kTrimTextSql = "lower(t.trim || ' ' || t.submodel || ' ' || t.description)";
+inline constexpr const char* kTrimTextSql = "lower(t.trim || '|' || t.trim || ' ' || t.submodel || ' ' || t.description)";
 inline constexpr const char* kTrimJoinSql =
     "JOIN vpic_models vm ON vm.model_id = t.model_id JOIN vpic_makes vk ON vk.make_id = t.make_id";
 inline constexpr std::size_t kMaxTrims = 500;
@@ -39,7 +39,8 @@ using TrimTexts = std::vector<std::pair<std::int64_t, std::string>>;
 
 // (score, trim id), best first, ties by id (the order of `trims`); with all_trims false only the
 // trims of the best score.  The score counts the facts the VIN settles (displacement, cylinders,
-// doors, drive, fuel, body/cab, trim and series words) that the trim's text names.
+// doors, drive, fuel, body/cab, trim and series words) that the trim's text names; a trim or series
+// fact also holds when the catalogue trim's name is a word sequence of it ("quattro Premium Plus").
 std::vector<std::pair<int, std::int64_t>> rank_trims(const Result& r, const TrimTexts& trims, bool all_trims);
 
 }  // namespace vehicledata::vin
