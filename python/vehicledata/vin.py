@@ -174,6 +174,18 @@ class Decoder:
             return _empty_table()
         return pa.Table.from_batches(batches)
 
+    def decode_pandas(self, vins: Any, *, threads: Optional[int] = None) -> Any:
+        """``decode_many`` as a pandas DataFrame with Arrow-backed columns (``pd.ArrowDtype``), on the
+        index of ``vins`` when it has one: the shape of a Dask ``map_partitions`` step (docs/vin.md);
+        ``decode_pandas([])`` is its ``meta``."""
+        import pandas as pd
+
+        table = self.decode_many(vins, threads=threads) if len(vins) else _empty_table()
+        frame = table.to_pandas(types_mapper=pd.ArrowDtype)
+        if isinstance(vins, pd.Series):
+            frame.index = vins.index
+        return frame
+
     def decode_parquet(self, src: Union[str, "os.PathLike[str]"], dst: Union[str, "os.PathLike[str]"], *,
                        column: str = "vin", batch_rows: int = 65_536, threads: Optional[int] = None,
                        progress: Optional[bool] = True) -> int:

@@ -24,7 +24,8 @@ BAD = [
     "1GTG6CEN0L113930",       # 16 characters: the API's 400
     " 1gtg6cen0l1139305 ",    # normalized: decodes
     "1GTG6CENAL1139305",      # position 9
-    "AAA00000000000000",      # unknown WMI: the API's 404
+    "AAA00000000000000",      # position 10 (model year) "0": the API's 400
+    "AAA000000A0000000",      # unknown WMI: the API's 404
     "1GTG6CEN7L1139305",      # check digit does not compute: decodes with error code 1
 ]
 
