@@ -70,7 +70,8 @@ void put_engine(Column& c, const vin::Result& r) {
     else put_text(c, s);
 }
 
-void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& decoder, int current_year) {
+void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& decoder, int current_year,
+             vin::RankMemo& memo) {
     auto& c = p.columns;
     ++p.rows;
     if (is_null) {
@@ -81,7 +82,7 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
         put_null(c[kTrimId]);
         return;
     }
-    const vin::Answer a = decoder.decode(raw, false, current_year);
+    const vin::Answer a = decoder.decode(raw, false, current_year, &memo);
     if (a.kind != vin::Answer::Kind::ok) {
         put_text(c[kVin], a.kind == vin::Answer::Kind::invalid ? raw : std::string_view(a.vin));
         for (int k : {kYear, kMake, kModel, kTrim, kSeries, kBody, kDrive, kEngine, kFuel}) put_null(c[k]);
@@ -109,6 +110,7 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
 
 void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t to, const vin::Offline& decoder,
                   int current_year) {
+    vin::RankMemo memo;
     for (std::int64_t i = from; i < to; ++i) {
         const std::int64_t j = in.offset + i;
         const bool is_null = in.validity && !((in.validity[j >> 3] >> (j & 7)) & 1);
@@ -121,7 +123,7 @@ void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t t
             end = static_cast<const std::int32_t*>(in.offsets)[j + 1];
         }
         put_row(p, std::string_view(in.data + begin, static_cast<std::size_t>(end - begin)), is_null, decoder,
-                current_year);
+                current_year, memo);
     }
 }
 

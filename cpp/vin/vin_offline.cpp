@@ -110,7 +110,7 @@ Offline::Offline(const std::string& db_path) : path_(db_path) {
 
 Offline::~Offline() = default;
 
-Answer Offline::decode(std::string_view raw, bool all_trims, int current_year) const {
+Answer Offline::decode(std::string_view raw, bool all_trims, int current_year, RankMemo* memo) const {
     Answer a;
     a.vin = normalize(raw);
     if (!validation_error(a.vin).empty()) {
@@ -133,7 +133,30 @@ Answer Offline::decode(std::string_view raw, bool all_trims, int current_year) c
     std::uint64_t key = 0;
     if (r.model_id > 0 && has_map_ && trims_key(r.year, r.model_id, r.make_id, key)) {
         auto it = trims_.find(key);
-        if (it != trims_.end()) a.trims = rank_trims(r, it->second, all_trims);
+        if (it != trims_.end()) {
+            if (!memo) {
+                a.trims = rank_trims(r, it->second, all_trims);
+            } else {
+                // The key: the list, all_trims and every element rank_trims reads (vin_trims.cpp's facts).
+                std::string k(reinterpret_cast<const char*>(&key), sizeof key);
+                k.push_back(all_trims ? '1' : '0');
+                static constexpr int kFacts[] = {kBodyClass, 4, kCylinders, kDisplacementL, kDoors, kDriveType,
+                                                 kFuelPrimary, kTrim, kSeries, kFuelSecondary, kTrim2, kSeries2};
+                for (int e : kFacts) {
+                    k.push_back('\0');
+                    if (const std::string_view* v = r.get(e)) k.append(*v);
+                    else k.push_back('\1');
+                }
+                auto found = memo->ranked.find(k);
+                if (found != memo->ranked.end()) {
+                    a.trims = found->second;
+                } else {
+                    a.trims = rank_trims(r, it->second, all_trims);
+                    if (memo->ranked.size() >= RankMemo::kMaxEntries) memo->ranked.clear();
+                    memo->ranked.emplace(std::move(k), a.trims);
+                }
+            }
+        }
     }
     return a;
 }

@@ -32,6 +32,13 @@ struct Answer {
     std::vector<std::pair<int, std::int64_t>> trims;  // ok: (score, trim id), best first
 };
 
+// The trim rankings one caller has computed, by catalogue list and the elements the ranking reads
+// (rank_trims is a function of those): a batch worker's memo.  Not thread-safe: one per thread.
+struct RankMemo {
+    std::unordered_map<std::string, std::vector<std::pair<int, std::int64_t>>> ranked;
+    static constexpr std::size_t kMaxEntries = 1u << 16;  // then it starts over
+};
+
 class Offline {
 public:
     // Opens `db_path` read-only, attaches the vPIC tables its meta `vpic_path` names (relative to
@@ -42,7 +49,8 @@ public:
     Offline& operator=(const Offline&) = delete;
 
     // `raw` as sent (trimmed and upper-cased here).  `current_year` as Decoder::decode takes it.
-    Answer decode(std::string_view raw, bool all_trims, int current_year) const;
+    // `memo`: rankings to reuse and keep (a batch's VINs share models and configurations).
+    Answer decode(std::string_view raw, bool all_trims, int current_year, RankMemo* memo = nullptr) const;
 
     const Decoder& decoder() const { return *decoder_; }
     const std::string& path() const { return path_; }
