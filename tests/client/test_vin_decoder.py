@@ -14,8 +14,6 @@ import pytest
 import vehicledata as vd
 from vehicledata.testing import Emulator
 
-from conftest import make_client
-
 pa = pytest.importorskip("pyarrow")
 
 VINS_TSV = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "vins.tsv"
@@ -45,10 +43,10 @@ def decoder(database: Path) -> vd.vin.Decoder:
 
 
 @pytest.fixture(scope="module")
-def api_answers(database: Path) -> Iterator[Dict[str, Tuple[str, Any]]]:
+def api_answers(database: Path, client_factory) -> Iterator[Dict[str, Tuple[str, Any]]]:
     """The emulator's answer to every benchmark VIN and each of BAD: ("ok", record) or (error class, message)."""
     answers: Dict[str, Tuple[str, Any]] = {}
-    with Emulator(db=database, rate_limit=10_000_000) as emu, make_client(emu.url) as api:
+    with Emulator(db=database, rate_limit=10_000_000) as emu, client_factory(emu.url) as api:
         for vin in benchmark_vins() + BAD:
             try:
                 answers[vin] = ("ok", api.vin(vin).to_dict())
@@ -80,8 +78,8 @@ def test_decode_equals_the_api_for_every_benchmark_vin(decoder, api_answers) -> 
     assert decoded > 2000  # the others are the API's 404s (no model decoded for the year; docs/emulator.md)
 
 
-def test_decode_all_trims_matches_the_api(decoder, database: Path) -> None:
-    with Emulator(db=database) as emu, make_client(emu.url) as api:
+def test_decode_all_trims_matches_the_api(decoder, database: Path, client_factory) -> None:
+    with Emulator(db=database) as emu, client_factory(emu.url) as api:
         for vin in (GMC, "1HGCM82633A004352", "4T1BB3EK5AU118081"):
             expected = [t["id"] for t in api.vin(vin, all_trims=True).trims]
             assert [t["id"] for t in decoder.decode(vin, all_trims=True).trims] == expected
