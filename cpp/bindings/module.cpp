@@ -11,6 +11,7 @@ void bind_format(py::module_& m);
 void bind_envelope(py::module_& m);
 #ifdef VEHICLEDATA_HAS_CLIENT
 void bind_client(py::module_& m);
+void bind_vin_decoder(py::module_& m);  // after bind_client (its pages)
 #endif
 }  // namespace vehicledata::bindings
 
@@ -24,5 +25,6 @@ PYBIND11_MODULE(_core, m) {
     vehicledata::bindings::bind_envelope(m);
 #ifdef VEHICLEDATA_HAS_CLIENT
     vehicledata::bindings::bind_client(m);
+    vehicledata::bindings::bind_vin_decoder(m);
 #endif
 }

@@ -2,112 +2,35 @@
 // loaded once at start-up, see vin_load.cpp), then the catalogue's trims of the decoded
 // year/make/model, narrowed and ordered by what the VIN settles.  See docs/emulator.md.
 #include <algorithm>
-#include <cctype>
-#include <ctime>
 
 #include "vin.h"
 
 #include "detail.h"
 #include "api.h"
 #include "vehicledata/envelope.h"
+#include "vehicledata/vin_trims.h"
 
 namespace vehicledata::emulator {
 
-namespace {
-
-int current_year() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    return tm.tm_year + 1900;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-bool contains_word(const std::string& haystack, const std::string& needle) {
-    if (needle.empty()) return false;
-    for (std::size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) {
-        const bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(haystack[at - 1]));
-        const std::size_t end = at + needle.size();
-        const bool right = end >= haystack.size() || !std::isalnum(static_cast<unsigned char>(haystack[end]));
-        if (left && right) return true;
-    }
-    return false;
-}
-
-// What the VIN settles, as words a catalogue trim's description, trim and submodel use.
-struct Facts {
-    std::vector<std::vector<std::string>> groups;  // each group: alternatives of one fact
-};
-
-Facts facts_of(const vin::Result& r) {
-    Facts f;
-    auto val = [&](int e) { const std::string_view* v = r.get(e); return v ? lower(*v) : std::string(); };
-    if (std::string d = val(vin::kDisplacementL); !d.empty()) {
-        // "2.5" -> "2.5l"
-        if (d.find('.') == std::string::npos) d += ".0";
-        while (d.size() > 3 && d.back() == '0' && d[d.size() - 2] != '.') d.pop_back();
-        f.groups.push_back({d + "l"});
-    }
-    if (std::string c = val(vin::kCylinders); !c.empty()) f.groups.push_back({c + "cyl"});
-    if (std::string d = val(vin::kDoors); !d.empty()) f.groups.push_back({d + "dr"});
-    const std::string drive = val(vin::kDriveType);
-    if (drive.find("4wd") != std::string::npos || drive.find("4x4") != std::string::npos) f.groups.push_back({"4wd", "4x4"});
-    else if (drive.find("awd") != std::string::npos) f.groups.push_back({"awd"});
-    else if (drive.find("fwd") != std::string::npos) f.groups.push_back({"fwd", "2wd"});
-    else if (drive.find("rwd") != std::string::npos) f.groups.push_back({"rwd", "2wd"});
-    const std::string fuel = val(vin::kFuelPrimary) + " " + val(vin::kFuelSecondary);
-    if (fuel.find("diesel") != std::string::npos) f.groups.push_back({"diesel", "turbodiesel"});
-    if (fuel.find("electric") != std::string::npos && fuel.find("gasoline") != std::string::npos) f.groups.push_back({"hybrid"});
-    else if (fuel.find("electric") != std::string::npos) f.groups.push_back({"electric", "ev"});
-    const std::string body = val(vin::kBodyClass) + " " + val(4);  // body class, cab type
-    for (const char* b : {"crew cab", "extended cab", "regular cab", "coupe", "convertible", "wagon", "hatchback", "sedan", "van"})
-        if (body.find(b) != std::string::npos) f.groups.push_back({b});
-    for (int e : {vin::kTrim, vin::kSeries, vin::kTrim2, vin::kSeries2})
-        if (std::string t = val(e); !t.empty()) f.groups.push_back({t});
-    return f;
-}
-
-int score(const Facts& f, const std::string& text) {
-    int s = 0;
-    for (const auto& g : f.groups)
-        for (const auto& w : g)
-            if (contains_word(text, w)) { ++s; break; }
-    return s;
-}
-
-}  // namespace
-
 void vin_decode(Api& api, const Call& call, httplib::Response& res) {
     const std::string vin = vin::normalize(call.route->arg);
-    if (const std::string problem = vin::validation_error(vin); !problem.empty())
-        throw HttpError(400, envelope::kBadRequest, "Invalid VIN '" + call.route->arg + "': " + problem);
+    if (std::string invalid = vin::invalid_message(call.route->arg); !invalid.empty())
+        throw HttpError(400, envelope::kBadRequest, invalid);
     const bool verbose = yes_no(call, "verbose");
     const bool all_trims = yes_no(call, "all_trims");
     const vin::Decoder* decoder = api.vin_decoder_->get();
     if (!decoder)
         throw HttpError(501, envelope::kNotImplemented, "VIN decoding needs the vPIC tables, which this database lacks");
-    const vin::Result r = decoder->decode(vin, current_year());
-    if (r.status == vin::Result::Status::unknown_wmi)
-        throw HttpError(404, envelope::kNotFound, "VIN " + vin + ": unknown manufacturer code (WMI) '" + r.wmi + "'");
-    if (r.status == vin::Result::Status::no_schema)
-        throw HttpError(404, envelope::kNotFound, "VIN " + vin + ": no VIN schema of WMI '" + r.wmi + "' covers model year " +
-                                                      std::to_string(r.year));
+    const vin::Result r = decoder->decode(vin, vin::current_year_utc());
+    if (r.status != vin::Result::Status::ok) throw HttpError(404, envelope::kNotFound, vin::not_found_message(vin, r));
     const bool demo = !(call.identity.valid && call.identity.subscribed);
     if (demo && (r.year < schema::kDemoFirstYear || r.year > schema::kDemoLastYear))
         throw HttpError(404, envelope::kNotFound, "Model year " + std::to_string(r.year) +
                                                       " is outside the demo data-set (2015-2020): log in with a subscription");
+    if (std::string missing = vin::not_found_message(vin, r); !missing.empty())
+        throw HttpError(404, envelope::kNotFound, missing);
     const std::string_view* make = r.get(vin::kMake);
     const std::string_view* model = r.get(vin::kModel);
-    if (!make || !model) {
-        const std::string_view* code = r.get(vin::kErrorCode);
-        throw HttpError(404, envelope::kNotFound, "VIN " + vin + ": no model decodes for model year " + std::to_string(r.year) +
-                                                      " (vPIC error code " + (code ? std::string(*code) : std::string()) + ")");
-    }
     const std::string_view* trim = r.get(vin::kTrim);
 
     // Catalogue trims of the year/make/model (vPIC Make/Model ids -> catalogue ids through the
@@ -119,15 +42,14 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
         return st.step();
     }();
     if (r.model_id > 0 && has_map) {
-        const Facts facts = facts_of(r);
         const std::uint64_t generation = api.store_.data_generation();
         std::shared_ptr<const VinTrimCache::Trims> trims = api.vin_trims_.get(r.year, r.model_id, r.make_id, generation);
         if (!trims) {
             auto fresh = std::make_shared<VinTrimCache::Trims>();
             Statement st = api.store_.statement(
-                "SELECT t.id, lower(t.trim || ' ' || t.submodel || ' ' || t.description) FROM trims t "
-                "JOIN vpic_models vm ON vm.model_id = t.model_id JOIN vpic_makes vk ON vk.make_id = t.make_id "
-                "WHERE t.year = ? AND vm.vpic_model_id = ? AND vk.vpic_make_id = ? ORDER BY t.id LIMIT 500");
+                std::string("SELECT t.id, ") + vin::kTrimTextSql + " FROM trims t " + vin::kTrimJoinSql +
+                " WHERE t.year = ? AND vm.vpic_model_id = ? AND vk.vpic_make_id = ? ORDER BY t.id LIMIT " +
+                std::to_string(vin::kMaxTrims));
             st.bind({query::Scalar(static_cast<std::int64_t>(r.year)), query::Scalar(static_cast<std::int64_t>(r.model_id)),
                      query::Scalar(static_cast<std::int64_t>(r.make_id))});
             while (st.step()) {
@@ -137,21 +59,14 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
             api.vin_trims_.put(r.year, r.model_id, r.make_id, fresh, generation);
             trims = std::move(fresh);
         }
-        ranked.reserve(trims->size());
-        for (const auto& [id, text] : *trims) ranked.emplace_back(score(facts, text), id);
-        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-        if (!all_trims && !ranked.empty()) {
-            const int top = ranked.front().first;
-            ranked.erase(std::remove_if(ranked.begin(), ranked.end(), [&](const auto& x) { return x.first < top; }),
-                         ranked.end());
-        }
+        ranked = vin::rank_trims(r, *trims, all_trims);
     }
 
     // The make as the catalogue spells it ("Toyota", not vPIC's "TOYOTA"), when the dataset maps it.
     std::string catalogue_make(*make);
     if (r.make_id > 0 && has_map) {
         Statement st = api.store_.statement(
-            "SELECT k.name FROM makes k JOIN vpic_makes vk ON vk.make_id = k.id WHERE vk.vpic_make_id = ? LIMIT 1");
+            vin::kCatalogueMakeSql);
         st.bind({query::Scalar(static_cast<std::int64_t>(r.make_id))});
         if (st.step()) {
             const unsigned char* name = sqlite3_column_text(st.get(), 0);

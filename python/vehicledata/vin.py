@@ -1,5 +1,6 @@
-"""VINs on the client: local validation (the emulator's C++ rules, no request) and the typed
-record of ``Client.vin``.
+"""VINs on the client: local validation (the emulator's C++ rules, no request), the typed
+record of ``Client.vin``, and the offline ``Decoder`` (the emulator's decoder over a built
+dataset's vPIC tables, in process: ``decode``, ``decode_many``; docs/vin.md).
 
     >>> import vehicledata as vd
     >>> vd.vin.validate(" 1gtg6cen0l1139305 ")
@@ -16,13 +17,16 @@ and reports vPIC's error code 1 in ``specs["error_code"]``; ``check_digit`` comp
 """
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional, cast
+import os
+import threading
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, cast
 
 from . import _core
-from .errors import QueryError
+from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Record
 
-__all__ = ["validate", "check_digit", "VinResult"]
+__all__ = ["validate", "check_digit", "VinResult", "Decoder", "COLUMNS", "ParquetSourceError"]
 
 
 def validate(vin: str) -> str:
@@ -80,3 +84,223 @@ class VinResult(Record):
     def of(cls, record: Record) -> "VinResult":
         data: Any = record._data
         return cls(data)
+
+
+#: The columns of ``Decoder.decode_many``'s table, in order (docs/vin.md).
+COLUMNS: Tuple[str, ...] = tuple(_core.VinDecoder.columns())
+
+# One C++ decoder per dataset file and process: a Decoder unpickled in a worker opens the
+# tables once, however many Decoders of the same path it receives.
+_OPEN: Dict[str, "_core.VinDecoder"] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def _open(path: str) -> "_core.VinDecoder":
+    with _OPEN_LOCK:
+        core = _OPEN.get(path)
+        if core is None:
+            try:
+                core = _core.VinDecoder(path)
+            except ValueError as e:
+                raise FileNotFoundError(str(e)) from None
+            _OPEN[path] = core
+        return core
+
+
+class Decoder:
+    """VINs decoded offline, as ``Client.vin`` decodes them (the same C++ decoder, vPIC tables and
+    trim ranking as the emulator's ``/api/vin/{vin}``), over a built dataset.
+
+    ``path``: the dataset database (``vehicledata.db``, beside its ``vpic.db``); default the one
+    the emulator reads (``$VEHICLEDATA_HOME``, see ``vehicledata.dataset.paths``).  The tables are
+    read once per process (about 2 s); a Decoder pickles as its path.
+    """
+
+    __slots__ = ("_path", "_core")
+
+    def __init__(self, path: Union[str, "os.PathLike[str]", None] = None) -> None:
+        if path is None:
+            from .dataset.paths import default_db_path
+
+            path = default_db_path()
+        self._path = str(Path(path).expanduser().resolve())
+        self._core = _open(self._path)
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (Decoder, (self._path,))
+
+    def __repr__(self) -> str:
+        return f"Decoder({self._path!r})"
+
+    def decode(self, vin: str, *, all_trims: bool = False) -> VinResult:
+        """The ``VinResult`` of ``Client.vin(vin)``: year, make, model, trim and specs equal to the
+        API's; ``trims`` the API's trims by id (records of ``id`` only; ``Client.trims.get`` has the
+        rest).  Raises QueryError where the API answers 400, NotFoundError where it answers 404."""
+        if not isinstance(vin, str):
+            raise QueryError(f"vin must be a string, not {type(vin).__name__}", field="vin")
+        kind, message, record = self._core.decode(vin, all_trims)
+        if kind == "invalid":
+            raise QueryError(message, field="vin")
+        if kind == "not_found":
+            raise NotFoundError(message, status=404, exception="NotFoundException")
+        data = dict(record or {})
+        data["trims"] = [Record({"id": i}) for i in data.pop("trim_ids")]
+        return VinResult(data)
+
+    def decode_many(self, vins: Any, *, threads: Optional[int] = None) -> Any:
+        """A ``pyarrow.Table`` with one row per VIN, in order (columns: ``COLUMNS``; docs/vin.md).
+
+        ``vins``: a list or tuple of strings, a numpy array, a pandas or polars Series, or anything
+        with ``__arrow_c_array__`` / ``__arrow_c_stream__``.  Decoded in C++ on ``threads`` workers
+        (default: one per CPU) with the GIL released.  A VIN the API would refuse gets its row with
+        ``error_code`` ``invalid_vin`` or ``not_found`` and the API's message in ``error_text``;
+        nothing in the batch raises."""
+        import pyarrow as pa
+
+        if threads is None:
+            threads = max(1, _core.VinDecoder.hardware_threads() or os.cpu_count() or 1)
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise QueryError(f"threads must be a positive int, not {threads!r}", field="threads")
+        batches = []
+        for chunk in _string_chunks(vins):
+            schema_capsule, array_capsule = chunk.__arrow_c_array__()
+            for page in self._core.decode_arrow(schema_capsule, array_capsule, threads):
+                batches.append(pa.record_batch(page))
+        if not batches:
+            return _empty_table()
+        return pa.Table.from_batches(batches)
+
+    def decode_pandas(self, vins: Any, *, threads: Optional[int] = None) -> Any:
+        """``decode_many`` as a pandas DataFrame with Arrow-backed columns (``pd.ArrowDtype``), on the
+        index of ``vins`` when it has one: the shape of a Dask ``map_partitions`` step (docs/vin.md);
+        ``decode_pandas([])`` is its ``meta``."""
+        import pandas as pd
+
+        table = self.decode_many(vins, threads=threads) if len(vins) else _empty_table()
+        frame = table.to_pandas(types_mapper=pd.ArrowDtype)
+        if isinstance(vins, pd.Series):
+            frame.index = vins.index
+        return frame
+
+    def decode_parquet(self, src: Union[str, "os.PathLike[str]"], dst: Union[str, "os.PathLike[str]"], *,
+                       column: str = "vin", batch_rows: int = 65_536, threads: Optional[int] = None,
+                       progress: Optional[bool] = True) -> int:
+        """Decodes the ``column`` of the Parquet file ``src`` into the Parquet file ``dst`` (the
+        ``decode_many`` columns, one row per input row, in order), ``batch_rows`` at a time: memory
+        stays bounded whatever the file's size.  ``progress``: a tqdm bar of the rows (when tqdm is
+        installed).  Returns the number of rows written.
+
+        A row group that cannot be read raises ``ParquetSourceError`` naming the file and the group;
+        ``dst`` is then closed as a valid Parquet file holding the rows of the groups before it."""
+        import pyarrow.parquet as pq
+
+        if not isinstance(batch_rows, int) or isinstance(batch_rows, bool) or batch_rows < 1:
+            raise QueryError(f"batch_rows must be a positive int, not {batch_rows!r}", field="batch_rows")
+        source = pq.ParquetFile(src)
+        if column not in source.schema_arrow.names:
+            raise QueryError(f"{src}: no column {column!r} (columns: {', '.join(source.schema_arrow.names)})",
+                             field="column")
+        bar = _progress_bar(progress, source.metadata.num_rows, "VINs")
+        writer = None
+        rows = 0
+        try:
+            for group in range(source.num_row_groups):
+                batches = source.iter_batches(batch_size=batch_rows, row_groups=[group], columns=[column])
+                while True:
+                    try:
+                        batch = next(batches)
+                    except StopIteration:
+                        break
+                    except Exception as e:  # pyarrow raises OSError, ArrowInvalid... for a corrupt group
+                        raise ParquetSourceError(f"{src}: row group {group} cannot be read: {e}", path=str(src),
+                                                 row_group=group) from e
+                    table = self.decode_many(batch.column(0), threads=threads)
+                    if writer is None:
+                        writer = pq.ParquetWriter(dst, table.schema)
+                    writer.write_table(table)
+                    rows += table.num_rows
+                    if bar is not None:
+                        bar.update(table.num_rows)
+            if writer is None:
+                writer = pq.ParquetWriter(dst, _empty_table().schema)
+        finally:
+            if writer is not None:
+                writer.close()
+            if bar is not None:
+                bar.close()
+        return rows
+
+
+class ParquetSourceError(VehicleDataError):
+    """A row group of a Parquet file that cannot be read: ``path`` and ``row_group`` name it."""
+
+    path: str
+    row_group: int
+
+
+def _progress_bar(progress: Optional[bool], total: int, unit: str) -> Any:
+    if not progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        import warnings
+
+        warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
+        return None
+    return tqdm(total=total, unit=unit, unit_scale=True)
+
+
+def _empty_table() -> Any:
+    import pyarrow as pa
+
+    types = {"year": pa.int64(), "trim_id": pa.int64()}
+    return pa.table({name: pa.array([], type=types.get(name, pa.large_string())) for name in COLUMNS})
+
+
+def _string_chunks(vins: Any) -> List[Any]:
+    """``vins`` as pyarrow large_string arrays (the chunks of a chunked input)."""
+    import pyarrow as pa
+
+    if isinstance(vins, str):
+        raise QueryError("vins must be a sequence of VINs, not one string (use Decoder.decode)", field="vins")
+    module = type(vins).__module__.split(".")[0]
+    data: Any
+    if isinstance(vins, (pa.Array, pa.ChunkedArray)):
+        data = vins
+    elif module == "polars":
+        data = vins.to_arrow()
+    elif module == "pandas" or module == "numpy":
+        data = _from_values(vins)
+    elif hasattr(vins, "__arrow_c_array__"):
+        data = pa.array(vins)
+    elif hasattr(vins, "__arrow_c_stream__"):
+        data = pa.chunked_array(vins)
+    else:
+        data = _from_values(list(vins))
+    chunks = data.chunks if isinstance(data, pa.ChunkedArray) else [data]
+    out = []
+    for chunk in chunks:
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            try:
+                chunk = chunk.cast(pa.large_string())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise QueryError(f"vins must be strings, not Arrow {chunk.type}: {e}", field="vins") from None
+        out.append(chunk)
+    return out
+
+
+def _from_values(values: Any) -> Any:
+    """Python or numpy values -> an Arrow string array (None/NaN -> null, other objects -> str)."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(values, type=pa.large_string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        pass
+    items = values.tolist() if hasattr(values, "tolist") else list(values)
+    return pa.array([None if v is None or v != v else str(v) for v in items], type=pa.large_string())

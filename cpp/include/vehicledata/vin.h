@@ -1,6 +1,6 @@
 // VIN validation (49 CFR 565) and decoding as NHTSA's vPIC decodes it (spVinDecode), over
-// compact in-memory indexes of the vPIC tables.  No I/O here: the emulator loads the tables
-// (cpp/emulator/vin_load.cpp), the client uses only the validation.
+// compact in-memory indexes of the vPIC tables.  No I/O here: vehicledata/vin_load.h reads the
+// tables (for the emulator and for the client's offline decoder, vehicledata/vin_offline.h).
 //
 // Thread safety: the free functions are pure.  A Decoder is immutable after construction and
 // decode() may run concurrently from any number of threads without locks.

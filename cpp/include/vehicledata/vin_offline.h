@@ -1,0 +1,66 @@
+// The offline VIN decoder of the client: the vPIC tables and the catalogue's trims of a built
+// dataset (vehicledata.db and the vpic.db its meta names), read once, answering as the
+// emulator's /api/vin/{vin} answers (the same decoder, loader and trim ranking: vin.h,
+// vin_load.h, vin_trims.h), without the demo data-set's year limits.
+//
+// Thread safety: an Offline is immutable after construction; decode() may run concurrently
+// from any number of threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "vehicledata/vin.h"
+#include "vehicledata/vin_load.h"
+#include "vehicledata/vin_trims.h"
+
+namespace vehicledata::vin {
+
+// One VIN's answer, as /api/vin/{vin} gives it.
+struct Answer {
+    enum class Kind { ok, invalid, not_found };  // 200, 400, 404
+    Kind kind = Kind::ok;
+    std::string vin;          // normalized
+    std::string message;      // invalid, not_found: the API's error message
+    Result result;            // the decode (ok; not_found once decoded)
+    std::string make;         // ok: the make as the catalogue spells it, else vPIC's
+    std::vector<std::pair<int, std::int64_t>> trims;  // ok: (score, trim id), best first
+};
+
+// The trim rankings one caller has computed, by catalogue list and the elements the ranking reads
+// (rank_trims is a function of those): a batch worker's memo.  Not thread-safe: one per thread.
+struct RankMemo {
+    std::unordered_map<std::string, std::vector<std::pair<int, std::int64_t>>> ranked;
+    static constexpr std::size_t kMaxEntries = 1u << 16;  // then it starts over
+};
+
+class Offline {
+public:
+    // Opens `db_path` read-only, attaches the vPIC tables its meta `vpic_path` names (relative to
+    // its folder) and loads them.  Throws LoadError naming the file and the problem.
+    explicit Offline(const std::string& db_path);
+    ~Offline();
+    Offline(const Offline&) = delete;
+    Offline& operator=(const Offline&) = delete;
+
+    // `raw` as sent (trimmed and upper-cased here).  `current_year` as Decoder::decode takes it.
+    // `memo`: rankings to reuse and keep (a batch's VINs share models and configurations).
+    Answer decode(std::string_view raw, bool all_trims, int current_year, RankMemo* memo = nullptr) const;
+
+    const Decoder& decoder() const { return *decoder_; }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    std::unique_ptr<const Decoder> decoder_;
+    bool has_map_ = false;                                   // the dataset maps vPIC makes/models
+    std::unordered_map<std::uint64_t, TrimTexts> trims_;     // by (year, vPIC model, vPIC make)
+    std::unordered_map<int, std::string> make_names_;        // vPIC make id -> catalogue name
+};
+
+}  // namespace vehicledata::vin

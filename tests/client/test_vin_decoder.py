@@ -1,0 +1,224 @@
+"""The offline VIN decoder (vehicledata.vin.Decoder) against the real emulator's /api/vin answers:
+the same C++ decoder, loader and trim ranking, so every benchmark VIN decodes to the API's answer
+field by field, and a batch decode gives one row per VIN with the API's values or its error."""
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Tuple
+
+import pytest
+
+import vehicledata as vd
+from vehicledata.testing import Emulator
+
+pa = pytest.importorskip("pyarrow")
+
+VINS_TSV = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "vins.tsv"
+GMC = "1GTG6CEN0L1139305"  # 2020 GMC Canyon SLE, 3.6L V6
+BAD = [
+    "1GTG6CEN0L113930",       # 16 characters: the API's 400
+    " 1gtg6cen0l1139305 ",    # normalized: decodes
+    "1GTG6CENAL1139305",      # position 9
+    "AAA00000000000000",      # position 10 (model year) "0": the API's 400
+    "AAA000000A0000000",      # unknown WMI: the API's 404
+    "1GTG6CEN7L1139305",      # check digit does not compute: decodes with error code 1
+]
+
+
+def benchmark_vins() -> List[str]:
+    out = []
+    for line in VINS_TSV.read_text().splitlines():
+        if line.startswith("#") or line.startswith("vin\t") or not line.strip():
+            continue
+        out.append(line.split("\t")[0])
+    return out
+
+
+@pytest.fixture(scope="module")
+def decoder(database: Path) -> vd.vin.Decoder:
+    return vd.vin.Decoder(database)
+
+
+@pytest.fixture(scope="module")
+def api_answers(database: Path, client_factory) -> Iterator[Dict[str, Tuple[str, Any]]]:
+    """The emulator's answer to every benchmark VIN and each of BAD: ("ok", record) or (error class, message)."""
+    answers: Dict[str, Tuple[str, Any]] = {}
+    with Emulator(db=database, rate_limit=10_000_000) as emu, client_factory(emu.url) as api:
+        for vin in benchmark_vins() + BAD:
+            try:
+                answers[vin] = ("ok", api.vin(vin).to_dict())
+            except vd.APIError as e:
+                answers[vin] = (type(e).__name__, e.message)
+        yield answers
+
+
+def test_decode_equals_the_api_for_every_benchmark_vin(decoder, api_answers) -> None:
+    vins = benchmark_vins()
+    assert len(vins) == 2479
+    decoded = 0
+    for vin in vins + BAD:
+        kind, expected = api_answers[vin]
+        if kind == "ok":
+            got = decoder.decode(vin)
+            assert isinstance(got, vd.vin.VinResult)
+            data = got.to_dict()
+            for field in ("year", "make", "model", "trim", "specs"):
+                assert data[field] == expected[field], (vin, field)
+            assert [t["id"] for t in got.trims] == [t["id"] for t in expected["trims"]], vin
+            decoded += 1
+        else:
+            error = vd.QueryError if kind == "BadRequestError" else vd.NotFoundError
+            assert kind in ("BadRequestError", "NotFoundError"), (vin, kind)
+            with pytest.raises(error) as e:
+                decoder.decode(vin)
+            assert e.value.message == expected, vin
+    assert decoded > 2000  # the others are the API's 404s (no model decoded for the year; docs/emulator.md)
+
+
+def test_decode_all_trims_matches_the_api(decoder, database: Path, client_factory) -> None:
+    with Emulator(db=database) as emu, client_factory(emu.url) as api:
+        for vin in (GMC, "1HGCM82633A004352", "4T1BB3EK5AU118081"):
+            expected = [t["id"] for t in api.vin(vin, all_trims=True).trims]
+            assert [t["id"] for t in decoder.decode(vin, all_trims=True).trims] == expected
+            assert len(expected) >= len(decoder.decode(vin).trims)
+
+
+def test_decode_many_rows_are_the_api_answers(decoder, api_answers) -> None:
+    vins = benchmark_vins() + BAD
+    table = decoder.decode_many(vins, threads=2)
+    assert table.column_names == list(vd.vin.COLUMNS)
+    assert table.num_rows == len(vins)
+    assert table.schema.field("year").type == pa.int64() and table.schema.field("trim_id").type == pa.int64()
+    for vin, row in zip(vins, table.to_pylist()):
+        kind, expected = api_answers[vin]
+        if kind == "ok":
+            specs = expected["specs"]
+            assert row["vin"] == vd.vin.validate(vin)
+            assert (row["year"], row["make"], row["model"], row["trim"]) == \
+                (expected["year"], expected["make"], expected["model"], expected["trim"]), vin
+            assert (row["series"], row["body"], row["drive"], row["fuel"]) == \
+                (specs["series"], specs["body_class"], specs["drive_type"], specs["fuel_type_primary"]), vin
+            assert (row["error_code"], row["error_text"]) == (specs["error_code"], specs["error_text"]), vin
+            assert row["trim_id"] == (expected["trims"][0]["id"] if expected["trims"] else None), vin
+            if specs["displacement_l"] is not None:
+                assert row["engine"].startswith(specs["displacement_l"] + "L"), vin
+        else:
+            assert row["vin"] == (vin if kind == "BadRequestError" else vd.vin.validate(vin))
+            assert row["error_code"] == ("invalid_vin" if kind == "BadRequestError" else "not_found"), vin
+            assert row["error_text"] == expected, vin
+            assert row["year"] is None and row["make"] is None and row["trim_id"] is None
+
+
+def test_decode_many_engine_and_check_digit_rows(decoder) -> None:
+    rows = decoder.decode_many([GMC, "1GTG6CEN7L1139305", None, 17]).to_pylist()
+    assert rows[0]["engine"].startswith("3.6L 6cyl ")
+    assert rows[0]["error_code"] == "0"
+    assert rows[1]["error_code"] == "1"
+    assert rows[1]["error_text"] == "1 - Check Digit (9th position) does not calculate properly"
+    assert rows[2]["vin"] is None and rows[2]["error_code"] == "invalid_vin" and rows[2]["error_text"] == "VIN is null"
+    assert rows[3]["vin"] == "17" and rows[3]["error_text"] == "Invalid VIN '17': expected 17 characters, got 2"
+
+
+def test_decode_many_takes_every_input_kind(decoder) -> None:
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    vins = benchmark_vins()[:300] + BAD
+    expected = decoder.decode_many(vins, threads=1)
+
+    class StreamOnly:  # only the Arrow PyCapsule stream protocol
+        def __init__(self, data: Any) -> None:
+            self.data = data
+
+        def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+            return self.data.__arrow_c_stream__(requested_schema)
+
+    class ArrayOnly:
+        def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
+            return pa.array(vins).__arrow_c_array__(requested_schema)
+
+    inputs: List[Any] = [
+        tuple(vins), np.array(vins), np.array(vins, dtype=object), pd.Series(vins),
+        pd.Series(vins, dtype="string[pyarrow]"), pa.array(vins), pa.array(vins, type=pa.large_string()),
+        pa.chunked_array([vins[:100], vins[100:]]), StreamOnly(pa.chunked_array([vins[:7], vins[7:]])), ArrayOnly(),
+        iter(vins),
+    ]
+    try:
+        import polars as pl
+        inputs.append(pl.Series(vins))
+    except ImportError:
+        pass
+    for data in inputs:
+        assert decoder.decode_many(data).equals(expected), type(data)
+    with pytest.raises(vd.QueryError):
+        decoder.decode_many(GMC)
+    with pytest.raises(vd.QueryError):
+        decoder.decode_many(vins, threads=0)
+    empty = decoder.decode_many([])
+    assert empty.num_rows == 0 and empty.schema.equals(expected.schema)
+
+
+def test_decode_many_is_the_same_on_any_number_of_threads(decoder) -> None:
+    vins = benchmark_vins() * 3
+    one = decoder.decode_many(vins, threads=1)
+    assert one.num_rows == len(vins)
+    for threads in (2, 3, 16):
+        assert decoder.decode_many(vins, threads=threads).equals(one)
+
+
+def test_decoder_pickles_by_path_and_opens_once_per_process(decoder, database: Path) -> None:
+    data = pickle.dumps(decoder)
+    assert len(data) < 500
+    again = pickle.loads(data)
+    assert again.path == decoder.path == str(database.resolve())
+    assert again._core is decoder._core  # the tables were not read again
+    # In another process: the path travels, the tables are opened there.
+    code = ("import pickle, sys; d = pickle.loads(sys.stdin.buffer.read()); "
+            f"print(d.decode({GMC!r}).model, d.decode_many([{GMC!r}]).column('trim_id')[0].as_py())")
+    out = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=True, timeout=300)
+    assert out.stdout.decode().split() == ["Canyon", str(decoder.decode(GMC).trims[0]["id"])]
+
+
+def test_decoder_default_path_and_missing_dataset(decoder, database: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VEHICLEDATA_HOME", str(database.parent))
+    assert vd.vin.Decoder().path == decoder.path
+    with pytest.raises(FileNotFoundError) as e:
+        vd.vin.Decoder(tmp_path / "none.db")
+    assert str(tmp_path / "none.db") in str(e.value)
+    with pytest.raises(vd.QueryError):
+        decoder.decode(17)  # type: ignore[arg-type]
+
+
+def test_decode_parquet_streams_in_batches(decoder, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    vins = benchmark_vins() + BAD + [None]  # type: ignore[list-item]
+    src, dst = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(pa.table({"id": list(range(len(vins))), "VIN": vins}), src, row_group_size=1000)
+    assert decoder.decode_parquet(src, dst, column="VIN", batch_rows=300, progress=False) == len(vins)
+    out = pq.ParquetFile(dst)
+    assert out.metadata.num_row_groups >= 9  # written batch by batch
+    assert out.read().equals(decoder.decode_many(vins))
+    with pytest.raises(vd.QueryError) as e:
+        decoder.decode_parquet(src, dst, progress=False)
+    assert "no column 'vin'" in str(e.value)
+
+
+def test_decode_parquet_names_a_broken_row_group_and_keeps_what_was_written(decoder, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    vins = benchmark_vins()[:1500]
+    src, dst = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(pa.table({"vin": vins}), src, row_group_size=500, compression="zstd")
+    chunk = pq.ParquetFile(src).metadata.row_group(1).column(0)
+    data = bytearray(src.read_bytes())
+    start = chunk.data_page_offset
+    data[start:start + 64] = b"\xff" * 64  # the page header of group 1 is garbage
+    src.write_bytes(bytes(data))
+    with pytest.raises(vd.vin.ParquetSourceError) as e:
+        decoder.decode_parquet(src, dst, batch_rows=200, progress=False)
+    assert e.value.row_group == 1 and e.value.path == str(src)
+    assert f"{src}: row group 1 cannot be read" in str(e.value)
+    written = pq.read_table(dst)  # a valid file with group 0's rows
+    assert written.equals(decoder.decode_many(vins[:500]))
