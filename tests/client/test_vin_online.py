@@ -148,3 +148,22 @@ def test_corrupt_checkpoint_is_a_decode_error(emu, client_factory, tmp_path, tex
     assert str(ckpt) in str(e.value) and where in str(e.value)
     assert vin_requests(emu) == 0
     assert ckpt.read_text() == text  # left as it was
+
+
+def test_failed_answers_are_retried_and_a_dropped_batch_raises(emu, decoder, client_factory, capsys) -> None:
+    vins = benchmark_vins(40)
+    emu.reset()
+    emu.fault("/api/vin/", status=503, count=3)   # the first three answers: retried (FAST_RETRY)
+    emu.fault("/api/vin/" + vins[5], action="truncate", count=1)
+    with client_factory(emu.url) as api:
+        table = api.vin.decode_many(vins, concurrency=3, progress=True)
+        assert api.stats()["retries"] >= 4
+    assert table.to_pylist() == decoder.decode_many(vins, threads=1).to_pylist()
+    err = capsys.readouterr().err
+    assert "VINs:" in err and "/40 [" in err  # the tqdm bar of the requests (cleared when done)
+    emu.reset()
+    emu.fault("/api/vin/", status=503, count=100)  # past the retry budget: the batch raises, typed
+    with client_factory(emu.url) as api:
+        with pytest.raises(vd.ServerError):
+            api.vin.decode_many(vins[:6], progress=False)
+    emu.reset()
