@@ -557,6 +557,28 @@ void bind_client(py::module_& m) {
            "Fetch pages concurrently (curl multi, inside the token bucket); results in input order.  With `first` "
            "(page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it as it arrives "
            "(PaginationError).")
+        .def("fetch_pages_settled", [](PyClient& p, const std::vector<std::string>& targets, const std::string& record,
+                                       const std::string& shape, bool verbose, int parallel, py::function on_done) {
+            const sc::Record& r = record_of(record);
+            sc::Shape s = shape_of(shape);
+            py::gil_scoped_release nogil;
+            p.client->fetch_pages(
+                targets, r, s,
+                [&](std::size_t i, vc::Page&& page) {
+                    py::gil_scoped_acquire g;
+                    on_done(i, std::make_shared<vc::Page>(std::move(page)), py::none(), py::none());
+                },
+                verbose, 0, nullptr,
+                [&](std::size_t i, const vc::ApiError& e) {
+                    py::gil_scoped_acquire g;
+                    on_done(i, py::none(), e.status, safe_text(e.what()));
+                },
+                parallel);
+        }, py::arg("targets"), py::arg("record"), py::arg("shape"), py::arg("verbose"), py::arg("parallel"),
+           py::arg("on_done"),
+           "Fetch targets concurrently (curl multi, inside the token bucket, retries per target) and call "
+           "`on_done(index, page, None, None)` as each arrives, or `on_done(index, None, status, message)` for "
+           "one the server refuses (4xx other than 401/403/429): the batch goes on (api.vin.decode_many).")
         .def("collect_pages", [](PyClient& p, const vc::Page& first, const std::vector<std::string>& targets,
                                  const std::string& record, const std::string& shape, bool verbose,
                                  std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers,

@@ -423,11 +423,23 @@ std::size_t Client::reorder_window() const {
 
 void Client::fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
                          const std::function<void(std::size_t, Page&&)>& on_page, bool verbose, std::size_t window,
-                         WaitBudget* budget) {
+                         WaitBudget* budget, const std::function<void(std::size_t, const ApiError&)>& on_refused,
+                         int parallel) {
     const std::size_t n = targets.size();
     if (n == 0) return;
+    auto refused = [&](const ApiError& e) {
+        return on_refused && e.status >= 400 && e.status < 500 && e.status != 401 && e.status != 403 && e.status != 429;
+    };
     if (n == 1) {
-        on_page(0, get_page(targets[0], record, shape, verbose, budget));
+        std::optional<Page> page;
+        try {
+            page = get_page(targets[0], record, shape, verbose, budget);
+        } catch (const ApiError& e) {
+            if (!refused(e)) throw;
+            on_refused(0, e);
+            return;
+        }
+        on_page(0, std::move(*page));
         return;
     }
     struct State {
@@ -448,7 +460,7 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
     auto in_window = [&](std::size_t i) { return window == 0 || i < frontier + window; };
     MultiBatch batch(transport_);
     std::optional<Clock::time_point> blocked_since;
-    const std::size_t max_parallel = static_cast<std::size_t>(options_.max_parallel);
+    const std::size_t max_parallel = static_cast<std::size_t>(std::max(1, parallel > 0 ? parallel : options_.max_parallel));
     while (done < n) {
         int wait_ms = 100;
         // Start what may start: order kept, each inside the token bucket.
@@ -492,7 +504,17 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
         }
         if (batch.running() == 0 && pending.empty()) break;
         for (auto& [i, r] : batch.poll(batch.running() ? wait_ms : std::max(1, wait_ms))) {
-            double delay = settle(r, st[i].retry, st[i].jwt_used);
+            double delay = 0;
+            try {
+                delay = settle(r, st[i].retry, st[i].jwt_used);
+            } catch (const ApiError& e) {
+                if (!refused(e)) throw;
+                on_refused(i, e);
+                ++done;
+                delivered[i] = true;
+                while (frontier < n && delivered[frontier]) ++frontier;
+                continue;
+            }
             if (delay < 0) {
                 if (std::optional<Page> page = accept(r, targets[i], st[i].retry, record, shape, verbose, delay)) {
                     on_page(i, std::move(*page));

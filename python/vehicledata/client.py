@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .feed import DataFeed
     from .vehicles import VehiclesResource
     from .vin import VinResult
+    from .vin_online import VinAccessor
 
 logger = logging.getLogger("vehicledata")
 
@@ -679,10 +680,16 @@ class Client:
 
         return DataFeed(self._fetcher)
 
-    def vin(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> "VinResult":
-        """Decode a VIN: year, make, model, trim, specs (a mapping of vPIC elements) and the catalogue's
-        legacy trims, best match first (``all_trims=True``: every trim of the model).
-        ``vehicledata.vin.validate`` checks a VIN locally without a request."""
+    @property
+    def vin(self) -> "VinAccessor":
+        """``api.vin(vin)`` decodes a VIN (``VinResult``); ``api.vin.decode_many(vins, concurrency=,
+        checkpoint=, progress=)`` decodes a batch through the service into the offline decoder's Arrow
+        table (vehicledata.vin_online, docs/vin.md)."""
+        from .vin_online import VinAccessor
+
+        return VinAccessor(self)
+
+    def _vin_one(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> "VinResult":
         from .vin import VinResult
 
         return VinResult.of(self._one(*self._vin_request(vin, verbose, all_trims)))

@@ -27,6 +27,8 @@
 
 namespace vehicledata::client {
 
+class ApiError;  // errors.h
+
 inline constexpr const char* kDefaultBaseUrl = "https://carapi.app";
 
 struct ClientOptions {
@@ -108,9 +110,15 @@ public:
     // `window` (> 0), target i is not sent until every target before
     // i - window + 1 has been handed over, so at most window - 1 pages arrive
     // ahead of one still missing.
+    // With `on_refused`, a target the server refuses for itself (a 4xx answer
+    // other than 401, 403 and 429, after its retries) is handed to
+    // `on_refused(index, error)` and the batch goes on (api.vin.decode_many's
+    // bad VINs); without it, that ApiError ends the batch.
     void fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
                      const std::function<void(std::size_t, Page&&)>& on_page, bool verbose = false,
-                     std::size_t window = 0, WaitBudget* budget = nullptr);
+                     std::size_t window = 0, WaitBudget* budget = nullptr,
+                     const std::function<void(std::size_t, const ApiError&)>& on_refused = {},
+                     int parallel = 0);  // concurrent transfers (<= 0: options().max_parallel)
     // Fetch `targets` concurrently and append them in order to a copy of
     // `first` (columns reserved for first.collection.total rows), releasing
     // each page once appended: peak memory stays near the final size.  Each
