@@ -10,6 +10,7 @@ The fast tests cover the CA bundle choice and the configure-time messages of the
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -22,7 +23,8 @@ import zipfile
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
-from typing import Dict, Iterator, List
+from types import ModuleType
+from typing import Dict, Iterator, List, Sequence
 
 import pytest
 
@@ -36,11 +38,23 @@ SYSTEM_LIBS = {"linux-vdso.so.1", "libc.so.6", "libm.so.6", "libstdc++.so.6", "l
                "libresolv.so.2", "libpthread.so.0", "libdl.so.2", "librt.so.1", "ld-linux-x86-64.so.2"}
 
 
+def _smoke() -> ModuleType:
+    """tools/wheels/smoke.py (the checks each Debian root runs on its wheel): its README quick start,
+    self-signed certificate, loopback TLS server and client serve these tests too."""
+    spec = importlib.util.spec_from_file_location("vehicledata_wheel_smoke", ROOT / "tools" / "wheels" / "smoke.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+smoke = _smoke()
+
+
 def readme_quick_start() -> str:
-    text = (ROOT / "README.md").read_text()
-    match = re.search(r"^## Quick start\n.*?```python\n(.*?)```", text, re.S | re.M)
-    assert match, "README.md has no ```python block under '## Quick start'"
-    return match.group(1)
+    code: str = smoke.readme_quick_start(ROOT / "README.md")
+    assert code, "README.md has no ```python block under '## Quick start'"
+    return code
 
 
 # ---- the CA bundle: system store first, certifi as the fallback ---------------------------------
@@ -151,8 +165,8 @@ def _clean_env(fresh: Dict[str, Path], **extra: str) -> Dict[str, str]:
     return env
 
 
-def _run(fresh: Dict[str, Path], code: str, timeout: float = 600, **env: str) -> str:
-    proc = subprocess.run([str(fresh["python"]), "-c", code], cwd=fresh["work"], env=_clean_env(fresh, **env),
+def _run(fresh: Dict[str, Path], code: str, timeout: float = 600, args: Sequence[str] = (), **env: str) -> str:
+    proc = subprocess.run([str(fresh["python"]), "-c", code, *args], cwd=fresh["work"], env=_clean_env(fresh, **env),
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return proc.stdout
@@ -244,38 +258,9 @@ def test_readme_quick_start_runs_from_the_wheel(fresh: Dict[str, Path], database
 
 @pytest.mark.slow
 def test_tls_is_verified_with_the_bundled_libcurl(fresh: Dict[str, Path], tmp_path: Path) -> None:
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True, timeout=120)
-    server = (
-        "import http.server, json, ssl, sys, threading\n"
-        "class H(http.server.BaseHTTPRequestHandler):\n"
-        "    def do_GET(self):\n"
-        "        body = json.dumps({'path': self.path}).encode()\n"
-        "        self.send_response(200); self.send_header('Content-Type', 'application/json')\n"
-        "        self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body)\n"
-        "    def log_message(self, *a): pass\n"
-        "srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)\n"
-        "ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(sys.argv[1], sys.argv[2])\n"
-        "srv.socket = ctx.wrap_socket(srv.socket, server_side=True)\n"
-        "threading.Timer(120, srv.shutdown).start()\n"
-        "print(srv.server_address[1], flush=True); srv.serve_forever()\n")
-    proc = subprocess.Popen([sys.executable, "-c", server, str(cert), str(key)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        port = int(proc.stdout.readline())
-        client = (
-            "import json, vehicledata as vd\n"
-            f"api = vd.Client(base_url='https://127.0.0.1:{port}', api_token='', api_secret='', retry=0)\n"
-            "try:\n"
-            "    print(json.dumps({'ok': api.get_json('/api/ping')}))\n"
-            "except vd.TransportError as e:\n"
-            "    print(json.dumps({'error': str(e)}))\n")
-        trusted = json.loads(_run(fresh, client, timeout=120, SSL_CERT_FILE=str(cert)))
+    cert, key = smoke.self_signed(tmp_path)
+    with smoke.tls_server(cert, key) as port:
+        trusted = json.loads(_run(fresh, smoke.CLIENT, timeout=120, args=[port], SSL_CERT_FILE=str(cert)))
         assert trusted == {"ok": {"path": "/api/ping"}}
-        untrusted = json.loads(_run(fresh, client, timeout=120))
+        untrusted = json.loads(_run(fresh, smoke.CLIENT, timeout=120, args=[port]))
         assert "certificate" in untrusted.get("error", "").lower(), untrusted
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)

@@ -33,10 +33,15 @@ polars keeps no metadata: use ``Pager.synthetic``.
 from __future__ import annotations
 
 import json
+import logging
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 from . import _core
+
+#: Says once per process why the DataFrame fast path is not taken (the public path is, as fast as
+#: pandas' public constructors: correct, slower on small pages).
+logger = logging.getLogger("vehicledata.frames")
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -190,17 +195,20 @@ def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
 # path builds each column's array with the array class's ``_simple_new`` (or the two attributes an
 # ArrowExtensionArray has), the blocks pandas would build, and the BlockManager and DataFrame
 # without checks, with the per-layout metadata (dtypes, block classes, which columns pandas stacks,
-# the columns Index) computed once per record layout. It is written against the internals of
-# pandas 3.0.1 (the project's pin, pyproject.toml [dev]); with another pandas, if one of them is
-# missing, or if the first frame of a layout differs from the public construction's (values,
-# dtypes, blocks), the public path is used from then on: an upgrade can cost speed, not
-# correctness. tests/client/test_client_fast_frames.py compares both paths for every record type.
+# the columns Index) computed once per record layout. The blocks are read from pandas' public
+# construction of the layout's first page, as pandas' block forming differs between releases. It
+# uses internals that pandas 2.2 to 3.1 have (tested: the project's pin 3.0.1, pyproject.toml [dev];
+# the floor 2.2.0, `make test-floor`; 3.1.1 with pyarrow 26, `make wheels-test`); with another pandas,
+# if one of them is missing, or if the first frame of a layout differs from the public
+# construction's (values, dtypes, blocks), the public path is used from then on, with a warning
+# logged (logger "vehicledata.frames"): an upgrade can cost speed, not correctness.
+# tests/client/test_client_fast_frames.py compares both paths for every record type.
 
 class _Layout:
     """What the fast path needs to know about one page layout (column names, kinds and types)."""
 
     __slots__ = ("columns", "kinds", "blocks", "arrow", "text_schema", "ints", "bools", "stamps", "strings",
-                 "other_text", "consolidate", "verified")
+                 "other_text", "reference", "verified")
 
     def __init__(self, fast: "_FastFrames", page: Any, with_arrow: bool) -> None:
         np = fast.np
@@ -218,34 +226,25 @@ class _Layout:
         self.other_text = tuple((i, self.kinds[i], j) for j, i in enumerate(text) if self.kinds[i] != "string")
         self.arrow = with_arrow and bool(text)
         self.text_schema = fast.pa.Schema._import_from_c_capsule(page._arrow_text_schema()) if self.arrow else None
-        dtypes = [fast.dtypes[k] for k in self.kinds]
-        # The blocks of pandas' own construction (_form_blocks): a run of columns of one numpy dtype
-        # (float64, datetime64[s], object) is one stacked block, an extension array one block
-        # (1-D: Int64, boolean, string; 1 x n: datetime64[us, UTC], made 1 x n by Page._pandas_values).
-        # Blocks: (klass, columns, how, placement) with how "1d", "2d" or the numpy dtype to stack into.
-        blocks: List[Tuple[Any, Tuple[int, ...], Any]] = []
-        runs: Dict[Any, int] = {}
-        for i, d in enumerate(dtypes):
-            klass = fast.get_block_type(d)
-            if isinstance(d, np.dtype):
-                last = blocks[-1] if blocks else None
-                # (numpy 1.x compares a dtype equal to "1d", a float64 synonym: test the type first)
-                if last is not None and isinstance(last[2], np.dtype) and last[2] == d and last[1][-1] == i - 1:
-                    blocks[-1] = (klass, last[1] + (i,), d)
-                else:
-                    blocks.append((klass, (i,), d))
-                    runs[d] = runs.get(d, 0) + 1
-            else:
-                blocks.append((klass, (i,), "1d" if fast.is_1d_only(d) else "2d"))
+        # The blocks of pandas' own construction of this layout, read from its public construction of
+        # the layout's first page (so the fast path follows pandas' block forming, which changes between
+        # releases: 3.0 stacks runs of adjacent columns of one numpy dtype, then consolidates; 3.1 groups
+        # all columns of one dtype, in order of first appearance). An extension array (Int64, boolean,
+        # string) is one block of one column (1-D; datetime64[us, UTC] 1 x n, as Page._pandas_values
+        # makes it); numpy dtypes (float64, datetime64[s], object) stack their columns.
         # Blocks: (klass, column, None, placement) for one array, (klass, columns, dtype, placement) for
         # columns stacked; a placement is never changed by pandas (operations make new ones): one per layout.
+        self.reference: Any = _page_to_pandas_public(page)  # checked against the first fast frame, then dropped
         self.blocks: List[Tuple[Any, Any, Any, Any]] = []
-        for klass, where, how in blocks:
-            place = fast.BlockPlacement(slice(where[0], where[-1] + 1, 1))
-            one = isinstance(how, str)  # "1d" or "2d" (never compared with a dtype: see above)
-            self.blocks.append((klass, where[0] if one else where, None if one else how, place))
-        # Runs of one dtype apart: pandas then merges them (BlockManager._consolidate_inplace).
-        self.consolidate = any(r > 1 for r in runs.values())
+        for block in self.reference._mgr.blocks:
+            place = block.mgr_locs
+            where = tuple(int(i) for i in place.as_array)
+            if isinstance(block.dtype, np.dtype):
+                self.blocks.append((type(block), where, block.dtype, place))
+            elif len(where) == 1:
+                self.blocks.append((type(block), where[0], None, place))
+            else:  # pragma: no cover - a pandas that puts extension arrays of several columns in one block
+                raise TypeError(f"a {block.dtype} block of {len(where)} columns")
         self.verified = False
 
 
@@ -255,26 +254,30 @@ class _FastFrames:
 
     def __init__(self, pd: Any, pa: Any) -> None:
         import numpy as np
-        from pandas._libs.internals import BlockPlacement
         from pandas.core.arrays import BooleanArray, DatetimeArray, IntegerArray
-        from pandas.core.dtypes import common
-        from pandas.core.internals.blocks import get_block_type
         from pandas.core.internals.managers import BlockManager
 
         self.np, self.pd, self.pa = np, pd, pa
-        self.BlockPlacement, self.BlockManager, self.get_block_type = BlockPlacement, BlockManager, get_block_type
-        self.is_1d_only = getattr(common, "is_1d_only_ea_dtype")
+        self.BlockManager = BlockManager
         self.from_mgr = pd.DataFrame._from_mgr
         self.int64 = pd.Int64Dtype()
         self.utc_us = pd.DatetimeTZDtype("us", "UTC")
         self.days = np.dtype(PANDAS_DTYPES["date"])
         self.string_array: Any = None
         self.string_dtype: Any = None
+        self.string_cache = False
         if pa is not None:
             from pandas.core.arrays.string_arrow import ArrowStringArray
 
             self.string_array = ArrowStringArray
-            self.string_dtype = ArrowStringArray(pa.array([], pa.large_string())).dtype
+            empty = ArrowStringArray(pa.array([], pa.large_string()))
+            self.string_dtype = empty.dtype
+            # The attributes an ArrowStringArray's constructor sets: its array and dtype, and since
+            # pandas 3.1 an empty `_cache` (cache_readonly results); anything else: the public path.
+            attributes = set(vars(empty))
+            if not {"_pa_array", "_dtype"} <= attributes <= {"_pa_array", "_dtype", "_cache"}:
+                raise TypeError(f"ArrowStringArray sets {sorted(attributes)}")
+            self.string_cache = "_cache" in attributes
             self.table_new = pa.Table.from_batches
             self.batch_import = pa.RecordBatch._import_from_c
         self.dtypes = {"int64": self.int64, "float64": np.dtype("float64"), "bool": pd.BooleanDtype(),
@@ -316,12 +319,14 @@ class _FastFrames:
             capsule, address = page._arrow_text_array()
             texts = self.table_new([self.batch_import(address, lay.text_schema)]).columns
             del capsule  # the struct was moved into pyarrow: the capsule frees the empty shell
-            string_array, string_dtype = self.string_array, self.string_dtype
+            string_array, string_dtype, cache = self.string_array, self.string_dtype, self.string_cache
             new = string_array.__new__
-            for i, j in lay.strings:  # an ArrowStringArray from its two attributes
+            for i, j in lay.strings:  # an ArrowStringArray from its two (pandas 3.1: three) attributes
                 arr = new(string_array)
                 arr._pa_array = texts[j]  # a ChunkedArray (one chunk: the page)
                 arr._dtype = string_dtype
+                if cache:
+                    arr._cache = {}
                 arrays[i] = arr
             for i, kind, j in lay.other_text:
                 column = texts[j]
@@ -346,12 +351,10 @@ class _FastFrames:
                         for klass, where, stack, place in lay.blocks])
         axes = [lay.columns._view(), self.range_new(range(n))]
         mgr = self.BlockManager(blocks, axes, verify_integrity=False)
-        if lay.consolidate:
-            mgr._consolidate_inplace()
         df = self.from_mgr(mgr, axes)
         if not lay.verified:  # the first frame of a layout: the same as pandas' public construction?
-            _check_same(self.pd, df, _page_to_pandas_public(page))
-            lay.verified = True
+            _check_same(self.pd, df, lay.reference)
+            lay.verified, lay.reference = True, None
         return df
 
     def stack(self, arrays: List[Any], where: Tuple[int, ...], dtype: Any, n: int) -> Any:
@@ -371,13 +374,21 @@ def _check_same(pd: Any, fast: Any, public: Any) -> None:
 _FAST: Dict[str, Any] = {}
 
 
+def _fall_back(pd: Any, pa: Any, why: str) -> None:
+    """Log (a warning; _FAST then keeps the decision for the process) that DataFrames are built by the public path from now on."""
+    logger.warning("DataFrames of pages are built by pandas' public constructors (slower on small pages):"
+                   " the fast path does not work with pandas %s%s: %s", pd.__version__,
+                   f" and pyarrow {pa.__version__}" if pa is not None else " without pyarrow", why)
+
+
 def _fast_frames(pd: Any, pa: Any) -> Optional[_FastFrames]:
     """The fast path for this pandas (and pyarrow or not), or None if it lacks an internal."""
     key = "arrow" if pa is not None else "numpy"
     if key not in _FAST:
         try:
             _FAST[key] = _FastFrames(pd, pa)
-        except (ImportError, AttributeError, TypeError):  # pragma: no cover - another pandas
+        except (ImportError, AttributeError, TypeError) as e:  # another pandas
+            _fall_back(pd, pa, f"this pandas lacks an internal the fast path uses ({type(e).__name__}: {e})")
             _FAST[key] = None
     return _FAST[key]  # type: ignore[no-any-return]
 
@@ -438,7 +449,9 @@ def page_to_pandas(page: Any) -> "pd.DataFrame":
     if fast is not None:
         try:
             return _labelled(fast.frame(page), page)
-        except (AttributeError, TypeError, ValueError, AssertionError):  # pragma: no cover - another pandas
+        except (AttributeError, TypeError, ValueError, AssertionError) as e:  # another pandas
+            _fall_back(pd, fast.pa, f"its frame of a page of {page.record} records differs from pandas' public construction"
+                       f" or failed ({type(e).__name__}: {str(e)[:200]})")
             _FAST.clear()
             _FAST["arrow"] = _FAST["numpy"] = None
     return _labelled(_page_to_pandas_public(page), page)

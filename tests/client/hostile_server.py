@@ -49,8 +49,9 @@ def small_zip() -> bytes:
     import zipfile
 
     buf = io.BytesIO()
+    member = zipfile.ZipInfo("makes.csv", date_time=(2024, 1, 1, 0, 0, 0))  # a fixed time: the same bytes every call
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("makes.csv", "id,name\n" + "".join(f"{i},Make {i}\n" for i in range(2000)))
+        zf.writestr(member, "id,name\n" + "".join(f"{i},Make {i}\n" for i in range(2000)), zipfile.ZIP_DEFLATED)
     return buf.getvalue()
 
 

@@ -30,7 +30,9 @@ def _same(page: Any) -> pd.DataFrame:
     assert frames._FAST.get("arrow") is not None, "the fast path fell back to the public one"
     public = frames._page_to_pandas_public(page)
     pd.testing.assert_frame_equal(fast, public, check_exact=True)
-    assert [str(b.dtype) for b in fast._mgr.blocks] == [str(b.dtype) for b in public._mgr.blocks]
+    # the blocks of pandas' own construction: the same dtypes, columns and order
+    assert [(str(b.dtype), b.mgr_locs.as_array.tolist()) for b in fast._mgr.blocks] == \
+        [(str(b.dtype), b.mgr_locs.as_array.tolist()) for b in public._mgr.blocks]
     assert isinstance(fast.index, pd.RangeIndex) and len(fast.index) == page.rows
     return fast
 
@@ -116,7 +118,7 @@ def test_floats_are_copied_as_pandas_copies_them(raw_json):
     assert frames.page_to_pandas(page).loc[0, "wheel_base"] == float(raw["data"][0]["wheel_base"])
 
 
-def test_without_the_internals_the_public_path_gives_the_same(raw_json, monkeypatch):
+def test_without_the_internals_the_public_path_gives_the_same(raw_json, monkeypatch, caplog):
     raw = raw_json("/api/trims/v2?limit=10&verbose=yes")
     page = _core.client.decode(_with_nulls(raw, 10), "trim", "envelope", "", True)
     want = _same(page)
@@ -126,12 +128,20 @@ def test_without_the_internals_the_public_path_gives_the_same(raw_json, monkeypa
 
     frames._FAST.clear()
     monkeypatch.setattr(frames._FastFrames, "__init__", missing)
-    got = frames.page_to_pandas(page)
+    with caplog.at_level("WARNING", logger="vehicledata.frames"):
+        got = frames.page_to_pandas(page)
+        frames.page_to_pandas(page)
     assert frames._FAST == {"arrow": None}
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+    # said once, with the versions and the reason (never silently)
+    import pyarrow as pa
+    assert [r.getMessage() for r in caplog.records] == [
+        "DataFrames of pages are built by pandas' public constructors (slower on small pages): the fast path"
+        f" does not work with pandas {pd.__version__} and pyarrow {pa.__version__}: this pandas lacks an internal"
+        " the fast path uses (AttributeError: type object 'BlockManager' has no attribute 'from_blocks')"]
 
 
-def test_a_pandas_that_builds_differently_gets_the_public_path(raw_json, monkeypatch):
+def test_a_pandas_that_builds_differently_gets_the_public_path(raw_json, monkeypatch, caplog):
     raw = raw_json("/api/engines/v2?limit=10")
     page = _core.client.decode(json.dumps(raw).encode(), "engine", "envelope", "")
     want = frames._page_to_pandas_public(page)
@@ -140,8 +150,13 @@ def test_a_pandas_that_builds_differently_gets_the_public_path(raw_json, monkeyp
         raise AssertionError("DataFrame.iloc[:, 0] (column name=\"id\") are different")
 
     monkeypatch.setattr(frames, "_check_same", differs)
-    got = frames.page_to_pandas(page)
+    with caplog.at_level("WARNING", logger="vehicledata.frames"):
+        got = frames.page_to_pandas(page)
     assert frames._FAST == {"arrow": None, "numpy": None}  # disabled for the rest of the process
+    [record] = caplog.records
+    assert record.levelname == "WARNING" and record.getMessage().endswith(
+        "its frame of a page of engine records differs from pandas' public construction or failed"
+        " (AssertionError: DataFrame.iloc[:, 0] (column name=\"id\") are different)")
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     pd.testing.assert_frame_equal(frames.page_to_pandas(page), want, check_exact=True)
 

@@ -10,6 +10,8 @@ Debian root; cibuildwheel's test-command). Exits non-zero on the first failure.
    with --expect-data the database was built from the `vehicledata-data` package (real BMWs);
 3. TLS against a self-signed loopback server (`openssl` makes the certificate): trusted through
    SSL_CERT_FILE it answers, untrusted it fails with a TransportError naming the certificate.
+tests/test_wheel.py (the developer wheel in a fresh venv) uses its quick start, certificate, server
+and client (this file must stay standalone: test.sh copies it alone into each Debian root).
 """
 from __future__ import annotations
 
@@ -21,8 +23,9 @@ import re
 import subprocess
 import sys
 import tempfile
-from contextlib import redirect_stdout
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
+from typing import Iterator, Tuple
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,14 +50,18 @@ def versions() -> None:
     check(all(got.get(k) for k in ("simdjson", "SQLite", "OpenSSL", "CA bundle")), "every library reports a version")
 
 
+def readme_quick_start(readme: Path) -> str:
+    """The README's quick start: the ```python block under "## Quick start" ("" if there is none)."""
+    match = re.search(r"^## Quick start\n.*?```python\n(.*?)```", readme.read_text(), re.S | re.M)
+    return match.group(1) if match else ""
+
+
 def quick_start(readme: Path, expect_data: bool) -> None:
-    text = readme.read_text()
-    match = re.search(r"^## Quick start\n.*?```python\n(.*?)```", text, re.S | re.M)
-    check(match is not None, "README has a quick start")
-    assert match is not None
+    code = readme_quick_start(readme)
+    check(bool(code), "README has a quick start")
     out = io.StringIO()
     with redirect_stdout(out):
-        exec(compile(match.group(1), str(readme), "exec"), {})
+        exec(compile(code, str(readme), "exec"), {})
     lines = out.getvalue().splitlines()
     print(out.getvalue(), end="")
     check(len(lines) >= 5 and all(re.fullmatch(r"\d+ .+ \d+", line) for line in lines[:3]),
@@ -69,6 +76,8 @@ def quick_start(readme: Path, expect_data: bool) -> None:
         check("vehicledata_data" in meta.get("source", ""), f"the database came from vehicledata-data: {meta}")
 
 
+# A loopback HTTPS server (arguments: certificate, key) answering every GET with {"path": its path};
+# prints its port, stops after two minutes.
 SERVER = (
     "import http.server, json, ssl, sys, threading\n"
     "class H(http.server.BaseHTTPRequestHandler):\n"
@@ -82,6 +91,7 @@ SERVER = (
     "srv.socket = ctx.wrap_socket(srv.socket, server_side=True)\n"
     "threading.Timer(120, srv.shutdown).start()\n"
     "print(srv.server_address[1], flush=True); srv.serve_forever()\n")
+# The client (argument: the server's port): {"ok": the answer} or {"error": the TransportError's message}.
 CLIENT = (
     "import json, sys, vehicledata as vd\n"
     "api = vd.Client(base_url='https://127.0.0.1:' + sys.argv[1], api_token='', api_secret='', retry=0)\n"
@@ -91,16 +101,31 @@ CLIENT = (
     "    print(json.dumps({'error': str(e)}))\n")
 
 
+def self_signed(folder: Path) -> Tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (`openssl`), in folder."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=120)
+    return cert, key
+
+
+@contextmanager
+def tls_server(cert: Path, key: Path) -> Iterator[str]:
+    """A loopback HTTPS server (SERVER, under this Python) with that certificate; yields its port."""
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(cert), str(key)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def tls() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        cert, key = Path(tmp) / "cert.pem", Path(tmp) / "key.pem"
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                        str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                       check=True, capture_output=True, timeout=120)
-        server = subprocess.Popen([sys.executable, "-c", SERVER, str(cert), str(key)], stdout=subprocess.PIPE, text=True)
-        try:
-            assert server.stdout is not None
-            port = server.stdout.readline().strip()
+        cert, key = self_signed(Path(tmp))
+        with tls_server(cert, key) as port:
             env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "CURL_CA_BUNDLE")}
 
             def run(**extra: str) -> dict:
@@ -112,9 +137,6 @@ def tls() -> None:
             check(trusted == {"ok": {"path": "/api/ping"}}, f"TLS verified against the trusted certificate: {trusted}")
             untrusted = run()
             check("certificate" in untrusted.get("error", "").lower(), f"untrusted certificate refused: {untrusted}")
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
 
 
 def main() -> int:
