@@ -354,20 +354,9 @@ Page Client::get_page(const std::string& target, const schema::Record& record, s
     RetryState state(options_.retry, nullptr, budget);
     while (true) {
         Response r = get(target, state);
-        try {
-            Page page = decode_page(r.body, record, shape, r.url, verbose);
-            page.synthetic = synthetic_fields(r.synthetic);
-            check_pages(page);
-            if (cache_.enabled()) {
-                const std::string url = cacheable(target);
-                if (!url.empty()) cache_.store("GET", url, r);
-            }
-            return page;
-        } catch (const DecodeError& e) {
-            RetryDecision d = state.decode_failed(e.what());
-            if (!d.retry) throw;
-            transport_.sleep(retrying(d, "GET " + r.url));
-        }
+        double delay = 0;
+        if (std::optional<Page> page = accept(r, target, state, record, shape, verbose, delay)) return std::move(*page);
+        transport_.sleep(delay);
     }
 }
 
