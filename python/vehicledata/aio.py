@@ -418,6 +418,16 @@ class AsyncSearchResource:
 
     __call__ = search
 
+    async def sync(self, *conditions: Conditions, since: Any = None, page_size: Optional[int] = None,
+                   **filters: Any) -> Tuple["pd.DataFrame", Any]:
+        """Incremental sync, awaited: ``(frame, watermark)`` as ``vd.Client``'s ``api.<search>.sync``
+        (the same rules, ``vehicledata.sync``): ``df, mark = await api.trims.sync(since=mark)``."""
+        from . import sync as _sync
+
+        conds, since = _sync.arguments(self._resource, conditions, since)
+        run = _sync.Run(conds, since)
+        return run.result(await self.search(*run.conditions, **filters).to_pandas(page_size=page_size))
+
     async def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
         """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
         target, record = self._resource._detail(key, verbose, legacy)

@@ -308,13 +308,6 @@ class SearchResource(_Resource):
         """
         from . import sync as _sync
 
-        if conditions and since is None and not isinstance(conditions[0], (list, tuple, dict)) and not (
-                isinstance(conditions[0], str) and conditions[0].lstrip().startswith(("[", "{"))) and not hasattr(
-                conditions[0], "to_dict"):
-            since, conditions = conditions[0], conditions[1:]
-        if "modified" not in self.json_fields:
-            able = [n for n in _SEARCHES if "modified" in schema.endpoint(_SEARCHES[n][0]).json_field_names()]
-            raise QueryError(f"{self.path} has no modified field to sync on; sync works on: {', '.join(able)}")
         return _sync.sync(self, conditions, since, page_size, filters)
 
     def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:

@@ -78,35 +78,67 @@ def server_bound(mark: datetime) -> datetime:
     return mark - _HOUR if _offset(later) < _offset(here) else mark
 
 
+def arguments(resource: "SearchResource", conditions: Sequence[Any], since: Any) -> Tuple[Sequence[Any], Any]:
+    """``(conditions, since)`` of a ``sync()`` call, checked: a watermark passed as the first positional
+    argument is ``since``; QueryError on a search without ``modified`` (both clients' ``sync``)."""
+    from . import schema
+
+    if conditions and since is None and not isinstance(conditions[0], (list, tuple, dict)) and not (
+            isinstance(conditions[0], str) and conditions[0].lstrip().startswith(("[", "{"))) and not hasattr(
+            conditions[0], "to_dict"):
+        since, conditions = conditions[0], conditions[1:]
+    if "modified" not in resource.json_fields:
+        able = [n for n in schema.resources("search")
+                if "modified" in schema.endpoint_for("search", n).json_field_names()]
+        raise QueryError(f"{resource.path} has no modified field to sync on; sync works on: {', '.join(able)}")
+    return conditions, since
+
+
+class Run:
+    """One sync: the conditions to search with (:attr:`conditions`), then :meth:`result` of the
+    search's frame.  Shared by ``SearchResource.sync`` and the asyncio client's (vehicledata.aio)."""
+
+    def __init__(self, conditions: Sequence[Any], since: Any) -> None:
+        import pandas as pd
+
+        from .query import F
+
+        self.since = since
+        self.mark = watermark(since)
+        self.conditions = list(conditions)
+        if self.mark is not None:
+            # The server's text comparison, from a bound no later instant sorts below; filtered by instant below.
+            self.conditions.append(F("modified") >= server_bound(self.mark).replace(microsecond=0))
+        self.started = pd.Timestamp(datetime.now(timezone.utc).replace(microsecond=0))
+
+    def result(self, df: "pd.DataFrame") -> Tuple["pd.DataFrame", Any]:
+        """``(frame, new watermark)`` from the frame of the search with :attr:`conditions`."""
+        import pandas as pd
+
+        mark, since = self.mark, self.since
+        if "modified" not in df.columns:
+            # Records without their modified (bodies, engines... answer without it, though they filter
+            # on it): the watermark is when this sync started, by this machine's clock; the server's
+            # ">=" returns a record again rather than lose it.
+            if "id" in df.columns:
+                df = df.drop_duplicates("id", keep="last").reset_index(drop=True)
+            return df, self.started
+        if mark is not None and len(df):
+            df = df[df["modified"] > pd.Timestamp(mark)]
+        if "id" in df.columns and df["id"].duplicated().any():  # a record changed while the pages were read
+            df = df.sort_values("modified", kind="stable").drop_duplicates("id", keep="last").sort_index()
+        df = df.reset_index(drop=True)
+        if len(df) and df["modified"].notna().any():
+            return df, df["modified"].max()
+        return df, since
+
+
 def sync(resource: "SearchResource", conditions: Sequence[Any], since: Any, page_size: Optional[int],
          filters: Any) -> Tuple["pd.DataFrame", Any]:
     """``(frame, new watermark)`` of the records of ``resource`` changed after ``since`` (see the module)."""
-    import pandas as pd
-
-    from .query import F
-
-    mark = watermark(since)
-    conds = list(conditions)
-    if mark is not None:
-        # The server's text comparison, from a bound no later instant sorts below; filtered by instant below.
-        conds.append(F("modified") >= server_bound(mark).replace(microsecond=0))
-    started = pd.Timestamp(datetime.now(timezone.utc).replace(microsecond=0))
-    df = resource.search(*conds, **filters).to_pandas(page_size=page_size)
-    if "modified" not in df.columns:
-        # Records without their modified (bodies, engines... answer without it, though they filter
-        # on it): the watermark is when this sync started, by this machine's clock; the server's
-        # ">=" returns a record again rather than lose it.
-        if "id" in df.columns:
-            df = df.drop_duplicates("id", keep="last").reset_index(drop=True)
-        return df, started
-    if mark is not None and len(df):
-        df = df[df["modified"] > pd.Timestamp(mark)]
-    if "id" in df.columns and df["id"].duplicated().any():  # a record changed while the pages were read
-        df = df.sort_values("modified", kind="stable").drop_duplicates("id", keep="last").sort_index()
-    df = df.reset_index(drop=True)
-    if len(df) and df["modified"].notna().any():
-        return df, df["modified"].max()
-    return df, since
+    conditions, since = arguments(resource, conditions, since)
+    run = Run(conditions, since)
+    return run.result(resource.search(*run.conditions, **filters).to_pandas(page_size=page_size))
 
 
-__all__ = ["sync", "watermark", "server_bound"]
+__all__ = ["sync", "arguments", "Run", "watermark", "server_bound"]

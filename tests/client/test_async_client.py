@@ -496,3 +496,37 @@ async def test_request_lines_reach_the_logger_when_debug_is_on(emulator: Emulato
 def test_async_client_refuses_the_response_cache_it_does_not_have(tmp_path):
     with pytest.raises(TypeError, match="no response cache"):
         vd.AsyncClient(base_url="http://127.0.0.1:9", cache=tmp_path)
+
+
+# ---- sync: the rules of vehicledata.sync, over the async pager -------------------------------------
+@pytest.mark.asyncio
+async def test_sync_gives_the_sync_clients_frame_and_watermark(database, client_factory):
+    from datetime import datetime, timedelta, timezone
+
+    edt = timezone(timedelta(hours=-4))
+    with Emulator(db=database) as emu, client_factory(emu.url) as api:  # touches stay on a private emulator
+        ids = sorted(api.trims.search(year=2019, make="BMW").to_pandas()["id"].tolist())[:3]
+        before, inside, after = (int(i) for i in ids)
+        emu.touch("trims", [before], modified="2023-11-05T01:30:00-04:00")  # 30 min before the mark
+        emu.touch("trims", [inside], modified="2023-11-05T01:15:00-05:00")  # 30 min after it, in EST
+        emu.touch("trims", [after], modified="2023-11-05T01:50:00-04:00")   # 5 min after it, in EDT
+        mark = datetime(2023, 11, 5, 1, 45, tzinfo=edt)
+        expected, expected_mark = api.trims.sync(since=mark, year=2019, make="BMW")
+        async with make_async(emu.url) as aapi:
+            df, new_mark = await aapi.trims.sync(since=mark, year=2019, make="BMW")
+            assert sorted(df["id"].tolist()) == sorted([inside, after])
+            pd = pytest.importorskip("pandas")
+            pd.testing.assert_frame_equal(df, expected)
+            assert new_mark == expected_mark == df["modified"].max()
+            # the watermark positionally, a condition beside it: as the sync client
+            df2, mark2 = await aapi.trims.sync(mark.isoformat(), vd.F("trim_id") == inside, year=2019)
+            assert df2["id"].tolist() == [inside] and mark2 == df2["modified"].max()
+            # records served without modified: the watermark is when the sync started
+            started = datetime.now(timezone.utc).replace(microsecond=0)
+            bodies, bmark = await aapi.bodies.sync(year=2019, make="BMW")
+            assert len(bodies) == len(api.bodies.search(year=2019, make="BMW").to_pandas())
+            assert bmark >= pd.Timestamp(started) - pd.Timedelta(seconds=1)
+            with pytest.raises(vd.QueryError, match="no modified field to sync on"):
+                await aapi.makes.sync(since=None)
+            with pytest.raises(vd.QueryError, match="since must be"):
+                await aapi.trims.sync(since="yesterday")
