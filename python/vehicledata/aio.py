@@ -441,6 +441,89 @@ class AsyncSearchResource:
         return f"<Async{type(self._resource).__name__} {self._resource._name}>"
 
 
+class AsyncVehiclePager:
+    """The asyncio face of ``vehicledata.vehicles.VehiclePager``: the four crawls (trims, bodies,
+    engines, mileages) run concurrently on the client's engine, then the same join
+    (``vehicles.join_pages``: the trims' order, the conditions applied after the join)."""
+
+    def __init__(self, pagers: Dict[str, AsyncPager], after: Sequence[Tuple[str, Dict[str, Any]]]) -> None:
+        self._pagers = pagers
+        self._after = list(after)
+
+    @property
+    def trims(self) -> AsyncPager:
+        """The trims search of the join (its ``total`` is an upper bound when a condition is applied after it)."""
+        return self._pagers["trims"]
+
+    async def _joined(self, page_size: Optional[int]) -> Any:
+        from . import vehicles
+
+        resources = ["trims"] + [res for _, res in vehicles.PARTS]
+        cores = await asyncio.gather(*(self._pagers[res]._bulk_collected(page_size) for res in resources))
+        parts = {rec: core for (rec, _), core in zip(vehicles.PARTS, cores[1:])}
+        # The join off the loop (Arrow compute and the core's gather release the GIL; the first one
+        # also imports pyarrow.compute): one worker thread, as to_parquet's writes.
+        return await asyncio.to_thread(vehicles.join_pages, cores[0], parts, self._after)
+
+    async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
+        """Every vehicle in one Arrow table (the four crawls in pages of ``page_size``, default 1000)."""
+        return frames.page_to_arrow(await self._joined(page_size))
+
+    async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
+        """Every vehicle in one DataFrame (as ``VehiclePager.to_pandas``)."""
+        return frames.page_to_pandas(await self._joined(page_size))
+
+    async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
+        """Every vehicle in one polars DataFrame."""
+        return frames.page_to_polars(await self._joined(page_size))
+
+    def __repr__(self) -> str:
+        return f"<AsyncVehiclePager {self._pagers['trims'].path} + bodies, engines, mileages: {len(self._after)} " \
+               f"condition(s) after the join>"
+
+
+class AsyncVehiclesResource:
+    """``api.vehicles`` of an :class:`AsyncClient`: trims joined with their body, engine and mileage
+    (``vehicledata.vehicles``: the same searches, conditions and join as ``vd.Client``'s)."""
+
+    def __init__(self, client: "AsyncClient") -> None:
+        from .vehicles import VehiclesResource
+
+        self._client = client
+        self._sync = VehiclesResource(client._client)  # filters, fields, condition_fields (no I/O)
+
+    @property
+    def filters(self) -> List[str]:
+        return self._sync.filters
+
+    @property
+    def fields(self) -> List[str]:
+        return self._sync.fields
+
+    @property
+    def condition_fields(self) -> Dict[str, str]:
+        return self._sync.condition_fields
+
+    def search(self, *conditions: Any, where: Any = None, sort: Optional[str] = None,
+               direction: Optional[str] = None, limit: Optional[int] = None, **filters: Any) -> AsyncVehiclePager:
+        """The vehicles of a search (arguments as ``vd.Client``'s ``api.vehicles.search``, no progress)."""
+        from .vehicles import searches
+
+        return AsyncVehiclePager(*searches(self._client.__getattr__, conditions, where, sort, direction, limit,
+                                           filters))
+
+    __call__ = search
+
+    async def get(self, trim_id: int) -> Record:
+        """One vehicle by trim id: the columns of a row of ``search()`` (NotFoundError if no trim has it)."""
+        from .vehicles import id_condition, vehicle_of
+
+        return vehicle_of(await self.search(id_condition(trim_id)).to_arrow(), trim_id)
+
+    def __repr__(self) -> str:
+        return "<AsyncVehiclesResource vehicles: trims + bodies + engines + mileages>"
+
+
 class _EngineClient(Client):
     """The options, checks and request builders of ``vd.Client`` over an Engine (no I/O of its own)."""
 
@@ -528,6 +611,11 @@ class AsyncClient:
     def __dir__(self) -> List[str]:
         return sorted(set(super().__dir__()) | set(_SEARCHES))
 
+    @property
+    def vehicles(self) -> AsyncVehiclesResource:
+        """Trims joined with their body, engine and mileage: ``await api.vehicles.search(...).to_pandas()``."""
+        return AsyncVehiclesResource(self)
+
     async def vin(self, vin: str, *, verbose: Optional[bool] = None,
                   all_trims: Optional[bool] = None) -> "VinResult":
         """Decode a VIN (as ``vd.Client.vin``)."""
@@ -576,4 +664,5 @@ class AsyncClient:
         return int((await self._fetcher.one(ep.path, ep.record))["count"])
 
 
-__all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher"]
+__all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher", "AsyncVehiclesResource",
+           "AsyncVehiclePager"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import difflib
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import frames, query, schema
 from .errors import NotFoundError, QueryError
@@ -404,29 +404,46 @@ class VehiclesResource:
         """The vehicles of a search: keyword filters as ``api.trims.search`` (sent to every crawl);
         conditions on trim fields and on ``body.``/``engine.``/``mileage.`` fields; ``sort`` and
         ``direction`` order the trims (so the rows); ``limit`` is the crawls' page size."""
-        plan = _Plan(list(conditions) + ([where] if where is not None else []))
-        trims_filters = dict(filters)
-        pagers: Dict[str, "Pager"] = {
-            "trims": self._client.trims.search(plan.server["trims"], sort=sort, direction=direction, limit=limit,
-                                               progress=progress, **trims_filters)}
-        for _, resource in PARTS:
-            pagers[resource] = self._client._search(resource).search(plan.server[resource], limit=limit,
-                                                                     progress=progress, **trims_filters)
-        return VehiclePager(pagers, plan.after)
+        return VehiclePager(*searches(self._client._search, conditions, where, sort, direction, limit, filters,
+                                      progress=progress))
 
     __call__ = search
 
     def get(self, trim_id: int) -> "Record":
         """One vehicle by trim id: the columns of a row of ``search()`` (NotFoundError if no trim has it)."""
-        from .pager import Record
+        return vehicle_of(self.search(id_condition(trim_id)).to_arrow(), trim_id)
 
-        if isinstance(trim_id, bool) or not isinstance(trim_id, int):
-            raise QueryError(f"vehicles.get() needs an integer trim id, not {trim_id!r}")
-        rows = self.search(query.F("id") == trim_id).to_arrow().to_pylist()
-        if not rows:
-            raise NotFoundError(f"no trim with id {trim_id}", status=404)
-        return Record(rows[0], "vehicle")
+
+def searches(search_of: Callable[[str], Any], conditions: Sequence[Any], where: Any, sort: Optional[str],
+             direction: Optional[str], limit: Optional[int], filters: Dict[str, Any], **options: Any
+             ) -> Tuple[Dict[str, Any], List[Tuple[str, Dict[str, Any]]]]:
+    """The four searches of a vehicles search (resource -> pager of ``search_of(resource)``: a sync
+    or an async accessor, ``options`` passed to each) and the conditions applied after the join."""
+    plan = _Plan(list(conditions) + ([where] if where is not None else []))
+    pagers: Dict[str, Any] = {
+        "trims": search_of("trims").search(plan.server["trims"], sort=sort, direction=direction, limit=limit,
+                                           **options, **filters)}
+    for _, resource in PARTS:
+        pagers[resource] = search_of(resource).search(plan.server[resource], limit=limit, **options, **filters)
+    return pagers, plan.after
+
+
+def id_condition(trim_id: Any) -> Any:
+    """The condition of ``vehicles.get(trim_id)`` (QueryError for what is not an integer id)."""
+    if isinstance(trim_id, bool) or not isinstance(trim_id, int):
+        raise QueryError(f"vehicles.get() needs an integer trim id, not {trim_id!r}")
+    return query.F("id") == trim_id
+
+
+def vehicle_of(table: "pa.Table", trim_id: int) -> "Record":
+    """The one vehicle of ``vehicles.get(trim_id)`` from its search's table (NotFoundError if none)."""
+    from .pager import Record
+
+    rows = table.slice(0, 1).to_pylist()
+    if not rows:
+        raise NotFoundError(f"no trim with id {trim_id}", status=404)
+    return Record(rows[0], "vehicle")
 
 
 __all__ = ["VehiclesResource", "VehiclePager", "PARTS", "columns", "condition_table", "condition_markdown", "join",
-           "join_pages"]
+           "join_pages", "searches", "id_condition", "vehicle_of"]

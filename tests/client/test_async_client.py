@@ -530,3 +530,32 @@ async def test_sync_gives_the_sync_clients_frame_and_watermark(database, client_
                 await aapi.makes.sync(since=None)
             with pytest.raises(vd.QueryError, match="since must be"):
                 await aapi.trims.sync(since="yesterday")
+
+
+# ---- vehicles: the four crawls on the engine, vehicledata.vehicles' join -----------------------------
+@pytest.mark.asyncio
+async def test_vehicles_search_and_get_give_the_sync_clients(emulator: Emulator, api: vd.Client):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    conds = (vd.F("body.type") == "SUV", vd.F("msrp") < 40_000, vd.F("mileage.combined_mpg") > 25)
+    expected = api.vehicles.search(*conds, year=2020).to_pandas()
+    async with make_async(emulator.url, max_parallel=4) as aapi:
+        assert aapi.vehicles.fields == api.vehicles.fields and aapi.vehicles.filters == api.vehicles.filters
+        df = await aapi.vehicles.search(*conds, year=2020).to_pandas()
+        assert len(df) > 0 and (df["type"] == "SUV").all() and (df["combined_mpg"] > 25).all()
+        pd.testing.assert_frame_equal(df, expected, check_exact=True)
+        table = await aapi.vehicles.search(year=2020, make="Toyota", limit=50).to_arrow()  # several pages each
+        assert table.equals(api.vehicles.search(year=2020, make="Toyota", limit=50).to_arrow())
+        assert table.num_rows == len(set(table.column("id").to_pylist())) > 50
+        trim_id = int(df["id"].iloc[0])
+        car = await aapi.vehicles.get(trim_id)
+        assert car.to_dict(json_safe=True) == api.vehicles.get(trim_id).to_dict(json_safe=True)
+        assert car["id"] == trim_id and "combined_mpg" in car.to_dict()
+        with pytest.raises(vd.NotFoundError, match="no trim with id 999999999"):
+            await aapi.vehicles.get(999999999)
+        with pytest.raises(vd.QueryError, match="integer trim id"):
+            await aapi.vehicles.get("abc")  # type: ignore[arg-type]
+        with pytest.raises(vd.QueryError, match="unknown vehicles condition field"):
+            aapi.vehicles.search(vd.F("engine.colour") == "red")  # before any request
+        with pytest.raises(vd.QueryError, match="unknown filter"):
+            aapi.vehicles.search(colour="red")
