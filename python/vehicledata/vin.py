@@ -279,6 +279,9 @@ def _string_chunks(vins: Any) -> List[Any]:
     elif hasattr(vins, "__arrow_c_array__"):
         data = pa.array(vins)
     elif hasattr(vins, "__arrow_c_stream__"):
+        if not hasattr(pa.ChunkedArray, "__arrow_c_stream__"):  # pyarrow < 16 reads no Arrow C streams of arrays
+            raise QueryError(f"vins: an Arrow C stream needs pyarrow >= 16 (this is pyarrow {pa.__version__}); "
+                             "pass an array, a list or a Series", field="vins")
         data = pa.chunked_array(vins)
     else:
         data = _from_values(list(vins))
@@ -300,7 +303,7 @@ def _from_values(values: Any) -> Any:
 
     try:
         return pa.array(values, type=pa.large_string(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-        pass
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError):
+        pass  # e.g. a numpy unicode array on pyarrow < 16 (no large_string conversion): element by element
     items = values.tolist() if hasattr(values, "tolist") else list(values)
     return pa.array([None if v is None or v != v else str(v) for v in items], type=pa.large_string())
