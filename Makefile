@@ -12,8 +12,8 @@ BUILD_DEPS := scikit-build-core==0.11.6 pybind11==3.0.1
 CPP_SOURCES := $(shell find cpp python -type f -not -name '*.pyc') CMakeLists.txt pyproject.toml
 export VEHICLEDATA_HOME ?= $(CURDIR)/build/home
 # Raw sources for the dataset builder: the environment wins; else ../shared/sources when it
-# exists (the layout of this project's CI); else the builder tries the official downloads and
-# finally the small committed sample.
+# exists (the layout of this project's CI); else the builder tries the vehicledata-data package and
+# the official EPA download, and stops with an error saying how to get the data.
 VEHICLEDATA_SOURCES ?= $(abspath $(wildcard ../shared/sources))
 export VEHICLEDATA_SOURCES
 

@@ -2,8 +2,8 @@
 
 tools/wheels/data_wheel.py builds the pure wheel from $VEHICLEDATA_SOURCES; installed (here:
 unpacked onto PYTHONPATH beside the installed vehicledata, as pip lays out a pure wheel), the dataset builder finds its sources with
-no flag, no environment variable and no network. Without it the sample stays and the warning says
-in one line how to get the full data.
+no flag, no environment variable and no network. Without it (and without sources or a download)
+there is no data: a SourceError says in one line how to get it.
 """
 from __future__ import annotations
 
@@ -23,7 +23,11 @@ sys.path.insert(0, str(ROOT / "tools" / "wheels"))
 import data_wheel  # noqa: E402
 
 FIND = ("import json\nfrom vehicledata.dataset import builder, paths\n"
-        "src = builder.find_sources(download=False)\n"
+        "try:\n"
+        "    src = builder.find_sources(download=False)\n"
+        "except builder.SourceError as exc:\n"
+        "    print(json.dumps({'error': str(exc), 'pkg': str(paths.packaged_sources())}))\n"
+        "    raise SystemExit(0)\n"
         "print(json.dumps({'kind': src.kind, 'dir': str(src.directory), 'epa': str(src.epa), 'vpic': str(src.vpic),\n"
         "                  'obd': str(src.obd), 'notes': src.notes, 'pkg': str(paths.packaged_sources())}))\n")
 
@@ -89,8 +93,8 @@ def test_installed_package_is_found_with_no_flag_and_no_network(data_wheel_file:
     assert got["obd"] == str(folder / "dtc-codes.sqlite") and got["notes"] == []
 
 
-def test_without_it_the_sample_stays_and_one_line_says_how_to_get_the_data(tmp_path: Path) -> None:
+def test_without_it_one_line_says_how_to_get_the_data(tmp_path: Path) -> None:
     got = _find(tmp_path, "")
-    assert got["kind"] == "sample" and got["pkg"] == "None"
-    assert got["notes"] == ['no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data package and no download '
-                            'reachable: pip install "vehicledata[data]" for the full catalogue']
+    assert got == {"pkg": "None", "error": 'no raw sources: no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data '
+                   'package and no EPA download reachable; pip install "vehicledata[data]" for the full catalogue, '
+                   'or point --sources or VEHICLEDATA_SOURCES at the official downloads (docs/dataset.md)'}

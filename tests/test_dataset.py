@@ -1,8 +1,9 @@
-"""The dataset builder: real facts from the full build, the schema contract, the sample fallback,
+"""The dataset builder: real facts from the full build, the schema contract, no sources a clear error,
 determinism, stable ids and clear errors."""
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import os
 import re
@@ -19,8 +20,6 @@ from vehicledata.dataset import cli as dataset_cli  # noqa: F401  (registers wit
 from vehicledata.dataset import mapping, paths
 from vehicledata.dataset.timefmt import eastern_stamp, epa_timestamp
 
-SAMPLE_CSV = paths.SAMPLE_DIR / "epa-sample.csv"
-SAMPLE_TRIMS = 63  # trim rows of the 47 sample vehicles: one per trim EPA names ("LE/SE" -> LE and SE)
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-0[45]:00$")
 PER_TRIM = ("bodies", "engines", "mileages", "exterior_colors", "interior_colors")
 
@@ -44,7 +43,7 @@ def epa_rows(sources_dir: Path) -> List[Dict[str, str]]:
 
 @pytest.fixture()
 def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No sources anywhere and no network: the builder must fall back to the sample."""
+    """No sources anywhere and no network."""
     monkeypatch.delenv("VEHICLEDATA_SOURCES", raising=False)
     monkeypatch.setenv("VEHICLEDATA_OFFLINE", "1")
     home = tmp_path / "home"
@@ -52,20 +51,52 @@ def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return home
 
 
-def sample_sources(tmp_path: Path, rows_filter=None, name: str = "src") -> Path:
-    """A sources folder holding (a filtered copy of) the committed sample as vehicles.csv."""
-    d = tmp_path / name
-    d.mkdir()
-    with open(SAMPLE_CSV, encoding="latin-1", newline="") as fh:
-        reader = csv.DictReader(fh)
-        rows = list(reader)
-        fields = reader.fieldnames
-    if rows_filter:
-        rows = rows_filter(rows)
-    with open(d / "vehicles.csv", "w", encoding="latin-1", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields)
+REAL_SOURCES = os.environ.get("VEHICLEDATA_SOURCES")  # read at import: the `offline` fixture unsets it
+
+
+def _real_sources() -> Path:
+    value = REAL_SOURCES
+    if not value:
+        pytest.fail("VEHICLEDATA_SOURCES is not set: point it at the raw sources (CI: ../shared/sources)")
+    return Path(value)
+
+
+@functools.lru_cache(maxsize=1)
+def _subset() -> tuple:
+    """About 100 rows of the real EPA table (read at run time, never committed): the Toyota Camry of
+    2012-2022, the 2019 Honda Civic and the 2019 Teslas, in EPA's order, with EPA's columns."""
+    with zipfile.ZipFile(_real_sources() / "epa-vehicles.csv.zip") as zf:
+        name = [n for n in zf.namelist() if n.endswith(".csv")][0]
+        with zf.open(name) as fh:
+            reader = csv.DictReader(io.TextIOWrapper(fh, encoding="latin-1", newline=""))
+            rows = [r for r in reader
+                    if (r["make"] == "Toyota" and r["baseModel"] == "Camry" and 2012 <= int(r["year"]) <= 2022)
+                    or (r["make"] == "Honda" and r["baseModel"] == "Civic" and r["year"] == "2019")
+                    or (r["make"] == "Tesla" and r["year"] == "2019")]
+            return tuple(reader.fieldnames or ()), tuple(rows)
+
+
+def subset_rows() -> List[Dict[str, str]]:
+    return [dict(r) for r in _subset()[1]]
+
+
+def write_epa_csv(path: Path, rows: List[Dict[str, str]]) -> Path:
+    with open(path, "w", encoding="latin-1", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(_subset()[0]))
         w.writeheader()
         w.writerows(rows)
+    return path
+
+
+def subset_sources(tmp_path: Path, rows_filter=None, name: str = "src", obd: bool = False) -> Path:
+    """A sources folder made at run time: (a filtered copy of) the real subset as vehicles.csv, and
+    with `obd` a link to the real OBD code table."""
+    d = tmp_path / name
+    d.mkdir()
+    rows = subset_rows()
+    write_epa_csv(d / "vehicles.csv", rows_filter(rows) if rows_filter else rows)
+    if obd:
+        (d / paths.OBD_FILE).symlink_to(_real_sources() / paths.OBD_FILE)
     return d
 
 
@@ -337,42 +368,57 @@ def test_ensure_database_reuses_a_current_build(database: Path, sources_dir: Pat
 
 
 def test_ensure_database_without_sources_keeps_a_build_from_real_files(offline: Path, tmp_path: Path) -> None:
-    src = sample_sources(tmp_path)
+    src = subset_sources(tmp_path)
     db = offline / "vehicledata.db"
     dataset.build(sources=src, out=db)
     assert dict(q(db, "SELECT key, value FROM meta"))["source"] == f"files:{src}"
     before = db.stat().st_mtime_ns
     # No sources named now (nor in the environment): the real-files build is kept, not
-    # replaced by the sample.
+    # replaced by a download (nor an error).
     assert dataset.ensure_database() == db
     assert db.stat().st_mtime_ns == before
     assert dict(q(db, "SELECT key, value FROM meta"))["source"] == f"files:{src}"
 
 
-# ---- sample, determinism, stable ids ------------------------------------------------------
+# ---- no sources, determinism, stable ids --------------------------------------------------
 
-def test_sample_fallback_without_sources_or_network(offline: Path, capsys: pytest.CaptureFixture) -> None:
-    report = dataset.build(out=offline / "vehicledata.db")
-    err = capsys.readouterr().err
-    assert "SAMPLE" in err and "no vPIC" in err
-    assert report.source == "sample" and report.vpic_path is None
-    db = offline / "vehicledata.db"
+NO_SOURCES = ('no raw sources: no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data package and no EPA '
+              'download reachable; pip install "vehicledata[data]" for the full catalogue, or point --sources '
+              'or VEHICLEDATA_SOURCES at the official downloads (docs/dataset.md)')
+
+
+def test_no_sources_is_one_clear_error_and_no_database(offline: Path, capsys: pytest.CaptureFixture) -> None:
+    # No raw data travels with the package: with nothing to read, the build, ensure_database() (the
+    # emulator's) and the CLI stop with one line saying how to get the data.
+    for call in (lambda: dataset.build(out=offline / "vehicledata.db"), dataset.ensure_database):
+        with pytest.raises(dataset.SourceError) as err:
+            call()
+        assert str(err.value) == NO_SOURCES
+    assert not (offline / "vehicledata.db").exists()
+    from vehicledata.cli import main
+
+    assert main(["dataset", "build"]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == f"vehicledata dataset build: {NO_SOURCES}"
+
+
+def test_subset_build_covers_the_demo_years(tmp_path: Path) -> None:
+    report = dataset.build(sources=subset_sources(tmp_path), out=tmp_path / "v.db")
+    db = tmp_path / "v.db"
     meta = dict(q(db, "SELECT key, value FROM meta"))
-    assert meta["source"] == "sample" and meta["vpic_path"] == "" and meta["sample"] == "1"
+    assert meta["source"] == f"files:{tmp_path / 'src'}" and meta["vpic_path"] == "" and "sample" not in meta
+    assert report.vpic_path is None and report.counts["obd_codes"] == 0
     lo, hi = schema.DEMO_YEARS
     years = {y for (y,) in q(db, "SELECT DISTINCT year FROM trims")}
     assert set(range(lo, hi + 1)) <= years
     for table in PER_TRIM:
         n = dict(q(db, f"SELECT year, count(*) FROM {table} GROUP BY year"))
         assert all(n.get(y, 0) > 0 for y in range(lo, hi + 1)), table
-    assert q(db, "SELECT code FROM obd_codes WHERE demo = 1 ORDER BY code") == \
-        [("B1200",), ("C1091",), ("P0100",), ("U1000",)]
 
 
-def test_default_output_is_the_data_home(offline: Path) -> None:
+def test_default_output_is_the_data_home(offline: Path, tmp_path: Path) -> None:
     assert dataset.data_home() == offline
     assert dataset.default_db_path() == offline / "vehicledata.db"
-    path = dataset.ensure_database()
+    path = dataset.ensure_database(sources=subset_sources(tmp_path))
     assert path == offline / "vehicledata.db" and path.is_file()
 
 
@@ -385,27 +431,33 @@ def test_data_home_fallbacks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     assert dataset.data_home() == tmp_path / "h" / ".local" / "share" / "vehicledata"
 
 
-def test_sample_build_is_deterministic(tmp_path: Path) -> None:
-    src = sample_sources(tmp_path)
+def test_build_is_deterministic(tmp_path: Path) -> None:
+    src = subset_sources(tmp_path)
     a = dataset.build(sources=src, out=tmp_path / "a.db")
     b = dataset.build(sources=src, out=tmp_path / "b.db")
     assert a.content_hash == b.content_hash == dataset.content_hash(tmp_path / "b.db")
     # a changed input changes the hash
-    c = dataset.build(sources=sample_sources(tmp_path, lambda rows: rows[1:], "src2"), out=tmp_path / "c.db")
-    assert c.content_hash != a.content_hash and c.counts["trims"] == a.counts["trims"] - 1
+    c = dataset.build(sources=subset_sources(tmp_path, lambda rows: rows[1:], "src2"), out=tmp_path / "c.db")
+    # one EPA vehicle fewer: one trim row fewer among those keyed by an EPA id
+    epa_keyed = "SELECT count(*) FROM trims WHERE id < 1000000"
+    assert c.content_hash != a.content_hash
+    assert q(tmp_path / "c.db", epa_keyed)[0][0] == q(tmp_path / "a.db", epa_keyed)[0][0] - 1
 
 
 def test_ids_are_stable_when_other_rows_change(tmp_path: Path) -> None:
-    full = sample_sources(tmp_path)
-    # reversed order, and without the first ten vehicles
-    part = sample_sources(tmp_path, lambda rows: list(reversed(rows))[:-10], "part")
+    full = subset_sources(tmp_path)
+    # reversed order, and without whole model years (2012 and 2022): a price is placed on its
+    # model-year's trim ladder, so the rows left keep their lineups
+    gone = {r["id"] for r in subset_rows() if r["year"] in ("2012", "2022")}
+    part = subset_sources(tmp_path, lambda rows: [r for r in reversed(rows) if r["id"] not in gone], "part")
     dataset.build(sources=full, out=tmp_path / "full.db")
     dataset.build(sources=part, out=tmp_path / "part.db")
-    sql = ("SELECT t.id, t.make_id, t.model_id, t.submodel_id, t.description, t.msrp, b.length, e.horsepower_hp "
+    sql = ("SELECT t.id, t.make_id, t.model_id, t.submodel_id, t.description, t.msrp, b.length, e.horsepower_hp, t.year "
            "FROM trims t JOIN bodies b ON b.id = t.id JOIN engines e ON e.id = t.id ORDER BY t.id")
     full_rows = {r[0]: r for r in q(tmp_path / "full.db", sql)}
     part_rows = q(tmp_path / "part.db", sql)
-    assert len(part_rows) == len(full_rows) - 10
+    assert len(gone) >= 10
+    assert sorted(r[0] for r in part_rows) == sorted(i for i, r in full_rows.items() if r[-1] not in (2012, 2022))
     for r in part_rows:
         assert r == full_rows[r[0]]
     colours = "SELECT id, color, rgb FROM exterior_colors ORDER BY id"
@@ -414,7 +466,7 @@ def test_ids_are_stable_when_other_rows_change(tmp_path: Path) -> None:
 
 
 def test_ensure_database_rebuilds_when_inputs_change(tmp_path: Path) -> None:
-    src = sample_sources(tmp_path)
+    src = subset_sources(tmp_path)
     out = tmp_path / "db" / "v.db"
     dataset.ensure_database(sources=src, out=out)
     first = out.stat().st_mtime_ns
@@ -424,7 +476,7 @@ def test_ensure_database_rebuilds_when_inputs_change(tmp_path: Path) -> None:
         fh.write("")  # same bytes: still current
     dataset.ensure_database(sources=src, out=out)
     assert out.stat().st_mtime_ns == first
-    shutil.copy(sample_sources(tmp_path, lambda rows: rows[:20], "small") / "vehicles.csv", src / "vehicles.csv")
+    shutil.copy(subset_sources(tmp_path, lambda rows: rows[:20], "small") / "vehicles.csv", src / "vehicles.csv")
     dataset.ensure_database(sources=src, out=out)
     # 20 EPA vehicles, one trim row per trim EPA names ("LE/SE": two)
     assert q(out, "SELECT count(*) FROM trims WHERE id < 1000000") == [(20,)]
@@ -442,7 +494,7 @@ def test_sources_without_the_epa_table(tmp_path: Path) -> None:
 
 
 def test_not_an_epa_table_keeps_the_old_database(tmp_path: Path) -> None:
-    good = sample_sources(tmp_path)
+    good = subset_sources(tmp_path)
     out = tmp_path / "v.db"
     dataset.build(sources=good, out=out)
     before = dataset.content_hash(out)
@@ -468,16 +520,18 @@ def test_bad_zip_is_named(tmp_path: Path) -> None:
 def test_cli_build_and_info(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from vehicledata.cli import main
 
-    src = sample_sources(tmp_path)
+    src = subset_sources(tmp_path, obd=True)
     out = tmp_path / "cli.db"
     assert main(["dataset", "build", "--sources", str(src), "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert f"built {out}" in text and re.search(rf"trims\s+{SAMPLE_TRIMS}\b", text)
+    trims, codes = (q(out, f"SELECT count(*) FROM {t}")[0][0] for t in ("trims", "obd_codes"))
+    assert trims > 100 and codes > 1000
+    assert f"built {out}" in text and re.search(rf"trims\s+{trims:,}\n", text)
     assert main(["dataset", "build", "--sources", str(src), "--out", str(out)]) == 0
     assert "up to date" in capsys.readouterr().out
     assert main(["dataset", "info", "--db", str(out)]) == 0
     info = capsys.readouterr().out
-    assert dataset.content_hash(out) in info and re.search(r"obd_codes\s+26\b", info)
+    assert dataset.content_hash(out) in info and re.search(rf"obd_codes\s+{codes:,}\n", info)
     # real / derived / synthetic / none: the number of tables where each field has that origin
     assert "real / derived / synthetic / none" in info
     assert re.search(r"\n  msrp\s+0\s+0\s+1\s+0\n", info) and re.search(r"\n  make\s+11\s+0\s+0\s+0\n", info)
@@ -531,17 +585,6 @@ def test_timestamps() -> None:
     assert eastern_stamp(dt.datetime(2023, 11, 5, 6, 0, 0, tzinfo=utc)) == "2023-11-05 01:00:00"
 
 
-def test_sample_is_package_data_in_epa_layout() -> None:
-    with open(SAMPLE_CSV, encoding="latin-1", newline="") as fh:
-        reader = csv.DictReader(fh)
-        rows = list(reader)
-    assert 24 <= len(rows) <= 100
-    assert {"id", "year", "make", "model", "baseModel", "VClass", "trany", "comb08", "createdOn"} <= set(reader.fieldnames)
-    assert len(reader.fieldnames) == 84
-    assert SAMPLE_CSV.parent.parent == Path(dataset.__file__).parent
-    assert os.path.isfile(paths.SAMPLE_DIR / "obd-codes.csv")
-
-
 def test_docs_list_every_column_with_its_origin() -> None:
     from vehicledata.dataset import provenance
 
@@ -558,12 +601,20 @@ def test_docs_list_every_column_with_its_origin() -> None:
     assert documented == set(provenance.rows())
 
 
-def test_cached_download_is_used_and_sample_reuse_needs_no_network(offline: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cached_download_is_used_without_the_network(offline: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
     import urllib.request
 
-    # a built sample is reused by ensure_database without a new download attempt
+    # a cached EPA download (here: the real subset zipped) is found offline: EPA's table alone
+    cache = offline / "downloads" / "vehicles.csv.zip"
+    cache.parent.mkdir(parents=True)
+    with zipfile.ZipFile(cache, "w") as zf:
+        zf.write(write_epa_csv(tmp_path / "vehicles.csv", subset_rows()), "vehicles.csv")
     first = dataset.ensure_database()
-    assert dataset.read_meta(first)["source"] == "sample"
+    meta = dataset.read_meta(first)
+    assert meta["source"] == "download" and meta["vpic_path"] == "" and meta["count_obd_codes"] == "0"
+    assert int(meta["count_trims"]) > len(subset_rows()) // 2
+    # reused by ensure_database without the network
     monkeypatch.delenv("VEHICLEDATA_OFFLINE")
 
     def no_network(*args, **kwargs):
@@ -572,14 +623,6 @@ def test_cached_download_is_used_and_sample_reuse_needs_no_network(offline: Path
     monkeypatch.setattr(urllib.request, "urlopen", no_network)
     before = first.stat().st_mtime_ns
     assert dataset.ensure_database() == first and first.stat().st_mtime_ns == before
-    # a cached EPA download (here: the sample zipped) is preferred to the sample, still offline
-    cache = offline / "downloads" / "vehicles.csv.zip"
-    cache.parent.mkdir(parents=True)
-    with zipfile.ZipFile(cache, "w") as zf:
-        zf.write(SAMPLE_CSV, "vehicles.csv")
-    dataset.ensure_database()
-    meta = dataset.read_meta(first)
-    assert meta["source"] == "download" and meta["count_trims"] == str(SAMPLE_TRIMS)
 
 
 def test_rows_are_checked_against_the_schema() -> None:
@@ -607,13 +650,14 @@ def test_rows_are_checked_against_the_schema() -> None:
 
 
 def test_bad_rows_are_named(tmp_path: Path) -> None:
-    src = sample_sources(tmp_path, lambda rows: rows[:3] + [dict(rows[3], year="19x9")] + rows[4:])
-    with pytest.raises(dataset.SourceError, match=r"vehicles.csv line 5: bad id/year '900004'/'19x9'"):
+    first, fourth = subset_rows()[0]["id"], subset_rows()[3]["id"]
+    src = subset_sources(tmp_path, lambda rows: rows[:3] + [dict(rows[3], year="19x9")] + rows[4:])
+    with pytest.raises(dataset.SourceError, match=rf"vehicles.csv line 5: bad id/year '{fourth}'/'19x9'"):
         dataset.build(sources=src, out=tmp_path / "x.db")
-    src2 = sample_sources(tmp_path, lambda rows: [dict(rows[0], createdOn="yesterday")] + rows[1:], "s2")
-    with pytest.raises(dataset.SourceError, match=r"id 900001: not an EPA timestamp: 'yesterday'"):
+    src2 = subset_sources(tmp_path, lambda rows: [dict(rows[0], createdOn="yesterday")] + rows[1:], "s2")
+    with pytest.raises(dataset.SourceError, match=rf"id {first}: not an EPA timestamp: 'yesterday'"):
         dataset.build(sources=src2, out=tmp_path / "x.db")
-    src3 = sample_sources(tmp_path, lambda rows: rows + [rows[0]], "s3")
-    with pytest.raises(dataset.SourceError, match=r"EPA id 900001 appears twice"):
+    src3 = subset_sources(tmp_path, lambda rows: rows + [rows[0]], "s3")
+    with pytest.raises(dataset.SourceError, match=rf"EPA id {first} appears twice"):
         dataset.build(sources=src3, out=tmp_path / "x.db")
     assert not (tmp_path / "x.db").exists()

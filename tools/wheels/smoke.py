@@ -6,8 +6,10 @@ Debian root; cibuildwheel's test-command). Exits non-zero on the first failure.
 
 1. `vd.show_versions()`: the lean libcurl (HTTP2 and SSL among its features, http and https its
    only protocols), simdjson, SQLite, OpenSSL and the CA bundle;
-2. the README's quick start against the bundled emulator: three 2019 BMW trims and a frame;
-   with --expect-data the database was built from the `vehicledata-data` package (real BMWs);
+2. the README's quick start against the bundled emulator: with --expect-data, three 2019 BMW
+   trims and a frame from a database built from the `vehicledata-data` package (real BMWs);
+   without it (no data package, VEHICLEDATA_OFFLINE=1) it must stop with the one-line
+   SourceError naming `pip install "vehicledata[data]"` (no raw data travels in the wheel);
 3. TLS against a self-signed loopback server (`openssl` makes the certificate): trusted through
    SSL_CERT_FILE it answers, untrusted it fails with a TransportError naming the certificate.
 tests/test_wheel.py (the developer wheel in a fresh venv) uses its quick start, certificate, server
@@ -60,20 +62,27 @@ def quick_start(readme: Path, expect_data: bool) -> None:
     code = readme_quick_start(readme)
     check(bool(code), "README has a quick start")
     out = io.StringIO()
+    if not expect_data:
+        from vehicledata.dataset import SourceError
+        try:
+            with redirect_stdout(out):
+                exec(compile(code, str(readme), "exec"), {})
+        except SourceError as exc:
+            print(f"without data: {exc}")
+            check('pip install "vehicledata[data]"' in str(exc) and "\n" not in str(exc),
+                  "without data the quick start stops with one line naming the data package")
+            return
+        check(False, "without data the quick start stops with a SourceError")
     with redirect_stdout(out):
         exec(compile(code, str(readme), "exec"), {})
     lines = out.getvalue().splitlines()
     print(out.getvalue(), end="")
     check(len(lines) >= 5 and all(re.fullmatch(r"\d+ .+ \d+", line) for line in lines[:3]),
           "quick start prints three trims")
-    # The 47-vehicle sample has no 2020 engine of 400 hp: its frame is empty (with its columns).
-    frame = lines[3].split() == ["make", "model", "trim", "horsepower_hp"]
-    empty = lines[3:5] == ["Empty DataFrame", "Columns: [make, model, trim, horsepower_hp]"]
-    check(frame or (empty and not expect_data), "quick start prints the frame")
-    if expect_data:
-        from vehicledata.dataset import paths, store
-        meta = store.read_meta(paths.default_db_path()) or {}
-        check("vehicledata_data" in meta.get("source", ""), f"the database came from vehicledata-data: {meta}")
+    check(lines[3].split() == ["make", "model", "trim", "horsepower_hp"], "quick start prints the frame")
+    from vehicledata.dataset import paths, store
+    meta = store.read_meta(paths.default_db_path()) or {}
+    check("vehicledata_data" in meta.get("source", ""), f"the database came from vehicledata-data: {meta}")
 
 
 # A loopback HTTPS server (arguments: certificate, key) answering every GET with {"path": its path};

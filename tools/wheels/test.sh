@@ -40,7 +40,7 @@ for entry in $matrix; do
   log=$dist/wheels-test-$tag.log
   echo "== $(basename "$wheel") in Debian $suite (python$ver)" | tee "$log"
   if chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/opt/vd-test/home LANG=C.UTF-8 \
-      VEHICLEDATA_HOME=/opt/vd-test/home/sample bash -euxc "
+      VEHICLEDATA_HOME=/opt/vd-test/home/nodata bash -euxc "
     cd /opt/vd-test
     mount -t proc proc /proc 2>/dev/null && trap 'umount /proc' EXIT || true
     mkdir -p /dev/shm && mount -t tmpfs -o size=64m shm /dev/shm 2>/dev/null && trap 'umount /dev/shm; umount /proc' EXIT || true
@@ -49,7 +49,7 @@ for entry in $matrix; do
     cd /tmp && /opt/vd-test/venv/bin/python -c 'import vehicledata as vd; vd.show_versions()'
     /opt/vd-test/venv/bin/pip install -q $(pins "$ver")
     /opt/vd-test/venv/bin/pip list --format=freeze
-    /opt/vd-test/venv/bin/python /opt/vd-test/src/smoke.py --readme /opt/vd-test/src/README.md
+    VEHICLEDATA_OFFLINE=1 /opt/vd-test/venv/bin/python /opt/vd-test/src/smoke.py --readme /opt/vd-test/src/README.md
     /opt/vd-test/venv/bin/pip install -q --no-index --find-links /opt/vd-test/wheels 'vehicledata[data]'
     VEHICLEDATA_HOME=/opt/vd-test/home/data /opt/vd-test/venv/bin/python /opt/vd-test/src/smoke.py \
       --readme /opt/vd-test/src/README.md --expect-data

@@ -19,20 +19,18 @@ from .progress import ProgressArg, Reporter, reporter_for
 from .timefmt import eastern_stamp
 
 PathLike = Union[str, "os.PathLike[str]"]
-SAMPLE_BANNER = (
-    "*** NO REAL SOURCES: building the SMALL COMMITTED SAMPLE ({n} vehicles, typed by hand in EPA's "
-    "format), no vPIC VIN tables. For real data: " + paths.DATA_HINT + ", or point --sources or "
-    "VEHICLEDATA_SOURCES at the raw files (see docs/dataset.md). ***"
-)
+NO_SOURCES = ("no raw sources: no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data package and no "
+              "EPA download reachable; " + paths.DATA_HINT + ", or point --sources or VEHICLEDATA_SOURCES at "
+              "the official downloads (docs/dataset.md)")
 
 
 @dataclass
 class Sources:
     """The inputs of one build, as found."""
 
-    kind: str                  # "files" | "download" | "sample"
+    kind: str                  # "files" | "download"
     epa: Path
-    obd: Path                  # the code table, or the sample's CSV
+    obd: Optional[Path]        # the OBD code table (dtc-codes.sqlite), or None: no OBD codes
     vpic: Optional[Path]
     directory: Optional[Path] = None
     notes: List[str] = field(default_factory=list)
@@ -85,8 +83,7 @@ def _from_directory(directory: Path, origin: str) -> Sources:
     notes = []
     obd_path = paths.find_in(directory, paths.OBD_FILE)
     if obd_path is None:
-        notes.append(f"{directory} has no {paths.OBD_FILE}: OBD codes come from the small committed sample")
-        obd_path = paths.SAMPLE_DIR / "obd-codes.csv"
+        notes.append(f"{directory} has no {paths.OBD_FILE}: no OBD codes")
     vpic_path = paths.find_in(directory, paths.VPIC_FILE, paths.VPIC_FILE_ALT)
     if vpic_path is None:
         notes.append(f"{directory} has no {paths.VPIC_FILE}: no VIN tables, the VIN decoder will not work")
@@ -100,11 +97,6 @@ def _from_directory(directory: Path, origin: str) -> Sources:
                      f"or base prices")
     return Sources("files", epa_path, obd_path, vpic_path, directory=directory.resolve(), notes=notes,
                    testcars=testcars, sweep=sweep_path)
-
-
-def _sample(reason: str) -> Sources:
-    return Sources("sample", paths.SAMPLE_DIR / "epa-sample.csv", paths.SAMPLE_DIR / "obd-codes.csv", None,
-                   notes=[reason])
 
 
 def _download_epa(log, fetch: bool = True) -> Optional[Path]:
@@ -127,7 +119,7 @@ def _download_epa(log, fetch: bool = True) -> Optional[Path]:
                 fh.write(chunk)
         os.replace(tmp, target)
         return target
-    except Exception as exc:  # no network, proxy, HTTP error: fall back to the sample
+    except Exception as exc:  # no network, proxy, HTTP error: said, then the caller's error
         log(f"download failed: {exc}")
         return None
     finally:
@@ -138,8 +130,9 @@ def _download_epa(log, fetch: bool = True) -> Optional[Path]:
 def find_sources(sources: Optional[PathLike] = None, download: bool = True, log=None) -> Sources:
     """Sources in order: `sources`, $VEHICLEDATA_SOURCES, the installed `vehicledata-data` package
     (pip install "vehicledata[data]"), the official EPA download (cached in
-    data_home()/downloads; `download=False`: only an already cached one), else the committed
-    sample. A folder given but unusable is an error."""
+    data_home()/downloads; `download=False`: only an already cached one). None of them, or a
+    folder given but unusable, is a SourceError naming what to do: the raw data is never part of
+    this repository or its wheel."""
     log = log or (lambda msg: print(msg, file=sys.stderr))
     if sources is not None:
         return _from_directory(Path(sources).expanduser(), "--sources")
@@ -151,11 +144,10 @@ def find_sources(sources: Optional[PathLike] = None, download: bool = True, log=
         return _from_directory(packaged, "vehicledata-data")
     got = _download_epa(log, fetch=download)
     if got is not None:
-        return Sources("download", got, paths.SAMPLE_DIR / "obd-codes.csv", None, notes=[
-            "EPA table from the official download; OBD codes from the small committed sample and no vPIC "
-            "VIN tables (download them as docs/dataset.md says and use --sources)"])
-    return _sample("no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data package and no download "
-                   f"reachable: {paths.DATA_HINT}")
+        return Sources("download", got, None, None, notes=[
+            "EPA table from the official download; no OBD codes and no vPIC VIN tables (download them as "
+            "docs/dataset.md says and use --sources, or " + paths.DATA_HINT + ")"])
+    raise SourceError(NO_SOURCES)
 
 
 def _file_digest(path: Path) -> str:
@@ -167,10 +159,10 @@ def _file_digest(path: Path) -> str:
 
 
 def builder_digest() -> str:
-    """Hash of the builder's own code and sample: a changed builder rebuilds."""
+    """Hash of the builder's own code and reviewed tables: a changed builder rebuilds."""
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for p in sorted(list(here.glob("*.py")) + list(here.glob("*.csv")) + list(paths.SAMPLE_DIR.glob("*.csv"))):
+    for p in sorted(list(here.glob("*.py")) + list(here.glob("*.csv"))):
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()
@@ -206,17 +198,13 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
     out_path.parent.mkdir(parents=True, exist_ok=True)
     for note in src.notes:
         warn(note)
-    rep.line(f"sources: {src.label}" + (f" ({src.epa})" if src.kind != "sample" else ""))
+    rep.line(f"sources: {src.label} ({src.epa})")
     timings: Dict[str, float] = {}
 
     reading = testcar.start_reading(src.testcars, warn) if src.testcars is not None else None
     stage = rep.stage("read EPA vehicles")
     vehicles = epa.read_vehicles(src.epa, tick=stage.update)
     timings["read_epa"] = stage.close()
-    if src.kind == "sample":
-        banner = SAMPLE_BANNER.format(n=len(vehicles))
-        warn_lines.append(banner)
-        print(banner, file=sys.stderr, flush=True)
 
     vpic_target: Optional[Path] = None
     layouts = None
@@ -258,7 +246,7 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
         warn(f"{n} EPA rows with {col} {value!r}: no value of the service's list, stored as NULL")
 
     stage = rep.stage("OBD codes")
-    codes = obd.read_sample(src.obd) if src.obd.suffix == ".csv" else obd.read_code_table(src.obd)
+    codes = obd.read_code_table(src.obd) if src.obd is not None else []
     tables.rows["obd_codes"] = [{"code": c, "description": d, "make": m, "demo": demo} for c, d, m, demo in codes]
     stage.update(len(codes))
     timings["obd"] = stage.close()
@@ -316,7 +304,6 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
                 "source_fingerprint": fp,
                 "content_hash": digest,
                 "vpic_path": paths.VPIC_NAME if vpic_target else "",
-                "sample": "1" if src.kind == "sample" else "0",
                 "demo_years": f"{schema.DEMO_YEARS[0]}-{schema.DEMO_YEARS[1]}",
             }
             meta.update({f"count_{t}": str(n) for t, n in counts.items()})
@@ -373,22 +360,21 @@ def ensure_database(sources: Optional[PathLike] = None, out: Optional[PathLike] 
                     progress: ProgressArg = None) -> Path:
     """The database path, built first only if it is missing or stale (schema or inputs changed).
 
-    Without sources, a database already built from the cached EPA download or from the sample is
-    reused without touching the network."""
+    Without sources, a database already built from the cached EPA download is reused without
+    touching the network; with no sources at all it is a SourceError saying how to get them."""
     out_path = Path(out).expanduser() if out is not None else paths.default_db_path()
     if sources is None and not os.environ.get("VEHICLEDATA_SOURCES") and _built_from_files(out_path):
         # Nobody named sources now, but this database was built from real files earlier (and
-        # for this schema): keep it rather than replace it with a download or the sample.
+        # for this schema): keep it rather than replace it with a download.
         return out_path
-    # First without the network: a current build from the cached download or the sample is kept
+    # First without the network: a current build from the cached download is kept
     # (`vehicledata dataset build` is the way to try the download again).
-    src = find_sources(sources, download=False)
+    try:
+        src = find_sources(sources, download=False)
+    except SourceError:
+        src = find_sources(sources)  # the download, else the one-line error of NO_SOURCES
     if is_current(out_path, src):
         return out_path
-    if src.kind == "sample":
-        src = find_sources(sources)
-        if is_current(out_path, src):
-            return out_path
     with _lock(out_path):
         if not is_current(out_path, src):
             build(out=out_path, progress=progress, found=src)

