@@ -238,6 +238,7 @@ struct Conn {
     std::size_t request_start = 0;   // empty lines before it (skipped)
     std::size_t request_length = 0;  // where the request being served ends in buf
     bool request_close = false;      // its Connection header says close
+    bool answered = false;           // a request of this connection has been answered (else: a newcomer)
     ChunkProgress progress;          // of the scan of buf's first request (reset when it is consumed)
     std::string out;                 // answer bytes not sent yet (ConnStream); the reactor sends them
     std::size_t out_pos = 0;         // sent of `out`
@@ -490,10 +491,17 @@ struct Gate::Impl {
 
     std::mutex mutex;
     std::condition_variable cv;
-    std::deque<Conn*> ready;  // complete requests for the workers
+    // Complete requests for the workers, in two queues: the first request of a new connection
+    // (`fresh`) and the next request of a kept one (`ready`). Workers take from them in turn while
+    // both hold requests, so a newcomer waits behind at most as many requests as are fresh, not
+    // behind every kept connection's (a closed-loop crowd keeps `ready` as long as its connections),
+    // and the kept ones still get at least every other worker turn.
+    std::deque<Conn*> ready;
+    std::deque<Conn*> fresh;
+    bool fresh_turn = true;   // the next pick is from `fresh` (when both queues hold requests)
     std::vector<Conn*> done;  // back from the workers
     bool workers_stop = false;
-    std::atomic<std::size_t> queued{0};  // ready.size(), read by workers without the mutex
+    std::atomic<std::size_t> queued{0};  // ready.size() + fresh.size(), read by workers without the mutex
     std::atomic<int> keeping{0};         // workers waiting for a kept connection's next request
 
     Impl(HttpCore& c, GateLimits l, RefusalWriter r, DirectHandler d)
@@ -645,8 +653,8 @@ struct Gate::Impl {
         watch(c.fd, false);
         {
             std::lock_guard<std::mutex> lock(mutex);
-            ready.push_back(&c);
-            queued.store(ready.size(), std::memory_order_relaxed);
+            (c.answered ? ready : fresh).push_back(&c);
+            queued.store(ready.size() + fresh.size(), std::memory_order_relaxed);
         }
         cv.notify_one();
     }
@@ -754,11 +762,14 @@ struct Gate::Impl {
             Conn* c = nullptr;
             {
                 std::unique_lock<std::mutex> lock(mutex);
-                cv.wait(lock, [&] { return workers_stop || !ready.empty(); });
+                cv.wait(lock, [&] { return workers_stop || !ready.empty() || !fresh.empty(); });
                 if (workers_stop) return;
-                c = ready.front();
-                ready.pop_front();
-                queued.store(ready.size(), std::memory_order_relaxed);
+                const bool from_fresh = !fresh.empty() && (fresh_turn || ready.empty());
+                std::deque<Conn*>& q = from_fresh ? fresh : ready;
+                c = q.front();
+                q.pop_front();
+                fresh_turn = !from_fresh;
+                queued.store(ready.size() + fresh.size(), std::memory_order_relaxed);
             }
             for (;;) {
                 ConnStream strm(*c, limits);
@@ -770,6 +781,7 @@ struct Gate::Impl {
                 const std::string_view raw(c->buf.data() + c->request_start, c->request_length - c->request_start);
                 if (!direct || !direct(raw, strm, last, closed)) core.process_request(strm, last, closed, nullptr);
                 strm.flush();
+                c->answered = true;
                 c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
                 c->progress = {};
                 if (closed || last || strm.failed()) {
