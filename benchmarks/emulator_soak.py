@@ -48,6 +48,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+# The raw-socket reads of the emulator's tests, one home for both (tests/emulator/emu_support.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "emulator"))
+from emu_support import read_response, read_until_close  # noqa: E402
+
 Target = Tuple[str, Optional[str]]  # path, Range header
 
 
@@ -343,20 +347,7 @@ def shape_flood(base: str, stopping: threading.Event, seed: int, counts: Dict[st
                     target = "/api/trims/v2?limit=1&json=" + urllib.parse.quote(json.dumps(conds, separators=(",", ":")),
                                                                                 safe=",:")
                     s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-                    buf = b""
-                    while b"\r\n\r\n" not in buf:
-                        chunk = s.recv(65536)
-                        if not chunk:
-                            raise ConnectionError("closed")
-                        buf += chunk
-                    head, _, rest = buf.partition(b"\r\n\r\n")
-                    status = head.split(b" ", 2)[1].decode()
-                    n = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))  # type: ignore[union-attr]
-                    while len(rest) < n:
-                        chunk = s.recv(65536)
-                        if not chunk:
-                            raise ConnectionError("closed")
-                        rest += chunk
+                    status = str(read_response(s, bytearray())[0])
                     counts[status] = counts.get(status, 0) + 1
         except OSError:
             counts["error"] = counts.get("error", 0) + 1
@@ -371,12 +362,7 @@ def probe(base: str, stopping: threading.Event, out: List[float], failures: List
         try:
             with socket.create_connection((host, int(port)), timeout=30) as s:
                 s.sendall(b"GET /api/makes/v2?limit=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                data = b""
-                while True:
-                    chunk = s.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
+                data = read_until_close(s)
             if not data.startswith(b"HTTP/1.1 200 "):
                 failures.append(data[:80].decode("latin-1"))
             else:

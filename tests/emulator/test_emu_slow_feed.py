@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 
-from test_emu_hostile import connect, get, hostport, read_response
+from emu_support import read_response, read_until_close
+from test_emu_hostile import connect, get, hostport
 from vehicledata.testing import Emulator
 
 FEED = "/api/data-feeds/download"
@@ -114,17 +115,8 @@ def test_a_reader_that_stops_is_dropped_at_the_total_deadline(database: Path) ->
             assert code == 200 and t < 1.5, f"the only worker was held {t:.1f} s"
             time.sleep(max(0.0, started + 4 - time.monotonic()))  # past the 2 s deadline
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-            got, closed = 0, False
-            try:
-                while True:
-                    chunk = s.recv(1 << 16)
-                    if not chunk:
-                        closed = True
-                        break
-                    got += len(chunk)
-            except ConnectionResetError:
-                closed = True
-            assert closed and got < 16 * len(body), f"{got} bytes after the deadline"
+            got = len(read_until_close(s, resets=True))  # returns once the emulator has closed it
+            assert got < 16 * len(body), f"{got} bytes after the deadline"
         finally:
             s.close()
 
