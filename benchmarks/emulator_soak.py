@@ -48,6 +48,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+# The raw-socket reads of the emulator's tests, one home for both (tests/emulator/emu_support.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "emulator"))
+from emu_support import read_response, read_until_close  # noqa: E402
+
 Target = Tuple[str, Optional[str]]  # path, Range header
 
 
@@ -343,20 +347,7 @@ def shape_flood(base: str, stopping: threading.Event, seed: int, counts: Dict[st
                     target = "/api/trims/v2?limit=1&json=" + urllib.parse.quote(json.dumps(conds, separators=(",", ":")),
                                                                                 safe=",:")
                     s.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-                    buf = b""
-                    while b"\r\n\r\n" not in buf:
-                        chunk = s.recv(65536)
-                        if not chunk:
-                            raise ConnectionError("closed")
-                        buf += chunk
-                    head, _, rest = buf.partition(b"\r\n\r\n")
-                    status = head.split(b" ", 2)[1].decode()
-                    n = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))  # type: ignore[union-attr]
-                    while len(rest) < n:
-                        chunk = s.recv(65536)
-                        if not chunk:
-                            raise ConnectionError("closed")
-                        rest += chunk
+                    status = str(read_response(s, bytearray())[0])
                     counts[status] = counts.get(status, 0) + 1
         except OSError:
             counts["error"] = counts.get("error", 0) + 1
@@ -371,12 +362,7 @@ def probe(base: str, stopping: threading.Event, out: List[float], failures: List
         try:
             with socket.create_connection((host, int(port)), timeout=30) as s:
                 s.sendall(b"GET /api/makes/v2?limit=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                data = b""
-                while True:
-                    chunk = s.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
+                data = read_until_close(s)
             if not data.startswith(b"HTTP/1.1 200 "):
                 failures.append(data[:80].decode("latin-1"))
             else:
@@ -471,6 +457,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--floods", type=int, default=2, help="header-flood clients in phase 3 (default 2)")
     ap.add_argument("--no-vin", action="store_true", help="leave the VIN targets out of the mix")
     ap.add_argument("--request-timeout", type=int, default=None, help="the emulator's --request-timeout")
+    ap.add_argument("--threads", type=int, default=None, help="the emulator's worker threads (default: its own, 16)")
     ap.add_argument("--db", default=None, help="database (default: vehicledata.dataset.ensure_database())")
     ap.add_argument("--soak-seconds", type=int, default=0, help="length of the issue-25 soak phase (0: none)")
     ap.add_argument("--soak-connections", type=int, default=256, help="wrk connections in the soak phase")
@@ -496,7 +483,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         db = str(dataset.ensure_database())
     extra = ["--request-timeout", str(args.request_timeout)] if args.request_timeout else []
     with tempfile.TemporaryDirectory(prefix="vd-soak-") as tmp, \
-            Emulator(db=db, rate_limit=100_000_000, extra_args=extra) as emu:
+            Emulator(db=db, rate_limit=100_000_000, extra_args=extra, threads=args.threads) as emu:
         pid = emu._proc.pid  # type: ignore[union-attr]
         load_before = Path("/proc/loadavg").read_text().split()[0]  # the machine may be shared
         token = login(emu.url)

@@ -205,7 +205,13 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
         if (m != "GET") return wrong_method("GET");
         std::string out = state.stats.to_json();
         out.pop_back();  // the closing brace: the response cache's figures join the object
-        return ok_json(res, out + ",\"response_cache\":" + state.response_cache.to_json() + "}");
+        const GateStats g = state.gate.stats();
+        out += ",\"response_cache\":" + state.response_cache.to_json();
+        out += ",\"gate\":{\"workers\":" + std::to_string(g.workers) + ",\"busy\":" + std::to_string(g.busy) +
+               ",\"queued\":" + std::to_string(g.queued) + ",\"buffered_bytes\":" + std::to_string(g.buffered_bytes) +
+               ",\"large_handed\":" + std::to_string(g.large_handed) +
+               ",\"worker_writes\":" + std::to_string(g.worker_writes) + "}";
+        return ok_json(res, out + "}");
     }
     write_error(res, 404, envelope::kNotFound, path, "Not Found: unknown control route", false);
 }

@@ -8,6 +8,7 @@
 
 #include "auth.h"
 #include "faults.h"
+#include "gate.h"
 #include "rate_limiter.h"
 #include "response_cache.h"
 #include "store.h"
@@ -26,6 +27,7 @@ struct ControlState {
     Stats& stats;
     std::atomic<bool>& maintenance;
     ResponseCache& response_cache;  // cleared by the server after every control request but GET
+    const Gate& gate;               // its figures in GET /_emulator/stats ("gate")
 };
 
 // Answers a control-plane request (the caller has checked control access).

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -238,6 +239,7 @@ struct Conn {
     std::size_t request_start = 0;   // empty lines before it (skipped)
     std::size_t request_length = 0;  // where the request being served ends in buf
     bool request_close = false;      // its Connection header says close
+    bool answered = false;           // a request of this connection has been answered (else: a newcomer)
     ChunkProgress progress;          // of the scan of buf's first request (reset when it is consumed)
     std::string out;                 // answer bytes not sent yet (ConnStream); the reactor sends them
     std::size_t out_pos = 0;         // sent of `out`
@@ -261,6 +263,13 @@ void address_of(const sockaddr_storage& a, socklen_t len, std::string& ip, int& 
 
 // Answer bytes buffered on connections, all together (the reactor sends them as sockets drain).
 std::atomic<std::size_t> g_out_bytes{0};
+
+// The figures of GateStats that the connection streams count (one gate per process).
+struct Counters {
+    std::atomic<std::uint64_t> large_handed{0};
+    std::atomic<std::uint64_t> worker_writes{0};
+};
+Counters g_counters;
 
 // Whether a connection still has answer bytes to send (buffered, or a body still to pull).
 bool pending(const Conn& c) { return !c.out.empty() || static_cast<bool>(c.provider); }
@@ -297,12 +306,16 @@ public:
     ssize_t write(const char* ptr, size_t size) override {
         if (failed_) return -1;
         start_deadline();
-        if (!direct_ && c_.out.size() + size <= limits_.max_output &&
-            g_out_bytes.load(std::memory_order_relaxed) + size <= limits_.max_output_total) {
+        if (!direct_ && g_out_bytes.load(std::memory_order_relaxed) + size <= limits_.max_output_total) {
+            if (!large_ && c_.out.size() + size > limits_.max_output) {
+                large_ = true;  // over the connection's share: still the epoll thread's to send
+                g_counters.large_handed.fetch_add(1, std::memory_order_relaxed);
+            }
             c_.out.append(ptr, size);
             g_out_bytes.fetch_add(size, std::memory_order_relaxed);
             return static_cast<ssize_t>(size);
         }
+        if (!direct_) g_counters.worker_writes.fetch_add(1, std::memory_order_relaxed);
         direct_ = true;  // from here on this answer goes straight to the socket
         const bool ok = send_all(c_.out.data(), c_.out.size(), ptr, size);
         release_out(c_);
@@ -472,6 +485,7 @@ private:
     mutable std::int64_t deadline_ = 0;  // set by the first write (start_deadline)
     std::size_t pos_;
     bool direct_ = false;
+    bool large_ = false;  // the answer is over max_output (counted once)
     bool failed_ = false;
 };
 
@@ -490,11 +504,19 @@ struct Gate::Impl {
 
     std::mutex mutex;
     std::condition_variable cv;
-    std::deque<Conn*> ready;  // complete requests for the workers
+    // Complete requests for the workers, in two queues: the first request of a new connection
+    // (`fresh`) and the next request of a kept one (`ready`). Workers take from them in turn while
+    // both hold requests, so a newcomer waits behind at most as many requests as are fresh, not
+    // behind every kept connection's (a closed-loop crowd keeps `ready` as long as its connections),
+    // and the kept ones still get at least every other worker turn.
+    std::deque<Conn*> ready;
+    std::deque<Conn*> fresh;
+    bool fresh_turn = true;   // the next pick is from `fresh` (when both queues hold requests)
     std::vector<Conn*> done;  // back from the workers
     bool workers_stop = false;
-    std::atomic<std::size_t> queued{0};  // ready.size(), read by workers without the mutex
+    std::atomic<std::size_t> queued{0};  // ready.size() + fresh.size(), read by workers without the mutex
     std::atomic<int> keeping{0};         // workers waiting for a kept connection's next request
+    std::atomic<int> busy{0};            // workers answering a request
 
     Impl(HttpCore& c, GateLimits l, RefusalWriter r, DirectHandler d)
         : core(c), limits(l), refusal(std::move(r)), direct(std::move(d)) {}
@@ -645,8 +667,8 @@ struct Gate::Impl {
         watch(c.fd, false);
         {
             std::lock_guard<std::mutex> lock(mutex);
-            ready.push_back(&c);
-            queued.store(ready.size(), std::memory_order_relaxed);
+            (c.answered ? ready : fresh).push_back(&c);
+            queued.store(ready.size() + fresh.size(), std::memory_order_relaxed);
         }
         cv.notify_one();
     }
@@ -754,12 +776,16 @@ struct Gate::Impl {
             Conn* c = nullptr;
             {
                 std::unique_lock<std::mutex> lock(mutex);
-                cv.wait(lock, [&] { return workers_stop || !ready.empty(); });
+                cv.wait(lock, [&] { return workers_stop || !ready.empty() || !fresh.empty(); });
                 if (workers_stop) return;
-                c = ready.front();
-                ready.pop_front();
-                queued.store(ready.size(), std::memory_order_relaxed);
+                const bool from_fresh = !fresh.empty() && (fresh_turn || ready.empty());
+                std::deque<Conn*>& q = from_fresh ? fresh : ready;
+                c = q.front();
+                q.pop_front();
+                fresh_turn = !from_fresh;
+                queued.store(ready.size() + fresh.size(), std::memory_order_relaxed);
             }
+            busy.fetch_add(1, std::memory_order_relaxed);
             for (;;) {
                 ConnStream strm(*c, limits);
                 bool closed = false;
@@ -770,6 +796,7 @@ struct Gate::Impl {
                 const std::string_view raw(c->buf.data() + c->request_start, c->request_length - c->request_start);
                 if (!direct || !direct(raw, strm, last, closed)) core.process_request(strm, last, closed, nullptr);
                 strm.flush();
+                c->answered = true;
                 c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
                 c->progress = {};
                 if (closed || last || strm.failed()) {
@@ -782,6 +809,7 @@ struct Gate::Impl {
             // The last answer is out: the client sees its end now, not when the epoll thread
             // next turns (it closes the descriptor).
             if (c->close_after && !pending(*c)) ::shutdown(c->fd, SHUT_WR);
+            busy.fetch_sub(1, std::memory_order_relaxed);
             {
                 std::lock_guard<std::mutex> lock(mutex);
                 done.push_back(c);
@@ -888,6 +916,17 @@ void Gate::run() {
     g.core.set_listening_socket(INVALID_SOCKET);  // a response still being written stops
     g.cv.notify_all();
     for (auto& t : workers) t.join();
+}
+
+GateStats Gate::stats() const {
+    GateStats s;
+    s.workers = impl_->limits.threads;
+    s.busy = impl_->busy.load(std::memory_order_relaxed);
+    s.queued = impl_->queued.load(std::memory_order_relaxed);
+    s.buffered_bytes = g_out_bytes.load(std::memory_order_relaxed);
+    s.large_handed = g_counters.large_handed.load(std::memory_order_relaxed);
+    s.worker_writes = g_counters.worker_writes.load(std::memory_order_relaxed);
+    return s;
 }
 
 void Gate::stop() {

@@ -19,10 +19,14 @@
 // and the feed download) is not written by the worker at all: it hands the body's
 // content provider to the stream (DeferringStream), and the epoll thread pulls it
 // in pieces of at most kPullBytes as the socket drains (the feed ZIP straight from
-// its file), so no worker waits on a socket for it.  Only an answer on httplib's
-// own path (requests with a body or an Expect header) that is larger than
-// max_output, or made while all buffers together are at max_output_total, is
-// still written by the worker itself, within that deadline.
+// its file), so no worker waits on a socket for it.  An answer on httplib's own
+// path (requests with a body or an Expect header) goes to the output buffer
+// whole, also when it is larger than max_output (counted: GateStats::large_handed),
+// and the epoll thread sends it the same way; only one made while all buffers
+// together are at max_output_total is still written by the worker itself, within
+// that deadline (GateStats::worker_writes).  The first request of a new
+// connection waits in its own queue, which workers take from in turn with the
+// kept connections' queue.
 //
 // Thread safety: run() on one thread; stop() from any thread.
 #pragma once
@@ -33,6 +37,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -51,7 +56,8 @@ struct GateLimits {
     int request_timeout_ms = 10000;         // from a request's first byte to its last -> 408
     int idle_timeout_ms = 5000;             // keep-alive wait for the next request's first byte (then closed)
     int write_timeout_ms = 30000;           // total time to send one response; a slower reader is dropped
-    std::size_t max_output = 8u << 20;      // answer bytes buffered per connection (larger: written as it drains)
+    std::size_t max_output = 8u << 20;      // answer bytes per connection before an answer counts as large
+                                            // (GateStats::large_handed; still buffered, within max_output_total)
     std::size_t max_output_total = 256u << 20;  // answer bytes buffered on all connections together
 };
 
@@ -76,6 +82,16 @@ using DirectHandler = std::function<bool(std::string_view request, httplib::Stre
 // Builds a gate refusal: status, exception and message; `url` is the request path or "/".
 using RefusalWriter = std::function<std::string(int status, const std::string& url, const std::string& message)>;
 
+// What GET /_emulator/stats reports of the gate ("gate"): a snapshot, each figure read on its own.
+struct GateStats {
+    int workers = 0;                 // worker threads
+    int busy = 0;                    // of them, answering a request now (the stats request's own included)
+    std::size_t queued = 0;          // complete requests waiting for a worker
+    std::size_t buffered_bytes = 0;  // answer bytes in connections' output buffers, all together
+    std::uint64_t large_handed = 0;  // answers over max_output buffered for the epoll thread to send
+    std::uint64_t worker_writes = 0; // answers a worker wrote itself, waiting on the socket (all buffers full)
+};
+
 class Gate {
 public:
     // `direct` (optional) is offered every complete request before httplib is.
@@ -86,6 +102,8 @@ public:
     // Serves until stop().
     void run();
     void stop();
+    // Any thread.
+    GateStats stats() const;
 
 private:
     struct Impl;

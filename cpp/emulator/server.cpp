@@ -344,7 +344,7 @@ void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
             return;
         }
         ControlState state{clock_,  *store_, limiter_,     login_limiter_, usage_,
-                           faults_, stats_,  maintenance_, response_cache_};
+                           faults_, stats_,  maintenance_, response_cache_, *gate_};
         control(state, req, res);
         // reset, clock, faults, maintenance, touch: whatever a change did, no cached answer outlives it.
         if (req.method != "GET" && req.method != "HEAD") response_cache_.clear();

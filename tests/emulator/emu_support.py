@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
+import socket
 import sqlite3
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -23,6 +25,64 @@ from vehicledata.testing import DEMO_ACCOUNTS, Emulator
 
 DEMO_SQL = "year BETWEEN 2015 AND 2020"
 CONFORMANCE_SECRET = "conformance-secret"
+
+
+# ---- raw sockets: the one home of the suite's (and benchmarks/emulator_soak.py's) read loops -------
+def read_response(s: socket.socket, buf: bytearray) -> Tuple[int, Dict[str, str], bytes]:
+    """Reads one response (Content-Length framed; a 100 Continue skipped) from `s`, leaving what
+    follows in `buf`: status, header fields (names lower-cased), body."""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"closed before a response head: {bytes(buf)!r}")
+        buf += chunk
+    head, _, rest = bytes(buf).partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+    if status == 100:
+        buf[:] = rest
+        return read_response(s, buf)
+    n = int(headers.get("content-length", "0"))
+    while len(rest) < n:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError("closed inside a body")
+        rest += chunk
+    buf[:] = rest[n:]
+    return status, headers, rest[:n]
+
+
+def read_until_close(s: socket.socket, resets: bool = False) -> bytes:
+    """Everything the server sends until it closes the connection; with `resets`, a reset ends
+    it as a close does (a dropped connection). A timeout raises (the socket's own)."""
+    chunks: List[bytes] = []
+    while True:
+        try:
+            chunk = s.recv(65536)
+        except ConnectionResetError:
+            if not resets:
+                raise
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def read_answer(s: socket.socket, head: bool = False) -> bytes:
+    """The bytes of one answer as sent: until its Content-Length is complete (only the head for
+    the answer to a HEAD), else until the server closes."""
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+        end = data.find(b"\r\n\r\n")
+        m = re.search(rb"\r\ncontent-length: *(\d+)", data[:end], re.I) if end >= 0 else None
+        if m and len(data) >= end + 4 + (0 if head else int(m.group(1))):
+            return data
 
 
 @dataclass

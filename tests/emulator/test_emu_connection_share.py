@@ -11,7 +11,8 @@ from typing import Iterator, List
 
 import pytest
 
-from test_emu_hostile import assert_json_error, get, hostport, read_response
+from emu_support import read_response
+from test_emu_hostile import assert_json_error, get, hostport
 from vehicledata.testing import Emulator
 
 

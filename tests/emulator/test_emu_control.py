@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from emu_support import Http, assert_error
+from emu_support import Http, assert_error, read_until_close
 from vehicledata.testing import Emulator, EmulatorError
 
 
@@ -52,16 +52,7 @@ def raw_get(url: str, path: str) -> bytes:
     host, port = url.split("//")[1].split(":")
     with socket.create_connection((host, int(port)), timeout=10) as s:
         s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-        chunks = []
-        while True:
-            try:
-                b = s.recv(65536)
-            except ConnectionResetError:
-                break
-            if not b:
-                break
-            chunks.append(b)
-    return b"".join(chunks)
+        return read_until_close(s, resets=True)
 
 
 def test_drop_closes_without_an_answer(clean: Emulator) -> None:

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional
 
 import pytest
 
-from emu_support import Http
+from emu_support import Http, read_answer, read_until_close
 from vehicledata.testing import Emulator
 
 TARGETS = [
@@ -64,16 +64,7 @@ def exchange_raw(url: str, raw: bytes, head: bool) -> bytes:
     host, port = url.split("//")[1].split(":")
     with socket.create_connection((host, int(port)), timeout=30) as s:
         s.sendall(raw)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                return data
-            data += chunk
-            end = data.find(b"\r\n\r\n")
-            m = re.search(rb"\r\ncontent-length: *(\d+)", data[:end], re.I) if end >= 0 else None
-            if m and len(data) >= end + 4 + (0 if head else int(m.group(1))):
-                return data
+        return read_answer(s, head)
 
 
 def request(method: str, target: str, version: str, lines: List[str], token: Optional[str], httplib: bool) -> bytes:
@@ -108,10 +99,7 @@ def test_paths_keep_alive_and_close_alike(emulator: Emulator, tokens: Dict[str, 
     for httplib, raw in pair.items():
         with socket.create_connection((host, int(port)), timeout=30) as s:
             s.sendall(raw)
-            data = b""
-            while chunk := s.recv(65536):
-                data += chunk
-        out[httplib] = undated(data)
+            out[httplib] = undated(read_until_close(s))
     assert out[False] == out[True]
     assert out[False].count(b"HTTP/1.1 200 OK") == 2
     assert b"Keep-Alive: timeout=5, max=5" in out[False] and b"Connection: close" in out[False]

@@ -13,6 +13,7 @@ from typing import Iterator, List, Optional, Tuple
 
 import pytest
 
+from emu_support import read_response
 from vehicledata.testing import Emulator
 
 PATH = "/api/makes/v2"
@@ -38,30 +39,6 @@ def connect(emu: Emulator, timeout: float = 10.0, source: Optional[str] = None) 
     s = socket.create_connection(hostport(emu), timeout=timeout, source_address=(source, 0) if source else None)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return s
-
-
-def read_response(s: socket.socket, buf: bytearray) -> Tuple[int, dict, bytes]:
-    """Reads one response (Content-Length framed) from `s`, leaving what follows in `buf`."""
-    while b"\r\n\r\n" not in buf:
-        chunk = s.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"closed before a response head: {bytes(buf)!r}")
-        buf += chunk
-    head, _, rest = bytes(buf).partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
-    if status == 100:
-        buf[:] = rest
-        return read_response(s, buf)
-    n = int(headers.get("content-length", "0"))
-    while len(rest) < n:
-        chunk = s.recv(65536)
-        if not chunk:
-            raise ConnectionError("closed inside a body")
-        rest += chunk
-    buf[:] = rest[n:]
-    return status, headers, rest[:n]
 
 
 def exchange(emu: Emulator, raw: bytes, count: int = 1) -> List[Tuple[int, dict, bytes]]:

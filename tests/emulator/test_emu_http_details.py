@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
+from emu_support import read_answer
 from vehicledata.testing import Emulator
 
 IMF_FIXDATE = re.compile(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) "
@@ -26,18 +27,7 @@ def raw_exchange(url: str, raw: bytes, head: bool = False) -> Tuple[str, List[Tu
     host, port = url.split("//")[1].split(":")
     with socket.create_connection((host, int(port)), timeout=30) as s:
         s.sendall(raw)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-            end = data.find(b"\r\n\r\n")
-            if end < 0:
-                continue
-            m = re.search(rb"\r\ncontent-length: *(\d+)", data[:end], re.I)
-            if m and len(data) >= end + 4 + (0 if head else int(m.group(1))):
-                break
+        data = read_answer(s, head)
     head_bytes, _, body = data.partition(b"\r\n\r\n")
     lines = head_bytes.decode("latin-1").split("\r\n")
     fields = [(n, v.strip()) for n, _, v in (line.partition(":") for line in lines[1:])]

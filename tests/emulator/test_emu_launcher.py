@@ -15,7 +15,7 @@ from typing import Any, Iterator, List, Sequence
 
 import pytest
 
-from emu_support import Http
+from emu_support import Http, read_until_close
 from vehicledata.testing import DEMO_ACCOUNTS, Emulator, EmulatorError, find_executable
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -143,9 +143,7 @@ def status_lines_by_field_count(url: str, counts: Sequence[int]) -> List[bytes]:
         head += "".join(f"X-F{i}: v\r\n" for i in range(fields - 2)) + "\r\n"
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(head.encode())
-            data = b""
-            while chunk := s.recv(65536):
-                data += chunk
+            data = read_until_close(s)
         answers.append(data.split(b"\r\n", 1)[0])
     return answers
 

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from emu_support import Http, assert_error, required_query
+from emu_support import Http, assert_error, read_until_close, required_query
 from vehicledata import schema
 
 Case = Tuple[str, int, str, str]  # target, status, exception, message part
@@ -137,8 +137,7 @@ def test_garbage_request_line_does_not_kill_the_server(emulator: object, api: Ht
         with socket.create_connection((host, int(port)), timeout=10) as s:
             s.sendall(junk)
             s.shutdown(socket.SHUT_WR)
-            while s.recv(65536):
-                pass
+            read_until_close(s)
     assert api.get("/_emulator/health").status == 200
     assert api.get("/api/years/v2").status == 200
 

@@ -13,7 +13,8 @@ from typing import Iterator, List
 
 import pytest
 
-from test_emu_hostile import connect, read_response
+from emu_support import read_response
+from test_emu_hostile import connect
 from vehicledata.testing import Emulator
 
 FIELDS = ["year", "msrp", "invoice", "make", "model", "trim"]

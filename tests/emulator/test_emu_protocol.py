@@ -12,7 +12,8 @@ from typing import Iterator, List, Tuple
 
 import pytest
 
-from test_emu_hostile import assert_json_error, connect, get, read_response
+from emu_support import read_response, read_until_close
+from test_emu_hostile import assert_json_error, connect, get
 from vehicledata.testing import Emulator
 
 PATH = "/api/makes/v2"
@@ -30,12 +31,7 @@ def read_all(s: socket.socket, count: int) -> Tuple[List[Tuple[int, dict, bytes]
     s.settimeout(10)
     buf = bytearray()
     out = [read_response(s, buf) for _ in range(count)]
-    rest = bytes(buf)
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            return out, rest
-        rest += chunk
+    return out, bytes(buf) + read_until_close(s)
 
 
 def corked(emu: Emulator) -> socket.socket:

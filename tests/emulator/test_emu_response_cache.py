@@ -10,11 +10,11 @@ import re
 import socket
 import subprocess
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 import pytest
 
-from emu_support import CONFORMANCE_SECRET, Db, Http
+from emu_support import CONFORMANCE_SECRET, Db, Http, read_until_close
 from vehicledata.testing import Emulator, find_executable
 
 DEMO_SQL = "year BETWEEN 2015 AND 2020"
@@ -54,13 +54,7 @@ def _raw(url: str, method: str, target: str, headers: Dict[str, str]) -> bytes:
     lines += [f"{k}: {v}" for k, v in headers.items()]
     with socket.create_connection((host, int(port)), timeout=60) as s:
         s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-        chunks: List[bytes] = []
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            chunks.append(b)
-    raw = b"".join(chunks)
+        raw = read_until_close(s)
     head, sep, body = raw.partition(b"\r\n\r\n")
     masked, dates = re.subn(rb"\r\nDate: [^\r]*", b"\r\nDate: (masked)", head)
     assert dates == 1, head

@@ -6,7 +6,7 @@ from typing import Any, Dict, Tuple
 
 import pytest
 
-from emu_support import DEMO_SQL, Db, Http, assert_error
+from emu_support import DEMO_SQL, Db, Http, assert_error, read_until_close
 
 
 # ---- 1. demo access: makes/models see only demo model years ----------------------------------
@@ -71,12 +71,7 @@ def raw_request(emulator_url: str, request: bytes, timeout: float = 30) -> Tuple
     u = urlsplit(emulator_url)
     with socket.create_connection((u.hostname, u.port), timeout=timeout) as s:
         s.sendall(request)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = read_until_close(s)
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     status = int(lines[0].split()[1])

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 
-from test_emu_hostile import connect, get, hostport, read_response
+from emu_support import read_response, read_until_close
+from test_emu_hostile import connect, get, hostport
 from vehicledata.testing import Emulator
 
 FEED = "/api/data-feeds/download"
@@ -114,16 +115,41 @@ def test_a_reader_that_stops_is_dropped_at_the_total_deadline(database: Path) ->
             assert code == 200 and t < 1.5, f"the only worker was held {t:.1f} s"
             time.sleep(max(0.0, started + 4 - time.monotonic()))  # past the 2 s deadline
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-            got, closed = 0, False
-            try:
-                while True:
-                    chunk = s.recv(1 << 16)
-                    if not chunk:
-                        closed = True
-                        break
-                    got += len(chunk)
-            except ConnectionResetError:
-                closed = True
-            assert closed and got < 16 * len(body), f"{got} bytes after the deadline"
+            got = len(read_until_close(s, resets=True))  # returns once the emulator has closed it
+            assert got < 16 * len(body), f"{got} bytes after the deadline"
         finally:
             s.close()
+
+
+def test_a_slow_reader_of_a_large_answer_on_httplibs_path_holds_no_worker(emulator: Emulator,
+                                                                          tokens: Dict[str, str]) -> None:
+    """An answer over the 8 MiB per-connection buffer written on cpp-httplib's own path (here the
+    feed ZIP for a GET with a Content-Length header, which the direct path declines) is handed to
+    the epoll thread like any other: the worker is free while the reader has not read a byte.
+    Before, the worker wrote it itself, waiting on the socket until the 30 s write deadline. Read
+    from the emulator's own figures (GET /_emulator/stats, "gate"), not from timing."""
+    emu, token = emulator, tokens["premium"]
+    with connect(emu, timeout=60) as s:  # the direct path's answer, and the ZIP built once
+        s.sendall(feed_request(token))
+        code, _, full = read_response(s, bytearray())
+    assert code == 200 and len(full) > 8 << 20, f"the feed ZIP ({len(full)} bytes) is not over 8 MiB"
+    before = emu.stats()["gate"]
+    s = slow_reader(emu, feed_request(token, "Content-Length: 0\r\n"))
+    try:
+        # Waits (bounded) until the answer is handed over and only the stats request itself holds a worker.
+        gate = emu.stats()["gate"]
+        for _ in range(600):
+            if gate["large_handed"] > before["large_handed"] and gate["busy"] == 1:
+                break
+            time.sleep(0.1)
+            gate = emu.stats()["gate"]
+        assert gate["large_handed"] == before["large_handed"] + 1 and gate["busy"] == 1, (before, gate)
+        assert gate["worker_writes"] == before["worker_writes"], (before, gate)
+        assert gate["buffered_bytes"] > 0  # the answer waits in the buffer, not in a worker
+        t, code, body = timed_get(emu, "/api/makes/v2?limit=2")
+        assert code == 200 and len(json.loads(body)["data"]) == 2
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        code, headers, body = read_response(s, bytearray())
+        assert code == 200 and headers["content-type"] == "application/zip" and body == full
+    finally:
+        s.close()

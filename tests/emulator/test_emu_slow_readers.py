@@ -13,7 +13,8 @@ from typing import Iterator, List
 
 import pytest
 
-from test_emu_hostile import connect, get, hostport, read_response
+from emu_support import read_response
+from test_emu_hostile import connect, get, hostport
 from vehicledata.testing import Emulator
 
 BIG = "/api/trims/v2?limit=1000&verbose=yes"
