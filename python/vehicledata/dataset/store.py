@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 import sqlite3
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -56,9 +57,10 @@ def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None
     not_null = [c.name for c in cols if not c.nullable]
     nullable = {c.name for c in cols if c.nullable}
     known: Optional[frozenset] = None
+    values: Callable[[dict], tuple] = lambda row: tuple(row.get(n) for n in names)
     for row in rows:
-        keys = frozenset(row)
-        if keys != known:
+        if known is None or row.keys() != known:
+            keys = frozenset(row)
             # The schema table may gain or lose a field before the builder learns about it: a new
             # nullable column is filled with NULL (said once), a new NOT NULL column is an error.
             missing = [n for n in names if n not in keys]
@@ -71,6 +73,13 @@ def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None
                 warn(f"{table}: schema column(s) {missing} not filled by the builder (NULL); "
                      f"builder value(s) {extra} not in the schema (dropped)")
             known = keys
+            if missing:
+                values = lambda row: tuple(row.get(n) for n in names)  # noqa: E731
+            elif len(names) == 1:
+                one = names[0]
+                values = lambda row: (row[one],)  # noqa: E731
+            else:
+                values = operator.itemgetter(*names)
         for name in not_null:
             if row[name] is None:
                 raise SchemaMismatch(f"{table}.{name} is NULL for row {row.get('id', row.get('code'))}")
@@ -78,7 +87,7 @@ def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None
             value = row.get(name)
             if value is not None and value not in allowed:
                 raise SchemaMismatch(f"{table}.{name}: {value!r} is not an allowed value")
-        yield tuple(row.get(n) for n in names)
+        yield values(row)
 
 
 def create(con: sqlite3.Connection) -> None:
