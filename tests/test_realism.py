@@ -182,3 +182,33 @@ def test_no_upper_trim_below_its_line_base(database: Path) -> None:
             bad.append((year, make, model, list(zip(order, got))))
     print(f"\nconfigurations with 2+ trims: {checked}, an upper trim below a lower one: {len(bad)}")
     assert checked > 3000 and bad == [], bad[:5]
+
+
+def test_hybrid_system_table_cites_its_pages() -> None:
+    from vehicledata.dataset import system_hp
+    rows_ = system_hp.read()
+    assert len(rows_) >= 10
+    assert all(r.source.startswith("https://") and r.tag in ("H", "P") and 60 <= r.hp <= 800 for r in rows_)
+    assert len({(r.make, r.model, y, r.tag) for r in rows_ for y in range(r.first, r.last + 1)}) == \
+        sum(r.last - r.first + 1 for r in rows_)   # no year of a line twice
+
+
+def test_hybrids_carry_their_system_horsepower(database: Path) -> None:
+    """Every hybrid row of a line in the reviewed table has the table's system output, which is
+    above the engine-only rating the Test Car List gives the same model's hybrid (2019 Prius:
+    121 hp, not the engine's 96)."""
+    from vehicledata.dataset import system_hp
+    checked = 0
+    for r in system_hp.read():
+        tag = {"H": ("hybrid", "mild hybrid"), "P": ("plug-in hybrid",)}[r.tag]
+        got = q(database, f"""SELECT DISTINCT e.horsepower_hp FROM trims t JOIN engines e ON e.id = t.id
+            WHERE t.make = ? AND t.model = ? AND t.year BETWEEN ? AND ? AND abs(e.size - ?) < 0.06
+            AND e.engine_type IN ({','.join('?' * len(tag))})""", r.make, r.model, r.first, r.last, r.displ, *tag)
+        assert got, f"no {r.make} {r.model} {r.first}-{r.last} {r.displ} {r.tag} rows"
+        assert got == [(r.hp,)], (r, got)
+        checked += 1
+    assert checked >= 10
+    prius = [r for r in realism.reference() if (r["year"], r["make"], r["model"]) == ("2019", "Toyota", "Prius")]
+    assert prius and q(database, """SELECT DISTINCT e.horsepower_hp FROM trims t JOIN engines e ON e.id = t.id
+        WHERE t.year = 2019 AND t.make = 'Toyota' AND t.model = 'Prius' AND e.engine_type = 'hybrid'""") == \
+        [(int(prius[0]["base_hp"]),)]

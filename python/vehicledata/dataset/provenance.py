@@ -69,7 +69,7 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
         "fuel_type": (REAL, "EPA fuelType mapped onto the service's values (Premium -> recommended)"),
         "cylinders": (DERIVED, "EPA cylinder count; layout (I/V/flat/W) from vPIC VIN patterns where they agree, else make rules"),
         "size": (REAL, "EPA displ (litres); NULL for electric"),
-        "horsepower_hp": (REAL, "EPA Test Car List rated horsepower of the matching tested configuration (year, manufacturer code, displacement, cylinders, transmission, drive, model words); electric: EPA evMotor kW x 1.341; else vPIC Engine Brake (hp); else NULL"),
+        "horsepower_hp": (REAL, "electric: EPA evMotor kW x 1.341; hybrid and plug-in hybrid lines of the reviewed table (dataset/hybrid_system_hp.csv, a cited page per row): the system output; else EPA Test Car List rated horsepower of the matching tested configuration (year, manufacturer code, displacement, cylinders, transmission, drive, model words; for other hybrids the engine alone); else vPIC Engine Brake (hp); else NULL"),
         "horsepower_rpm": (NONE, "always NULL: no public source"),
         "torque_ft_lbs": (NONE, "always NULL: no public source"),
         "torque_rpm": (NONE, "always NULL: no public source"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .. import schema
-from . import derive, lineup, mapping, naming, prices
+from . import derive, lineup, mapping, naming, prices, system_hp
 from .epa import SourceError, Vehicle
 from .sweep import Sweep, figures as sweep_figures
 from .testcar import TestCars
@@ -140,14 +140,21 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
     fig = sweep_figures(agree)
     out: Dict[str, object] = {"entries": agree}
     hp: Optional[float] = None
+    hp_origin: Optional[str] = None
     if kind == "ev":
         kw = derive.motor_kw(v.ev_motor)
-        hp = kw * 1.341 if kw else None
+        hp, hp_origin = (kw * 1.341, "EPA evMotor") if kw else (None, None)
+    if hp is None and kind in ("hybrid", "mild", "phev"):
+        # the Test Car List and vPIC rate a hybrid's engine alone: the reviewed system output first
+        sys_hp = system_hp.system_hp(make, model, v.year, v.displ, etype)
+        if sys_hp is not None:
+            hp, hp_origin = sys_hp, "reviewed hybrid system table"
     if hp is None and tc is not None and tc.hp and tc.hp >= _MIN_HP:
-        hp = tc.hp
+        hp, hp_origin = tc.hp, "EPA Test Car List"
     if hp is None and fig["hp"] and fig["hp"] >= _MIN_HP:
-        hp = fig["hp"]
+        hp, hp_origin = fig["hp"], "vPIC"
     out["hp"] = int(round(hp)) if hp else None
+    out["hp_origin"] = hp_origin if hp else None
     if fig["curb"]:
         out["curb"], out["curb_origin"] = int(round(fig["curb"])), "real"
     elif tc is not None and tc.etw:
