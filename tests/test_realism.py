@@ -5,6 +5,7 @@ and invariants over the whole catalogue. The figures are reported in docs/datase
 from __future__ import annotations
 
 import csv
+import re
 import sqlite3
 from pathlib import Path
 
@@ -212,3 +213,35 @@ def test_hybrids_carry_their_system_horsepower(database: Path) -> None:
     assert prius and q(database, """SELECT DISTINCT e.horsepower_hp FROM trims t JOIN engines e ON e.id = t.id
         WHERE t.year = 2019 AND t.make = 'Toyota' AND t.model = 'Prius' AND e.engine_type = 'hybrid'""") == \
         [(int(prius[0]["base_hp"]),)]
+
+
+def test_value_origins_per_row(database: Path) -> None:
+    """Columns whose origin differs from row to row carry it per trim in `value_origins`: one row
+    per trim, 'none' exactly where the value is NULL, and `dataset info` prints the shares."""
+    from vehicledata.dataset import provenance, store
+    assert q(database, "SELECT count(*) FROM trims") == q(database, "SELECT count(*) FROM value_origins")
+    assert q(database, "SELECT count(*) FROM trims t LEFT JOIN value_origins v ON v.id = t.id WHERE v.id IS NULL") \
+        == [(0,)]
+    allowed = set(provenance.ORIGINS)
+    for table, column in provenance.ROW_ORIGIN_COLUMNS:
+        col = f"{table}_{column}"
+        assert {o for o, in q(database, f"SELECT DISTINCT {col} FROM value_origins")} <= allowed
+        assert q(database, f"""SELECT count(*) FROM value_origins v JOIN {table} x ON x.id = v.id
+            WHERE (x.{column} IS NULL) != (v.{col} = 'none')""") == [(0,)], col
+    # a vPIC price is real, a ladder price synthetic; a vPIC curb weight real, test weight - 300 lb derived
+    con = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        shares = store.value_origin_shares(con)
+    finally:
+        con.close()
+    assert shares["trims.msrp"]["real"] > 0 and shares["trims.msrp"]["synthetic"] > 0
+    assert shares["bodies.curb_weight"]["real"] > 0 and shares["bodies.curb_weight"]["derived"] > 0
+    assert shares["bodies.doors"]["real"] > 0 and shares["bodies.doors"]["derived"] > 0
+
+
+def test_dataset_info_shows_per_row_shares(database: Path, capsys) -> None:
+    from vehicledata.cli import main
+    assert main(["dataset", "info", "--db", str(database)]) == 0
+    out = capsys.readouterr().out
+    assert "origin of each value, where it differs from row to row" in out
+    assert re.search(r"\n  trims\.msrp\s+[\d.]+%\s+0\.0%\s+[\d.]+%\s+0\.0%\n", out)

@@ -129,6 +129,14 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
 }
 
 
+# Columns whose origin differs from row to row (a vPIC price or a ladder price; a vPIC curb
+# weight or one derived from the test weight; ...): the database's `value_origins` table gives
+# the origin of each of them per trim id, `vehicledata dataset info` their shares.
+ROW_ORIGIN_COLUMNS: Tuple[Tuple[str, str], ...] = (
+    ("trims", "msrp"), ("bodies", "curb_weight"), ("bodies", "doors"), ("engines", "horsepower_hp"),
+    ("bodies", "seats"), ("bodies", "wheel_base"))
+
+
 def rows() -> List[Tuple[str, str, str, str]]:
     """(table_name, column_name, origin, note) for every column of every storage table."""
     out: List[Tuple[str, str, str, str]] = []

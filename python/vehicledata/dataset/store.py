@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .. import schema
+from . import provenance
 
 META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)"
 PROVENANCE_SQL = "CREATE TABLE provenance (table_name TEXT, column_name TEXT, origin TEXT, note TEXT)"
@@ -141,6 +142,27 @@ def write_vpic_maps(con: sqlite3.Connection, makes: Dict[int, int], models: Dict
     con.executemany("INSERT INTO vpic_models (vpic_model_id, model_id) VALUES (?, ?)", sorted(models.items()))
 
 
+def write_value_origins(con: sqlite3.Connection, rows: List[Tuple[object, ...]]) -> None:
+    """The `value_origins` table: per trim id, the origin of each column of
+    provenance.ROW_ORIGIN_COLUMNS (real, derived, synthetic or none)."""
+    cols = [f"{table}_{column}" for table, column in provenance.ROW_ORIGIN_COLUMNS]
+    con.execute(f"CREATE TABLE value_origins (id INTEGER PRIMARY KEY, {', '.join(c + ' TEXT' for c in cols)})")
+    con.executemany(f"INSERT INTO value_origins (id, {', '.join(cols)}) VALUES ({', '.join('?' * (len(cols) + 1))})",
+                    rows)
+
+
+def value_origin_shares(con: sqlite3.Connection) -> Dict[str, Dict[str, int]]:
+    """{"table.column": {origin: number of trims}} from `value_origins` ({} if the table is missing)."""
+    if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'value_origins'").fetchone():
+        return {}
+    out: Dict[str, Dict[str, int]] = {}
+    for table, column in provenance.ROW_ORIGIN_COLUMNS:
+        per = out.setdefault(f"{table}.{column}", {o: 0 for o in provenance.ORIGINS})
+        for origin, n in con.execute(f"SELECT {table}_{column}, count(*) FROM value_origins GROUP BY 1"):
+            per[origin] = n
+    return out
+
+
 def _order_by(table: str) -> str:
     names = [c.name for c in columns(table)]
     if "id" in names:
@@ -161,7 +183,7 @@ def content_hash_con(con: sqlite3.Connection) -> str:
             if not chunk:
                 break
             h.update(repr(chunk).encode())
-    for table, key in (("vpic_makes", "vpic_make_id"), ("vpic_models", "vpic_model_id")):
+    for table, key in (("vpic_makes", "vpic_make_id"), ("vpic_models", "vpic_model_id"), ("value_origins", "id")):
         if con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
             h.update(f"\x00{table}\x00".encode())
             h.update(repr(con.execute(f"SELECT * FROM {table} ORDER BY {key}").fetchall()).encode())
