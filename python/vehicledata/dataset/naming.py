@@ -39,11 +39,13 @@ from .epa import SourceError
 _MODEL, _SERIES, _TRIM = 28, 34, 38
 
 
+@lru_cache(maxsize=65536)
 def norm(name: str) -> str:
     """A name compared without case, spaces or punctuation ("F-150" == "F150")."""
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+@lru_cache(maxsize=4096)
 def norm_make(name: str) -> str:
     return norm(re.sub(r"(?i)\b(automotive|motors?|cars|automobiles?)\b", "", name))
 
