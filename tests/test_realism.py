@@ -5,6 +5,7 @@ and invariants over the whole catalogue. The figures are reported in docs/datase
 from __future__ import annotations
 
 import csv
+import re
 import sqlite3
 from pathlib import Path
 
@@ -182,3 +183,65 @@ def test_no_upper_trim_below_its_line_base(database: Path) -> None:
             bad.append((year, make, model, list(zip(order, got))))
     print(f"\nconfigurations with 2+ trims: {checked}, an upper trim below a lower one: {len(bad)}")
     assert checked > 3000 and bad == [], bad[:5]
+
+
+def test_hybrid_system_table_cites_its_pages() -> None:
+    from vehicledata.dataset import system_hp
+    rows_ = system_hp.read()
+    assert len(rows_) >= 10
+    assert all(r.source.startswith("https://") and r.tag in ("H", "P") and 60 <= r.hp <= 800 for r in rows_)
+    assert len({(r.make, r.model, y, r.tag) for r in rows_ for y in range(r.first, r.last + 1)}) == \
+        sum(r.last - r.first + 1 for r in rows_)   # no year of a line twice
+
+
+def test_hybrids_carry_their_system_horsepower(database: Path) -> None:
+    """Every hybrid row of a line in the reviewed table has the table's system output, which is
+    above the engine-only rating the Test Car List gives the same model's hybrid (2019 Prius:
+    121 hp, not the engine's 96)."""
+    from vehicledata.dataset import system_hp
+    checked = 0
+    for r in system_hp.read():
+        tag = {"H": ("hybrid", "mild hybrid"), "P": ("plug-in hybrid",)}[r.tag]
+        got = q(database, f"""SELECT DISTINCT e.horsepower_hp FROM trims t JOIN engines e ON e.id = t.id
+            WHERE t.make = ? AND t.model = ? AND t.year BETWEEN ? AND ? AND abs(e.size - ?) < 0.06
+            AND e.engine_type IN ({','.join('?' * len(tag))})""", r.make, r.model, r.first, r.last, r.displ, *tag)
+        assert got, f"no {r.make} {r.model} {r.first}-{r.last} {r.displ} {r.tag} rows"
+        assert got == [(r.hp,)], (r, got)
+        checked += 1
+    assert checked >= 10
+    prius = [r for r in realism.reference() if (r["year"], r["make"], r["model"]) == ("2019", "Toyota", "Prius")]
+    assert prius and q(database, """SELECT DISTINCT e.horsepower_hp FROM trims t JOIN engines e ON e.id = t.id
+        WHERE t.year = 2019 AND t.make = 'Toyota' AND t.model = 'Prius' AND e.engine_type = 'hybrid'""") == \
+        [(int(prius[0]["base_hp"]),)]
+
+
+def test_value_origins_per_row(database: Path) -> None:
+    """Columns whose origin differs from row to row carry it per trim in `value_origins`: one row
+    per trim, 'none' exactly where the value is NULL, and `dataset info` prints the shares."""
+    from vehicledata.dataset import provenance, store
+    assert q(database, "SELECT count(*) FROM trims") == q(database, "SELECT count(*) FROM value_origins")
+    assert q(database, "SELECT count(*) FROM trims t LEFT JOIN value_origins v ON v.id = t.id WHERE v.id IS NULL") \
+        == [(0,)]
+    allowed = set(provenance.ORIGINS)
+    for table, column in provenance.ROW_ORIGIN_COLUMNS:
+        col = f"{table}_{column}"
+        assert {o for o, in q(database, f"SELECT DISTINCT {col} FROM value_origins")} <= allowed
+        assert q(database, f"""SELECT count(*) FROM value_origins v JOIN {table} x ON x.id = v.id
+            WHERE (x.{column} IS NULL) != (v.{col} = 'none')""") == [(0,)], col
+    # a vPIC price is real, a ladder price synthetic; a vPIC curb weight real, test weight - 300 lb derived
+    con = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        shares = store.value_origin_shares(con)
+    finally:
+        con.close()
+    assert shares["trims.msrp"]["real"] > 0 and shares["trims.msrp"]["synthetic"] > 0
+    assert shares["bodies.curb_weight"]["real"] > 0 and shares["bodies.curb_weight"]["derived"] > 0
+    assert shares["bodies.doors"]["real"] > 0 and shares["bodies.doors"]["derived"] > 0
+
+
+def test_dataset_info_shows_per_row_shares(database: Path, capsys) -> None:
+    from vehicledata.cli import main
+    assert main(["dataset", "info", "--db", str(database)]) == 0
+    out = capsys.readouterr().out
+    assert "origin of each value, where it differs from row to row" in out
+    assert re.search(r"\n  trims\.msrp\s+[\d.]+%\s+0\.0%\s+[\d.]+%\s+0\.0%\n", out)

@@ -284,6 +284,7 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
                 stage.update(done)
             store.write_provenance(con, provenance.rows())
             store.write_vpic_maps(con, tables.vpic_makes, tables.vpic_models)
+            store.write_value_origins(con, tables.origins)
             timings["write"] = stage.close()
             stage = rep.stage("indexes", total=len(schema.tables()), unit="tables")
             n_idx = [0]

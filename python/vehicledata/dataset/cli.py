@@ -78,12 +78,13 @@ def _info(args: argparse.Namespace) -> int:
 
 def _print_origins(db: Path) -> None:
     """Per field: in how many storage tables it is real / derived / synthetic / none (provenance)."""
-    from . import provenance
+    from . import provenance, store
 
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         try:
             rows = con.execute("SELECT table_name, column_name, origin, note FROM provenance").fetchall()
+            per_row = store.value_origin_shares(con)
         finally:
             con.close()
     except sqlite3.Error:
@@ -91,3 +92,9 @@ def _print_origins(db: Path) -> None:
     print("origin of each field (number of tables): real / derived / synthetic / none")
     for field, per in sorted(provenance.counts_per_field(rows).items()):
         print(f"  {field:<38} {per['real']:>3} {per['derived']:>3} {per['synthetic']:>3} {per['none']:>3}")
+    if per_row:
+        print("origin of each value, where it differs from row to row (share of trims): "
+              "real / derived / synthetic / none")
+        for column, counts in per_row.items():
+            total = sum(counts.values()) or 1
+            print(f"  {column:<38} " + " ".join(f"{100.0 * counts[o] / total:5.1f}%" for o in provenance.ORIGINS))

@@ -68,6 +68,12 @@ class SourceError(ValueError):
 
 
 def _num(value: str) -> float:
+    try:
+        f = float(value)  # the common case: a plain number (float() ignores surrounding blanks)
+    except ValueError:
+        pass
+    else:
+        return 0.0 if f != f else f  # "nan"
     value = value.strip()
     if not value or value.lower() == "nan":
         return 0.0

@@ -39,11 +39,13 @@ from .epa import SourceError
 _MODEL, _SERIES, _TRIM = 28, 34, 38
 
 
+@lru_cache(maxsize=65536)
 def norm(name: str) -> str:
     """A name compared without case, spaces or punctuation ("F-150" == "F150")."""
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+@lru_cache(maxsize=4096)
 def norm_make(name: str) -> str:
     return norm(re.sub(r"(?i)\b(automotive|motors?|cars|automobiles?)\b", "", name))
 
@@ -156,6 +158,73 @@ def _overlap(a: str, b: str) -> bool:
     return True
 
 
+# `_overlap` with each key packed into one integer: position i is the 64-bit field i, one bit per
+# character (bit 63 of every field stays 0), a wildcard all 63 bits. Two keys overlap when no field
+# of their AND is zero, tested for all fields at once ("has a zero field": (x - LO) & ~x & HI).
+_FIELDS, _WIDTH = 8, 64
+_DATA = (1 << (_WIDTH - 1)) - 1
+_LO = sum(1 << (_WIDTH * i) for i in range(_FIELDS))
+_HI = _LO << (_WIDTH - 1)
+_ANY = _DATA * _LO
+_CHAR_BIT: Dict[str, int] = {}
+
+
+@lru_cache(maxsize=None)
+def _packed(keys: str) -> Optional[int]:
+    """A pattern key packed as above; None where it does not fit (then `_overlap` decides)."""
+    classes = _classes(keys)
+    if len(classes) > _FIELDS:
+        return None
+    v = _ANY
+    for i, cls in enumerate(classes):
+        if cls is None:
+            continue
+        if not cls:
+            return None
+        m = 0
+        for ch in cls:
+            b = _CHAR_BIT.get(ch)
+            if b is None:
+                if len(_CHAR_BIT) >= _WIDTH - 1:
+                    return None
+                b = _CHAR_BIT[ch] = len(_CHAR_BIT)
+            m |= 1 << b
+        v = (v & ~(_DATA << (_WIDTH * i))) | (m << (_WIDTH * i))
+    return v
+
+
+class _ModelKeys:
+    """One VIN schema's model patterns grouped by model, for `owners`."""
+
+    def __init__(self, model_pats: List[Tuple[str, str]]) -> None:
+        self.groups: Dict[str, Tuple[int, List[Tuple[str, Optional[int]]]]] = {}
+        for k, m in model_pats:
+            pk = _packed(k)
+            union, keys = self.groups.get(m, (0, []))
+            keys.append((k, pk))
+            self.groups[m] = (union | (_ANY if pk is None else pk), keys)
+
+    def owners(self, keys: str) -> Set[str]:
+        """The models with a pattern key that overlaps `keys` (exactly as `_overlap`)."""
+        a = _packed(keys)
+        found: Set[str] = set()
+        for m, (union, pats) in self.groups.items():
+            if a is not None:
+                c = a & union
+                if (c - _LO) & ~c & _HI:
+                    continue  # not even the union of the model's keys overlaps
+            for k, pk in pats:
+                if a is None or pk is None:
+                    hit = _overlap(k, keys)
+                else:
+                    c = a & pk
+                    hit = not ((c - _LO) & ~c & _HI)
+                if hit:
+                    found.add(m)
+                    break
+        return found
+
+
 class VpicNames:
     """Model, trim and series names of vPIC per make and year, and the vPIC-id -> catalogue map."""
 
@@ -251,11 +320,19 @@ def load(path: Path) -> VpicNames:
             continue
         only = {m for _, m in model_pats}
         years = [(mk, max(lo, 1981), min(hi, 2027)) for mk, lo, hi in schema_years[sid]]
+        owned: Dict[str, Set[str]] = {}
+        grouped = _ModelKeys(model_pats) if len(only) > 1 else None
         for element, out in found.items():
             for keys, value in per.get(element, ()):
                 if not value:
                     continue
-                owners = only if len(only) == 1 else {m for k, m in model_pats if _overlap(k, keys)}
+                if len(only) == 1:
+                    owners = only
+                else:
+                    got = owned.get(keys)
+                    if got is None:
+                        got = owned[keys] = grouped.owners(keys)  # type: ignore[union-attr]
+                    owners = got
                 for mk, lo, hi in years:
                     for m in owners:
                         out.setdefault((mk, m), []).append((lo, hi, value))

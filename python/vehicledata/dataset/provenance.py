@@ -69,7 +69,7 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
         "fuel_type": (REAL, "EPA fuelType mapped onto the service's values (Premium -> recommended)"),
         "cylinders": (DERIVED, "EPA cylinder count; layout (I/V/flat/W) from vPIC VIN patterns where they agree, else make rules"),
         "size": (REAL, "EPA displ (litres); NULL for electric"),
-        "horsepower_hp": (REAL, "EPA Test Car List rated horsepower of the matching tested configuration (year, manufacturer code, displacement, cylinders, transmission, drive, model words); electric: EPA evMotor kW x 1.341; else vPIC Engine Brake (hp); else NULL"),
+        "horsepower_hp": (REAL, "electric: EPA evMotor kW x 1.341; hybrid and plug-in hybrid lines of the reviewed table (dataset/hybrid_system_hp.csv, a cited page per row): the system output; else EPA Test Car List rated horsepower of the matching tested configuration (year, manufacturer code, displacement, cylinders, transmission, drive, model words; for other hybrids the engine alone); else vPIC Engine Brake (hp); else NULL"),
         "horsepower_rpm": (NONE, "always NULL: no public source"),
         "torque_ft_lbs": (NONE, "always NULL: no public source"),
         "torque_rpm": (NONE, "always NULL: no public source"),
@@ -127,6 +127,14 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
         "model": (REAL, "vPIC Model.Name"),
     },
 }
+
+
+# Columns whose origin differs from row to row (a vPIC price or a ladder price; a vPIC curb
+# weight or one derived from the test weight; ...): the database's `value_origins` table gives
+# the origin of each of them per trim id, `vehicledata dataset info` their shares.
+ROW_ORIGIN_COLUMNS: Tuple[Tuple[str, str], ...] = (
+    ("trims", "msrp"), ("bodies", "curb_weight"), ("bodies", "doors"), ("engines", "horsepower_hp"),
+    ("bodies", "seats"), ("bodies", "wheel_base"))
 
 
 def rows() -> List[Tuple[str, str, str, str]]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .. import schema
-from . import derive, lineup, mapping, naming, prices
+from . import derive, lineup, mapping, naming, prices, provenance, system_hp
 from .epa import SourceError, Vehicle
 from .sweep import Sweep, figures as sweep_figures
 from .testcar import TestCars
@@ -79,6 +79,8 @@ class Tables:
     layouts_from_vpic: int = 0   # engine layouts where vPIC overrode the make rules
     vpic_makes: Dict[int, int] = field(default_factory=dict)    # vPIC Make.Id -> makes.id
     vpic_models: Dict[int, int] = field(default_factory=dict)   # vPIC Model.Id -> models.id
+    # the origin of each per-row-varying value of a trim: (id, *provenance.ROW_ORIGIN_COLUMNS)
+    origins: List[Tuple[object, ...]] = field(default_factory=list)
 
 
 def _engine_words(v: Vehicle, engine_type: str, layout: Optional[str], trans_code: str) -> str:
@@ -140,14 +142,21 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
     fig = sweep_figures(agree)
     out: Dict[str, object] = {"entries": agree}
     hp: Optional[float] = None
+    hp_origin: Optional[str] = None
     if kind == "ev":
         kw = derive.motor_kw(v.ev_motor)
-        hp = kw * 1.341 if kw else None
+        hp, hp_origin = (kw * 1.341, "EPA evMotor") if kw else (None, None)
+    if hp is None and kind in ("hybrid", "mild", "phev"):
+        # the Test Car List and vPIC rate a hybrid's engine alone: the reviewed system output first
+        sys_hp = system_hp.system_hp(make, model, v.year, v.displ, etype)
+        if sys_hp is not None:
+            hp, hp_origin = sys_hp, "reviewed hybrid system table"
     if hp is None and tc is not None and tc.hp and tc.hp >= _MIN_HP:
-        hp = tc.hp
+        hp, hp_origin = tc.hp, "EPA Test Car List"
     if hp is None and fig["hp"] and fig["hp"] >= _MIN_HP:
-        hp = fig["hp"]
+        hp, hp_origin = fig["hp"], "vPIC"
     out["hp"] = int(round(hp)) if hp else None
+    out["hp_origin"] = hp_origin if hp else None
     if fig["curb"]:
         out["curb"], out["curb_origin"] = int(round(fig["curb"])), "real"
     elif tc is not None and tc.etw:
@@ -213,7 +222,8 @@ def _step_rate(make: str, pickup: bool) -> float:
 
 def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes: List[str],
             dtypes: List[Optional[str]], facts_of: List[Dict[str, object]], lineups: List[List[str]],
-            model_ids: Dict[Tuple[str, ...], int]) -> Dict[Tuple[int, str], int]:
+            model_ids: Dict[Tuple[str, ...], int],
+            real_prices: Optional[Dict[Tuple[int, str], bool]] = None) -> Dict[Tuple[int, str], int]:
     """MSRP of every (vehicle, trim). A line with a reviewed anchor (dataset/msrp_lines.csv) runs
     from its base to its top price, the trims between stepped geometrically; any other line runs
     up from its base (vPIC's lowest gas price of the model and year, else the calibrated class
@@ -278,6 +288,8 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
                 out[(i, trim)] = int(round(price / 5.0)) * 5
                 is_real[(i, trim)] = trim in kept
         _hybrid_above_gas(members, etypes, dtypes, lineups, out, is_real, make, year, step)
+        if real_prices is not None:
+            real_prices.update(is_real)
     return out
 
 
@@ -348,7 +360,8 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
     facts_of = [_facts(v, et, dt, mdl, mk, sweep, testcars)
                 for v, et, dt, (mk, mdl, _) in zip(vehicles, etypes, dtypes, idents)]
     lineups = _lineups(vehicles, idents, named, etypes, dtypes, facts_of)
-    prices = _prices(vehicles, idents, etypes, dtypes, facts_of, lineups, model_ids)
+    real_prices: Dict[Tuple[int, str], bool] = {}
+    prices = _prices(vehicles, idents, etypes, dtypes, facts_of, lineups, model_ids, real_prices)
     described: set = set()
     for n, (v, (make, model, submodel), name) in enumerate(zip(vehicles, idents, named), start=1):
         make_id = make_ids[(make,)]
@@ -375,6 +388,7 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
         body, _ = mapping.body_type(v.vclass, v.model, make, v.pv2, v.pv4, v.hpv)
         vpic_doors = facts["doors"]
         ndoors = vpic_doors if isinstance(vpic_doors, int) else mapping.doors(body, v.model, v.pv2, v.pv4)
+        doors_origin = provenance.REAL if isinstance(vpic_doors, int) else provenance.DERIVED
         if v.trany and trans is None:
             t.unmapped[("transmission", v.trany)] += 1
         if v.drive and dtype is None:
@@ -419,6 +433,11 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
                 **figures, "drive_type": dtype, "transmission": trans,
             })
             t.rows["mileages"].append({"id": tid, **ident, **mileage})
+            t.origins.append((tid, provenance.REAL if real_prices.get((n - 1, trim)) else provenance.SYNTHETIC,
+                              facts["curb_origin"] or provenance.NONE, doors_origin,
+                              provenance.REAL if facts["hp"] else provenance.NONE,
+                              provenance.REAL if facts["seats"] else provenance.NONE,
+                              provenance.REAL if facts["wheelbase"] else provenance.NONE))
             # colours are many (about 11 a trim): kept compact, expanded into dicts while inserting
             t.colours["exterior_colors"].append(
                 (tid * 100, ident, derive.colours(model_id, v.year, "exterior", *EXTERIOR_COLOURS)))
@@ -449,6 +468,7 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
     t.vpic_makes, t.vpic_models = _vpic_maps(names, make_ids, model_ids, idents, named)
     for table in ("trims", "bodies", "engines", "mileages"):
         t.rows[table].sort(key=lambda r: r["id"])
+    t.origins.sort(key=lambda r: r[0])  # type: ignore[arg-type,return-value]
     for table in t.colours:
         t.colours[table].sort(key=lambda c: c[0])
     t.rows["makes"] = [{"id": i, "name": k[0]} for k, i in sorted(make_ids.items(), key=lambda kv: kv[1])]

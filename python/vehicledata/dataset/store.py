@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 import sqlite3
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .. import schema
+from . import provenance
 
 META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)"
 PROVENANCE_SQL = "CREATE TABLE provenance (table_name TEXT, column_name TEXT, origin TEXT, note TEXT)"
@@ -56,9 +58,10 @@ def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None
     not_null = [c.name for c in cols if not c.nullable]
     nullable = {c.name for c in cols if c.nullable}
     known: Optional[frozenset] = None
+    values: Callable[[dict], tuple] = lambda row: tuple(row.get(n) for n in names)
     for row in rows:
-        keys = frozenset(row)
-        if keys != known:
+        if known is None or row.keys() != known:
+            keys = frozenset(row)
             # The schema table may gain or lose a field before the builder learns about it: a new
             # nullable column is filled with NULL (said once), a new NOT NULL column is an error.
             missing = [n for n in names if n not in keys]
@@ -71,6 +74,13 @@ def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None
                 warn(f"{table}: schema column(s) {missing} not filled by the builder (NULL); "
                      f"builder value(s) {extra} not in the schema (dropped)")
             known = keys
+            if missing:
+                values = lambda row: tuple(row.get(n) for n in names)  # noqa: E731
+            elif len(names) == 1:
+                one = names[0]
+                values = lambda row: (row[one],)  # noqa: E731
+            else:
+                values = operator.itemgetter(*names)
         for name in not_null:
             if row[name] is None:
                 raise SchemaMismatch(f"{table}.{name} is NULL for row {row.get('id', row.get('code'))}")
@@ -78,7 +88,7 @@ def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None
             value = row.get(name)
             if value is not None and value not in allowed:
                 raise SchemaMismatch(f"{table}.{name}: {value!r} is not an allowed value")
-        yield tuple(row.get(n) for n in names)
+        yield values(row)
 
 
 def create(con: sqlite3.Connection) -> None:
@@ -132,6 +142,27 @@ def write_vpic_maps(con: sqlite3.Connection, makes: Dict[int, int], models: Dict
     con.executemany("INSERT INTO vpic_models (vpic_model_id, model_id) VALUES (?, ?)", sorted(models.items()))
 
 
+def write_value_origins(con: sqlite3.Connection, rows: List[Tuple[object, ...]]) -> None:
+    """The `value_origins` table: per trim id, the origin of each column of
+    provenance.ROW_ORIGIN_COLUMNS (real, derived, synthetic or none)."""
+    cols = [f"{table}_{column}" for table, column in provenance.ROW_ORIGIN_COLUMNS]
+    con.execute(f"CREATE TABLE value_origins (id INTEGER PRIMARY KEY, {', '.join(c + ' TEXT' for c in cols)})")
+    con.executemany(f"INSERT INTO value_origins (id, {', '.join(cols)}) VALUES ({', '.join('?' * (len(cols) + 1))})",
+                    rows)
+
+
+def value_origin_shares(con: sqlite3.Connection) -> Dict[str, Dict[str, int]]:
+    """{"table.column": {origin: number of trims}} from `value_origins` ({} if the table is missing)."""
+    if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'value_origins'").fetchone():
+        return {}
+    out: Dict[str, Dict[str, int]] = {}
+    for table, column in provenance.ROW_ORIGIN_COLUMNS:
+        per = out.setdefault(f"{table}.{column}", {o: 0 for o in provenance.ORIGINS})
+        for origin, n in con.execute(f"SELECT {table}_{column}, count(*) FROM value_origins GROUP BY 1"):
+            per[origin] = n
+    return out
+
+
 def _order_by(table: str) -> str:
     names = [c.name for c in columns(table)]
     if "id" in names:
@@ -152,7 +183,7 @@ def content_hash_con(con: sqlite3.Connection) -> str:
             if not chunk:
                 break
             h.update(repr(chunk).encode())
-    for table, key in (("vpic_makes", "vpic_make_id"), ("vpic_models", "vpic_model_id")):
+    for table, key in (("vpic_makes", "vpic_make_id"), ("vpic_models", "vpic_model_id"), ("value_origins", "id")):
         if con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
             h.update(f"\x00{table}\x00".encode())
             h.update(repr(con.execute(f"SELECT * FROM {table} ORDER BY {key}").fetchall()).encode())
