@@ -140,42 +140,71 @@ Page concat_pages(const std::vector<Page*>& pages) {
 
 namespace {
 
-// `src` at `rows` (or every row) into the empty column `out`.
+// `src` at `rows` (or every row) into the empty column `out`: the result as a row by row copy
+// would give it (a null slot holds 0, NaN for a float missing from its source, no text), made one
+// kind at a time.  Every row of a column without nulls is its buffers copied whole.
 void gather_column(const Column& src, const ColumnSource& s, std::size_t rows, Column& out) {
-    const bool text = stringy(src.kind);
-    if (text) {
-        std::size_t bytes = 0;
-        if (s.all_rows) {
-            bytes = src.bytes.size();
-        } else {
-            for (std::int64_t r : s.rows)
-                if (r >= 0) bytes += static_cast<std::size_t>(src.offsets[r + 1] - src.offsets[r]);
-        }
-        reserve_column(out, rows, bytes);
-    } else {
-        reserve_column(out, rows, 0);
+    if (s.all_rows && src.null_count == 0) {
+        out.ints = src.ints;
+        out.floats = src.floats;
+        out.offsets = src.offsets;
+        out.bytes = src.bytes;
+        out.utc_offset_minutes = src.utc_offset_minutes;
+        out.valid = src.valid;
+        return;
     }
+    auto row = [&](std::size_t i) { return s.all_rows ? static_cast<std::int64_t>(i) : s.rows[i]; };
+    out.valid.resize(rows);
+    std::size_t nulls = 0;
     for (std::size_t i = 0; i < rows; ++i) {
-        const std::int64_t r = s.all_rows ? static_cast<std::int64_t>(i) : s.rows[i];
-        const bool present = r >= 0 && src.valid[static_cast<std::size_t>(r)] != 0;
-        out.valid.push_back(present ? 1 : 0);
-        if (!present) ++out.null_count;
-        const auto k = static_cast<std::size_t>(r < 0 ? 0 : r);
-        switch (src.kind) {
-            case ColumnKind::Int64: case ColumnKind::Bool:
-                out.ints.push_back(present ? src.ints[k] : 0);
-                break;
-            case ColumnKind::Timestamp:
-                out.ints.push_back(present ? src.ints[k] : 0);
-                out.utc_offset_minutes.push_back(present ? src.utc_offset_minutes[k] : 0);
-                break;
-            case ColumnKind::Float64:
-                out.floats.push_back(r >= 0 ? src.floats[k] : std::numeric_limits<double>::quiet_NaN());
-                break;
-            case ColumnKind::String: case ColumnKind::Json:
-                if (present) out.bytes.append(src.str(k));
-                out.offsets.push_back(static_cast<std::int64_t>(out.bytes.size()));
-                break;
+        const std::int64_t r = row(i);
+        const std::uint8_t present = r >= 0 && src.valid[static_cast<std::size_t>(r)] != 0 ? 1 : 0;
+        out.valid[i] = present;
+        nulls += present ? 0 : 1;
+    }
+    out.null_count = nulls;
+    switch (src.kind) {
+        case ColumnKind::Int64: case ColumnKind::Bool: case ColumnKind::Timestamp: {
+            const bool offsets = src.kind == ColumnKind::Timestamp;
+            out.ints.resize(rows);
+            if (offsets) out.utc_offset_minutes.resize(rows);
+            for (std::size_t i = 0; i < rows; ++i) {
+                if (!out.valid[i]) continue;  // resize() left the 0 of a null slot
+                const auto k = static_cast<std::size_t>(row(i));
+                out.ints[i] = src.ints[k];
+                if (offsets) out.utc_offset_minutes[i] = src.utc_offset_minutes[k];
+            }
+            break;
+        }
+        case ColumnKind::Float64:
+            out.floats.resize(rows);
+            for (std::size_t i = 0; i < rows; ++i) {
+                const std::int64_t r = row(i);
+                out.floats[i] = r >= 0 ? src.floats[static_cast<std::size_t>(r)] : std::numeric_limits<double>::quiet_NaN();
+            }
+            break;
+        case ColumnKind::String: case ColumnKind::Json: {
+            std::size_t bytes = 0;
+            for (std::size_t i = 0; i < rows; ++i)
+                if (out.valid[i]) {
+                    const auto k = static_cast<std::size_t>(row(i));
+                    bytes += static_cast<std::size_t>(src.offsets[k + 1] - src.offsets[k]);
+                }
+            out.bytes.resize(bytes);
+            out.offsets.resize(rows + 1);
+            out.offsets[0] = 0;
+            char* dst = out.bytes.data();
+            std::int64_t at = 0;
+            for (std::size_t i = 0; i < rows; ++i) {
+                if (out.valid[i]) {
+                    const auto k = static_cast<std::size_t>(row(i));
+                    const std::int64_t from = src.offsets[k], len = src.offsets[k + 1] - from;
+                    std::copy_n(src.bytes.data() + from, len, dst + at);
+                    at += len;
+                }
+                out.offsets[i + 1] = at;
+            }
+            break;
         }
     }
 }
