@@ -1,4 +1,4 @@
-"""Catalogue realism measured against tests/data/reference_vehicles.csv (well-known 2015-2020
+"""Catalogue realism measured against tests/data/realism_reference.csv (well-known 2015-2020
 vehicles, each value with the public page it comes from): shared by tests/test_realism.py and
 the figures in docs/dataset.md (`python tests/realism.py [DB]` prints them)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-REFERENCE = Path(__file__).resolve().parent / "data" / "reference_vehicles.csv"
+REFERENCE = Path(__file__).resolve().parent / "data" / "realism_reference.csv"
 
 
 def norm(s: str) -> str:
