@@ -25,6 +25,7 @@
 #include "vehicledata/schema.h"
 
 #include "cells.h"
+#include "client_objects.h"
 
 namespace py = pybind11;
 namespace vc = vehicledata::client;
@@ -34,8 +35,6 @@ namespace vehicledata::bindings {
 
 void bind_client_options(py::module_& c);  // options_bindings.cpp
 void bind_engine(py::module_& client);     // engine_bindings.cpp
-std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger);
-py::object error_object(std::exception_ptr error);
 
 namespace {
 
@@ -316,6 +315,24 @@ std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger)
     return keep;
 }
 
+py::dict response_dict(const vc::Response& r) {
+    py::dict d;
+    d["status"] = r.status;
+    d["url"] = r.url;
+    d["content_type"] = r.content_type;
+    d["http_version"] = r.http_version;
+    d["body"] = py::bytes(r.body);
+    return d;
+}
+
+py::dict download_dict(const vc::DownloadResult& res) {
+    py::dict d;
+    d["bytes"] = res.bytes;
+    d["resumed"] = res.resumed;
+    d["content_type"] = res.content_type;
+    return d;
+}
+
 py::object error_object(std::exception_ptr error) {
     try {
         std::rethrow_exception(error);
@@ -520,13 +537,7 @@ void bind_client(py::module_& m) {
                 py::gil_scoped_release nogil;
                 r = p.client->get(target);
             }
-            py::dict d;
-            d["status"] = r.status;
-            d["url"] = r.url;
-            d["content_type"] = r.content_type;
-            d["http_version"] = r.http_version;
-            d["body"] = py::bytes(r.body);
-            return d;
+            return response_dict(r);
         }, py::arg("target"), "GET with auth, retries and the rate limit; returns status, url, content_type, body.")
         .def("get_page", [](PyClient& p, const std::string& target, const std::string& record, const std::string& shape,
                             bool verbose, std::shared_ptr<vc::WaitBudget> budget) {
@@ -616,11 +627,7 @@ void bind_client(py::module_& m) {
                 py::gil_scoped_release nogil;
                 res = p.client->download(target, path, resume, fn, timeout, max_bytes);
             }
-            py::dict d;
-            d["bytes"] = res.bytes;
-            d["resumed"] = res.resumed;
-            d["content_type"] = res.content_type;
-            return d;
+            return download_dict(res);
         }, py::arg("target"), py::arg("path"), py::arg("resume") = true, py::arg("progress") = py::none(),
            py::arg("timeout") = 0.0, py::arg("max_bytes") = 0)
         .def("stats", [](const PyClient& p) {

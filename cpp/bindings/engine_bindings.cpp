@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -20,14 +21,13 @@
 #include "vehicledata/client/paging.h"
 #include "vehicledata/schema.h"
 
+#include "client_objects.h"
+
 namespace py = pybind11;
 namespace vc = vehicledata::client;
 namespace sc = vehicledata::schema;
 
 namespace vehicledata::bindings {
-
-std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger);  // client_bindings.cpp
-py::object error_object(std::exception_ptr error);                                  // client_bindings.cpp
 
 namespace {
 
@@ -67,6 +67,33 @@ Held hold(py::object o) {
     });
 }
 
+// The job's completion: on the engine thread, with the GIL, `value(result)` (or the error) is
+// scheduled as `callback(value, error)` on `loop` (call_soon_threadsafe).
+vc::Engine::Completion hand_over(py::object loop, py::object callback,
+                                 std::function<py::object(vc::Engine::Result&)> value) {
+    Held held_loop = hold(std::move(loop));
+    Held held_callback = hold(std::move(callback));
+    return [held_loop, held_callback, value = std::move(value)](vc::Engine::Result&& result) {
+        py::gil_scoped_acquire g;
+        try {
+            py::object v = py::none(), error = py::none();
+            if (result.error) error = error_object(result.error);
+            else v = value(result);
+            held_loop->attr("call_soon_threadsafe")(*held_callback, v, error);
+        } catch (py::error_already_set& e) {  // the loop is closed: nobody waits any more
+            e.discard_as_unraisable("vehicledata AsyncClient (result after the event loop closed)");
+        }
+    };
+}
+
+// The engine thread takes the GIL for a log line only when the "vehicledata" logger would
+// keep it (WARNING and above always: they also show on progress bars), read at each submit.
+void follow_log_level(PyEngine& self) {
+    const int effective = py::module_::import("logging").attr("getLogger")("vehicledata")
+                              .attr("getEffectiveLevel")().cast<int>();
+    self.get().client().set_log_level(std::min(effective, static_cast<int>(vc::kWarning)));
+}
+
 sc::Shape shape_named(const std::string& s) {
     if (s == "envelope") return sc::Shape::Envelope;
     if (s == "array") return sc::Shape::Array;
@@ -98,32 +125,54 @@ std::uint64_t submit(PyEngine& self, py::object loop, py::object callback, std::
         if (collect) job.first = *first;
     }
     job.targets = std::move(targets);
-    // The engine thread takes the GIL for a log line only when the "vehicledata" logger would
-    // keep it (WARNING and above always: they also show on progress bars), read at each submit.
-    const int effective = py::module_::import("logging").attr("getLogger")("vehicledata")
-                              .attr("getEffectiveLevel")().cast<int>();
-    self.get().client().set_log_level(std::min(effective, static_cast<int>(vc::kWarning)));
-    Held held_loop = hold(std::move(loop));
-    Held held_callback = hold(std::move(callback));
+    follow_log_level(self);
     const bool one_page = collect || single;
-    job.done = [held_loop, held_callback, one_page](vc::Engine::Result&& result) {
-        py::gil_scoped_acquire g;
-        try {
-            py::object value = py::none(), error = py::none();
-            if (result.error) {
-                error = error_object(result.error);
-            } else if (one_page) {
-                value = py::cast(std::make_shared<vc::Page>(std::move(result.pages.at(0))));
-            } else {
-                py::list pages;
-                for (auto& p : result.pages) pages.append(py::cast(std::make_shared<vc::Page>(std::move(p))));
-                value = std::move(pages);
+    job.done = hand_over(std::move(loop), std::move(callback), [one_page](vc::Engine::Result& result) -> py::object {
+        if (one_page) return py::cast(std::make_shared<vc::Page>(std::move(result.pages.at(0))));
+        py::list pages;
+        for (auto& p : result.pages) pages.append(py::cast(std::make_shared<vc::Page>(std::move(p))));
+        return std::move(pages);
+    });
+    return self.get().submit(std::move(job));
+}
+
+std::uint64_t submit_get(PyEngine& self, py::object loop, py::object callback, std::string target) {
+    vc::Engine::Job job;
+    job.kind = vc::Engine::Job::Kind::Get;
+    job.targets.push_back(std::move(target));
+    follow_log_level(self);
+    job.done = hand_over(std::move(loop), std::move(callback), [](vc::Engine::Result& result) -> py::object {
+        return response_dict(result.responses.at(0));
+    });
+    return self.get().submit(std::move(job));
+}
+
+std::uint64_t submit_download(PyEngine& self, py::object loop, py::object callback, std::string target,
+                              std::string path, bool resume, py::object progress, double timeout,
+                              std::int64_t max_bytes) {
+    vc::ProgressFn fn;
+    if (!progress.is_none()) {
+        // Each report (about every 100 ms) is scheduled on the loop, as the result is.
+        Held held_loop = hold(loop);
+        Held held_progress = hold(std::move(progress));
+        fn = [held_loop, held_progress](std::int64_t done, std::int64_t total) {
+            py::gil_scoped_acquire g;
+            try {
+                held_loop->attr("call_soon_threadsafe")(*held_progress, done, total);
+            } catch (py::error_already_set& e) {
+                e.discard_as_unraisable("vehicledata progress callback");
             }
-            held_loop->attr("call_soon_threadsafe")(*held_callback, value, error);
-        } catch (py::error_already_set& e) {  // the loop is closed: nobody waits any more
-            e.discard_as_unraisable("vehicledata AsyncClient (result after the event loop closed)");
-        }
-    };
+        };
+    }
+    vc::Engine::Job job;
+    job.kind = vc::Engine::Job::Kind::Download;
+    job.download = std::make_shared<vc::Download>(self.get().client(), target, std::move(path), resume, std::move(fn),
+                                                  timeout, max_bytes);
+    job.targets.push_back(std::move(target));
+    follow_log_level(self);
+    job.done = hand_over(std::move(loop), std::move(callback), [](vc::Engine::Result& result) -> py::object {
+        return download_dict(*result.download);
+    });
     return self.get().submit(std::move(job));
 }
 
@@ -150,6 +199,16 @@ void bind_engine(py::module_& c) {
              "on `loop` (call_soon_threadsafe): value a core Page (`single`, or `collect`: `first` with every page "
              "appended in order) or the list of Pages in target order, error an exception (value None).  With "
              "`first` (page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it.")
+        .def("get", &submit_get, py::arg("loop"), py::arg("callback"), py::arg("target"),
+             "Queue a raw GET of `target` (auth, retries, the rate limit; not decoded); returns the job id.  "
+             "`callback(value, error)` is scheduled on `loop` with value {status, url, content_type, http_version, "
+             "body} as Client.get's.")
+        .def("download", &submit_download, py::arg("loop"), py::arg("callback"), py::arg("target"), py::arg("path"),
+             py::arg("resume") = true, py::arg("progress") = py::none(), py::arg("timeout") = 0.0,
+             py::arg("max_bytes") = 0,
+             "Queue the download of `target` into `path` (Client.download's rules: resume, the total `timeout`, "
+             "max_bytes); returns the job id.  `progress(done, total)` and `callback({bytes, resumed, content_type}, "
+             "error)` are scheduled on `loop`.")
         .def("cancel", [](PyEngine& p, std::uint64_t id) { p.get().cancel(id); }, py::arg("job"),
              "Drop a job: its transfers leave the multi handle at once; its callback is never called.")
         .def("close", &PyEngine::close, "Stop the engine thread (jobs still running are dropped).")

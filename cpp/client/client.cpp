@@ -560,93 +560,126 @@ std::optional<Page> Client::accept(Response& r, const std::string& target, Retry
     }
 }
 
-DownloadResult Client::download(const std::string& target, const std::string& path, bool resume,
-                                const ProgressFn& progress, double deadline, std::int64_t max_bytes) {
-    DownloadResult result;
-    const double budget = deadline > 0 ? deadline : std::max(3600.0, options_.transport.timeout);
-    const auto started = std::chrono::steady_clock::now();
-    auto remaining = [&] {
-        return budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    };
-    auto out_of_time = [&](const std::string& url) {
-        return TransportError("download timed out: not complete within its total timeout of " + seconds_text(budget) + " s" +
-                              " (retries and waits included)", url, true);
-    };
-    RetryState state(options_.retry);
-    std::int64_t offset = 0;
+Download::Download(Client& client, std::string target, std::string path, bool resume, ProgressFn progress,
+                   double deadline, std::int64_t max_bytes)
+    : client_(client), target_(std::move(target)), path_(std::move(path)), progress_(std::move(progress)),
+      max_bytes_(max_bytes),
+      budget_(deadline > 0 ? deadline : std::max(3600.0, client.options().transport.timeout)),
+      started_(std::chrono::steady_clock::now()), state_(client.options().retry) {
     if (resume) {
         struct stat sb;
-        if (::stat(path.c_str(), &sb) == 0) offset = sb.st_size;
-        result.resumed = offset > 0;
+        if (::stat(path_.c_str(), &sb) == 0) offset_ = sb.st_size;
+        result_.resumed = offset_ > 0;
     }
-    while (true) {
-        std::string jwt_used;
-        Request req = make_request(target, &jwt_used);
-        req.headers[0] = "Accept: application/zip, application/octet-stream, */*";
-        req.resume_from = offset;
-        // The transfer gets what is left of the download's total deadline (an
-        // hour unless told); a stalled one ends after the low-speed window.
-        if (remaining() <= 0) throw out_of_time(url_for(target));
-        req.timeout = std::max(0.001, remaining());
-        std::FILE* f = std::fopen(path.c_str(), offset > 0 ? "ab" : "wb");
-        if (!f) throw TransportError("cannot open " + path + " for writing", url_for(target));
-        bool first = true;
-        std::int64_t written = offset;
-        bool write_failed = false;
-        bool too_big = false;
-        req.sink = [&](long status, const std::string& content_range, const char* data, std::size_t len) {
-            if (first) {
-                first = false;
-                // A 206 (or a 200 whose Content-Range starts at our offset) continues
-                // the file; any other 2xx is the whole body: start over.
-                bool continues = status == 206 ||
-                                 content_range.rfind("bytes " + std::to_string(offset) + "-", 0) == 0;
-                if (offset > 0 && !continues) {
-                    std::fflush(f);
-                    if (std::freopen(path.c_str(), "wb", f) == nullptr) { write_failed = true; return false; }
-                    written = 0;
-                    result.resumed = false;
+}
+
+Download::~Download() { abandon(); }
+
+void Download::abandon() {
+    if (file_) std::fclose(file_);
+    file_ = nullptr;
+}
+
+double Download::remaining() const {
+    return budget_ - std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+TransportError Download::out_of_time(const std::string& url) const {
+    return TransportError("download timed out: not complete within its total timeout of " + seconds_text(budget_) + " s" +
+                          " (retries and waits included)", url, true);
+}
+
+Request Download::start() {
+    abandon();
+    jwt_used_.clear();
+    Request req = client_.make_request(target_, &jwt_used_);
+    req.headers[0] = "Accept: application/zip, application/octet-stream, */*";
+    req.resume_from = offset_;
+    // The transfer gets what is left of the download's total deadline (an
+    // hour unless told); a stalled one ends after the low-speed window.
+    if (remaining() <= 0) throw out_of_time(client_.url_for(target_));
+    req.timeout = std::max(0.001, remaining());
+    ++client_.requests_;
+    file_ = std::fopen(path_.c_str(), offset_ > 0 ? "ab" : "wb");
+    if (!file_) throw TransportError("cannot open " + path_ + " for writing", client_.url_for(target_));
+    first_ = true;
+    written_ = offset_;
+    write_failed_ = too_big_ = false;
+    req.sink = [this](long status, const std::string& content_range, const char* data, std::size_t len) {
+        if (first_) {
+            first_ = false;
+            // A 206 (or a 200 whose Content-Range starts at our offset) continues
+            // the file; any other 2xx is the whole body: start over.
+            bool continues = status == 206 || content_range.rfind("bytes " + std::to_string(offset_) + "-", 0) == 0;
+            if (offset_ > 0 && !continues) {
+                std::fflush(file_);
+                if (std::freopen(path_.c_str(), "wb", file_) == nullptr) {
+                    file_ = nullptr;
+                    write_failed_ = true;
+                    return false;
                 }
+                written_ = 0;
+                result_.resumed = false;
             }
-            if (max_bytes > 0 && written + static_cast<std::int64_t>(len) > max_bytes) { too_big = true; return false; }
-            if (std::fwrite(data, 1, len, f) != len) { write_failed = true; return false; }
-            written += static_cast<std::int64_t>(len);
-            return true;
-        };
-        if (progress) req.progress = [&](std::int64_t, std::int64_t total) { progress(written, total); };
+        }
+        if (max_bytes_ > 0 && written_ + static_cast<std::int64_t>(len) > max_bytes_) {
+            too_big_ = true;
+            return false;
+        }
+        if (std::fwrite(data, 1, len, file_) != len) {
+            write_failed_ = true;
+            return false;
+        }
+        written_ += static_cast<std::int64_t>(len);
+        return true;
+    };
+    if (progress_) req.progress = [this](std::int64_t, std::int64_t total) { progress_(written_, total); };
+    return req;
+}
+
+std::optional<DownloadResult> Download::finish(const Response& r, double& delay) {
+    abandon();
+    if (write_failed_) throw TransportError("cannot write " + path_, r.url);
+    if (too_big_)
+        throw LimitError("download refused: larger than max_bytes (" + std::to_string(max_bytes_) +
+                         " bytes; raise max_bytes if this is expected)", r.url, "max_bytes");
+    client_.bytes_ += written_ - offset_;
+    if (r.transferred() && r.status == 416 && offset_ > 0) {
+        // Nothing left to fetch: the partial file is already complete.
+        result_.bytes = offset_;
+        result_.content_type = r.content_type;
+        return result_;
+    }
+    delay = client_.assess(r, state_, jwt_used_, "download " + r.url);
+    if (delay < 0) {
+        result_.bytes = written_;
+        result_.content_type = r.content_type;
+        if (progress_) progress_(written_, written_);
+        return result_;
+    }
+    if (!r.transferred()) {
+        offset_ = written_;  // resume from what arrived
+        if (offset_ > 0) result_.resumed = true;
+    }
+    if (delay >= remaining()) throw out_of_time(r.url);
+    return std::nullopt;
+}
+
+DownloadResult Client::download(const std::string& target, const std::string& path, bool resume,
+                                const ProgressFn& progress, double deadline, std::int64_t max_bytes) {
+    Download d(*this, target, path, resume, progress, deadline, max_bytes);
+    while (true) {
+        Request req = d.start();
         throttle(bucket_);
-        ++requests_;
         Response r;
         try {
             r = transport_.perform(req);
         } catch (...) {
-            std::fclose(f);
+            d.abandon();
             throw;
         }
-        std::fclose(f);
-        if (write_failed) throw TransportError("cannot write " + path, r.url);
-        if (too_big)
-            throw LimitError("download refused: larger than max_bytes (" + std::to_string(max_bytes) +
-                             " bytes; raise max_bytes if this is expected)", r.url, "max_bytes");
-        bytes_ += written - offset;
-        if (r.transferred() && r.status == 416 && offset > 0) {
-            // Nothing left to fetch: the partial file is already complete.
-            result.bytes = offset;
-            result.content_type = r.content_type;
-            return result;
-        }
-        double delay = assess(r, state, jwt_used, "download " + r.url);
-        if (delay < 0) {
-            result.bytes = written;
-            result.content_type = r.content_type;
-            if (progress) progress(written, written);
-            return result;
-        }
-        if (!r.transferred()) {
-            offset = written;  // resume from what arrived
-            if (offset > 0) result.resumed = true;
-        }
-        if (delay >= remaining()) throw out_of_time(r.url);
+        double delay = 0;
+        if (std::optional<DownloadResult> done = d.finish(r, delay)) return *done;
         if (delay > 0) transport_.sleep(delay);
     }
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "vehicledata/client/paging.h"
 
@@ -25,6 +26,7 @@ struct Engine::Running {
     std::vector<Target> targets;
     std::deque<std::size_t> pending;        // not sent (or to be sent again), in order
     std::vector<std::optional<Page>> out;   // arrived pages (not collecting)
+    std::vector<std::optional<Response>> answers;  // arrived answers (a Get job)
     std::map<std::size_t, Page> waiting;    // arrived ahead of `next` (collecting)
     std::optional<Page> acc;                // the collected page
     std::size_t next = 0;                   // first target not yet checked (and appended)
@@ -51,6 +53,9 @@ void Engine::stop() {
 }
 
 std::uint64_t Engine::submit(Job job) {
+    if (job.kind == Job::Kind::Download && (!job.download || job.targets.size() != 1))
+        throw std::invalid_argument("a download job has its Download and its one target");
+    if (job.kind == Job::Kind::Pages && !job.record) throw std::invalid_argument("a page job has a record");
     std::uint64_t id;
     {
         std::lock_guard<std::mutex> lk(mutex_);
@@ -121,6 +126,8 @@ void Engine::take_queue() {
             Page copy = first;
             append_page(*r->acc, std::move(copy));
             r->window = client_.reorder_window();
+        } else if (job.kind == Job::Kind::Get) {
+            r->answers.resize(n);
         } else {
             r->out.resize(n);
         }
@@ -180,7 +187,8 @@ void Engine::start_transfers(int& wait_ms) {
             const std::size_t k = *it;
             r.pending.erase(it);
             try {
-                Request req = client_.start_request(r.job.targets[k], &r.targets[k].jwt_used);
+                Request req = r.job.download ? r.job.download->start()
+                                             : client_.start_request(r.job.targets[k], &r.targets[k].jwt_used);
                 const std::size_t key = next_key_++;
                 transfers_.emplace(key, std::make_pair(id, k));
                 batch_.add(key, std::move(req));
@@ -204,8 +212,23 @@ void Engine::finish(std::size_t key, Response&& response) {
     Running& r = *it->second;
     try {
         Running::Target& st = r.targets[k];
-        double delay = client_.settle(response, st.retry, st.jwt_used);
-        if (delay < 0) {
+        double delay = 0;
+        if (r.job.kind == Job::Kind::Download) {
+            if (std::optional<DownloadResult> got = r.job.download->finish(response, delay)) {
+                Result result;
+                result.download = std::move(got);
+                complete(id, std::move(result));
+                return;
+            }
+        } else if ((delay = client_.settle(response, st.retry, st.jwt_used)) < 0) {
+            if (r.job.kind == Job::Kind::Get) {
+                r.answers[k] = std::move(response);
+                if (++r.done < r.job.targets.size()) return;
+                Result result;
+                for (auto& a : r.answers) result.responses.push_back(std::move(*a));
+                complete(id, std::move(result));
+                return;
+            }
             if (std::optional<Page> page = client_.accept(response, r.job.targets[k], st.retry, *r.job.record, r.job.shape,
                                                           r.job.verbose, delay)) {
                 deliver(r, k, std::move(*page));

@@ -112,22 +112,28 @@ class Fetcher:
     def progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
                      probe: bool = False) -> Any:
         """A tqdm bar when asked (or in Jupyter), else None; ``probe`` only answers whether one would be shown."""
-        enabled = progress if progress is not None else self.progress
-        if enabled is None:
-            enabled = _in_jupyter()
-        if not enabled:
-            return None
-        if probe:
-            return True
-        jupyter = _in_jupyter()
-        try:
-            if jupyter and _has_ipywidgets():
-                from tqdm.notebook import tqdm
-            else:
-                from tqdm import tqdm
-        except ImportError:
-            if progress:
-                warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
-            return None
-        # In a notebook the bar stays visible after completion (the cell's record of the work).
-        return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=jupyter)
+        return progress_bar(progress if progress is not None else self.progress, total, desc, unit, probe)
+
+
+def progress_bar(progress: Optional[bool], total: Optional[int], desc: str, unit: str, probe: bool = False) -> Any:
+    """A tqdm bar when ``progress`` (None: only in Jupyter), else None; ``probe`` only answers whether
+    one would be shown (the Fetcher's and vehicledata.aio's AsyncFetcher's bars)."""
+    enabled = progress
+    if enabled is None:
+        enabled = _in_jupyter()
+    if not enabled:
+        return None
+    if probe:
+        return True
+    jupyter = _in_jupyter()
+    try:
+        if jupyter and _has_ipywidgets():
+            from tqdm.notebook import tqdm
+        else:
+            from tqdm import tqdm
+    except ImportError:
+        if progress:
+            warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=4)
+        return None
+    # In a notebook the bar stays visible after completion (the cell's record of the work).
+    return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=jupyter)

@@ -464,6 +464,33 @@ class Account(_Resource):
         return int(rec["count"])
 
 
+def json_target(path: str, params: Dict[str, Any]) -> str:
+    """The target of ``get_json(path, **params)``: ``params`` merged with a query string already in
+    ``path`` (shared with vehicledata.aio)."""
+    base, _, query = path.partition("?")
+    merged = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in params]
+    return check_target(build_target(base, merged + list(params.items())))
+
+
+def json_of(r: Dict[str, Any]) -> Any:
+    """The parsed JSON body of a raw answer (the core's ``get``), DecodeError when it is not JSON."""
+    import json
+
+    from .errors import DecodeError
+
+    try:
+        text = r["body"].decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DecodeError(f"response body is not valid UTF-8 at byte {e.start}", url=r["url"],
+                          position=e.start) from None
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise DecodeError(f"malformed JSON: {e}", url=r["url"]) from None
+    except RecursionError:
+        raise DecodeError("malformed JSON: nested too deeply", url=r["url"]) from None
+
+
 class Client:
     """A client of the Vehicle Data Service (or of the local emulator).
 
@@ -734,24 +761,7 @@ class Client:
 
         ``params`` are merged with a query string already in ``path``.
         """
-        import json
-
-        from .errors import DecodeError
-
-        base, _, query = path.partition("?")
-        merged = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in params]
-        r = self._core.get(check_target(build_target(base, merged + list(params.items()))))
-        try:
-            text = r["body"].decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise DecodeError(f"response body is not valid UTF-8 at byte {e.start}", url=r["url"],
-                              position=e.start) from None
-        try:
-            return json.loads(text)
-        except ValueError as e:
-            raise DecodeError(f"malformed JSON: {e}", url=r["url"]) from None
-        except RecursionError:
-            raise DecodeError("malformed JSON: nested too deeply", url=r["url"]) from None
+        return json_of(self._core.get(json_target(path, params)))
 
     def clear_cache(self) -> int:
         """Delete the response cache's answers (every tier's); the number of files deleted (0 without a cache)."""

@@ -18,7 +18,7 @@ import tempfile
 import zipfile
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import frames, schema
 from .errors import DecodeError, QueryError
@@ -192,6 +192,94 @@ def read_feed_csv(fh: Any, table: str, member: str = "", reopen: Any = None,
                           member=member, row=row, column=name) from None
 
 
+class FeedDownload:
+    """The steps of ``DataFeed.download`` around its transfer (``begin``, then ``failed`` or
+    ``finish``, again while ``finish`` answers None): the arguments' checks, the ``.part`` file,
+    the bar, the ZIP check, the rename and the one fresh start when a resumed file does not belong
+    to the archive.  vd.Client's and vd.AsyncClient's ``data_feed`` both run them."""
+
+    def __init__(self, fetcher: Any, path: Union[str, "os.PathLike[str]"], resume: bool, progress: Optional[bool],
+                 timeout: float, max_bytes: int) -> None:
+        import time
+
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+            raise ValueError(f"max_bytes must be a positive integer, not {max_bytes!r}")
+        self._fetcher = fetcher
+        self.started = time.monotonic()
+        self.resume, self.progress, self.timeout, self.max_bytes = resume, progress, float(timeout), max_bytes
+        target = Path(path)
+        if target.is_dir():
+            target = target / "vehicledata-feed.zip"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.target = target
+        self.part = target.with_name(target.name + ".part")
+        self._bar: Any = None
+        self._existed = False
+
+    def begin(self) -> Optional[Callable[[int, int], None]]:
+        """Before the transfer: the progress callback to give it (None: no bar)."""
+        bar = self._bar = self._fetcher.progress_bar(self.progress, total=None, desc=self.target.name, unit="B")
+        self._existed = self.part.exists()
+        if bar is None:
+            return None
+        state = {"last": 0}
+
+        def on_progress(done: int, total: int) -> None:
+            if total > 0 and bar.total != total:
+                bar.total = total
+            bar.update(done - state["last"])
+            state["last"] = done
+
+        return on_progress
+
+    def _close_bar(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def failed(self, exc: BaseException) -> None:
+        """The transfer raised ``exc`` (raised again by the caller)."""
+        from .errors import LimitError
+
+        self._close_bar()
+        if isinstance(exc, LimitError):
+            self.part.unlink(missing_ok=True)  # over max_bytes: resuming it would only grow it further
+        elif not self._existed and self.part.exists() and self.part.stat().st_size == 0:
+            # A refused download (403, 404, ...) wrote nothing: leave no empty .part behind.
+            self.part.unlink(missing_ok=True)
+
+    def finish(self, result: Dict[str, Any]) -> Optional[Path]:
+        """The transfer ended with ``result``: the verified file renamed into place (its path), or
+        None when the resumed ``.part`` did not belong to the archive: transfer again from the start
+        (``resume`` off, ``timeout`` what is left).  Reads the whole file (the ZIP check)."""
+        import time
+
+        self._close_bar()
+        url = self._fetcher.url_for(DOWNLOAD_PATH)
+        try:
+            verify_zip(self.part, url)
+        except DecodeError:
+            self.part.unlink(missing_ok=True)
+            if not result.get("resumed"):
+                raise
+            # The partial file did not belong to this archive (the feed changed): start over once.
+            left = self.timeout - (time.monotonic() - self.started)
+            if left <= 0:
+                from .errors import Timeout
+
+                raise Timeout(f"download timed out: not complete within its total timeout of {self.timeout:g} s",
+                              url=url) from None
+            self.started, self.timeout, self.resume = time.monotonic(), left, False
+            return None
+        os.replace(self.part, self.target)
+        if result.get("bytes", 0) != self.target.stat().st_size:  # pragma: no cover - defensive
+            raise DecodeError(f"the data feed on disk has {self.target.stat().st_size} bytes, "
+                              f"{result.get('bytes')} were received", url=url)
+        return self.target
+
+
 class DataFeed:
     """``api.data_feed``: last_updated(), download(path), load(path), to_parquet(directory)."""
 
@@ -223,66 +311,18 @@ class DataFeed:
         ``--max-filesize``): ``LimitError`` (``limit="max_bytes"``) past it, the ``.part`` deleted.
         A server that answers the resume's Range request with the whole file (200) starts it over.
         The ZIP check inflates at most MAX_TOTAL_BYTES and refuses overlapping members."""
-        import time
-
-        from .errors import LimitError
-
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
-            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
-            raise ValueError(f"max_bytes must be a positive integer, not {max_bytes!r}")
-        started = time.monotonic()
-        target = Path(path)
-        if target.is_dir():
-            target = target / "vehicledata-feed.zip"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        part = target.with_name(target.name + ".part")
-        bar = self._fetcher.progress_bar(progress, total=None, desc=target.name, unit="B")
-        state = {"last": 0}
-
-        def on_progress(done: int, total: int) -> None:
-            if bar is None:
-                return
-            if total > 0 and bar.total != total:
-                bar.total = total
-            bar.update(done - state["last"])
-            state["last"] = done
-
-        existed = part.exists()
-        try:
-            result = self._fetcher.download(DOWNLOAD_PATH, str(part), resume, on_progress if bar is not None else None,
-                                            float(timeout), max_bytes)
-        except LimitError:
-            part.unlink(missing_ok=True)  # over max_bytes: resuming it would only grow it further
-            raise
-        except BaseException:
-            # A refused download (403, 404, ...) wrote nothing: leave no empty .part behind.
-            if not existed and part.exists() and part.stat().st_size == 0:
-                part.unlink(missing_ok=True)
-            raise
-        finally:
-            if bar is not None:
-                bar.close()
-        url = self._fetcher.url_for(DOWNLOAD_PATH)
-        try:
-            verify_zip(part, url)
-        except DecodeError:
-            part.unlink(missing_ok=True)
-            if not result.get("resumed"):
+        dl = FeedDownload(self._fetcher, path, resume, progress, timeout, max_bytes)
+        while True:
+            on_progress = dl.begin()
+            try:
+                result = self._fetcher.download(DOWNLOAD_PATH, str(dl.part), dl.resume, on_progress, dl.timeout,
+                                                dl.max_bytes)
+            except BaseException as exc:
+                dl.failed(exc)
                 raise
-            # The partial file did not belong to this archive (the feed changed): start over once.
-            left = timeout - (time.monotonic() - started)
-            if left <= 0:
-                from .errors import Timeout
-
-                raise Timeout(f"download timed out: not complete within its total timeout of {timeout:g} s",
-                              url=url) from None
-            return self.download(target, resume=False, progress=progress, timeout=left, max_bytes=max_bytes)
-        os.replace(part, target)
-        if result.get("bytes", 0) != target.stat().st_size:  # pragma: no cover - defensive
-            raise DecodeError(f"the data feed on disk has {target.stat().st_size} bytes, "
-                              f"{result.get('bytes')} were received", url=url)
-        return target
+            target = dl.finish(result)
+            if target is not None:
+                return target
 
     def load(self, path: Union[str, "os.PathLike[str]", None] = None, *, tables: Optional[Iterable[str]] = None,
              engine: str = "pyarrow", progress: Optional[bool] = None,

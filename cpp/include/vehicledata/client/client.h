@@ -7,7 +7,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -27,7 +29,8 @@
 
 namespace vehicledata::client {
 
-class ApiError;  // errors.h
+class ApiError;        // errors.h
+class TransportError;  // errors.h
 
 inline constexpr const char* kDefaultBaseUrl = "https://carapi.app";
 
@@ -82,6 +85,50 @@ struct DownloadResult {
     std::int64_t bytes = 0;        // final size of the file
     bool resumed = false;          // continued a partial file
     std::string content_type;
+};
+
+class Client;
+
+// One download (Client::download) across its attempts, for a driver of its own
+// transfers: start() gives the next attempt's request (streaming into the file,
+// resumed from what it holds), finish() judges the attempt.  Client::download()
+// and the asyncio Engine both drive one, so the resume, deadline, max_bytes,
+// retry and auth rules have one implementation.  Not movable (the request's
+// sink points at it); the file is closed when it is destroyed.
+class Download {
+public:
+    Download(Client& client, std::string target, std::string path, bool resume, ProgressFn progress = {},
+             double deadline = 0, std::int64_t max_bytes = 0);
+    ~Download();
+    Download(const Download&) = delete;
+    Download& operator=(const Download&) = delete;
+
+    // The next attempt (with the JWT: may log in first; opens the file),
+    // counted as sent: a Timeout (TransportError) when the deadline has passed.
+    Request start();
+    // The attempt ended: the result when the download is complete, else nullopt
+    // with `delay` the wait before the next attempt; throws the final error
+    // (ApiError, TransportError, LimitError past max_bytes, Timeout past the deadline).
+    std::optional<DownloadResult> finish(const Response& r, double& delay);
+    // The attempt's transfer ended without a response (interrupted): closes the file.
+    void abandon();
+
+private:
+    double remaining() const;
+    TransportError out_of_time(const std::string& url) const;
+
+    Client& client_;
+    std::string target_, path_;
+    ProgressFn progress_;
+    std::int64_t max_bytes_;
+    double budget_;
+    std::chrono::steady_clock::time_point started_;
+    RetryState state_;
+    DownloadResult result_;
+    std::int64_t offset_ = 0, written_ = 0;
+    std::string jwt_used_;
+    std::FILE* file_ = nullptr;
+    bool first_ = true, write_failed_ = false, too_big_ = false;
 };
 
 class Client {
@@ -176,6 +223,7 @@ public:
                                schema::Shape shape, bool verbose, double& delay);
 
 private:
+    friend class Download;
     Request make_request(const std::string& target, std::string* jwt_used);
     // The JWT to send; a token read from the disk cache is first validated
     // with one GET /api/account/requests-today (an invalid token answers 401

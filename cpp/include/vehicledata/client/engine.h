@@ -42,11 +42,21 @@ public:
         // One page per target in target order; a collecting job (Job::first
         // set) gives one page: first with every target's rows appended.
         std::vector<Page> pages;
-        std::exception_ptr error;  // set instead of pages when the job failed
+        // A Get job: the successful answer of each target, in target order.
+        std::vector<Response> responses;
+        // A Download job: what was downloaded.
+        std::optional<DownloadResult> download;
+        std::exception_ptr error;  // set instead of the above when the job failed
     };
     using Completion = std::function<void(Result&&)>;
 
     struct Job {
+        // Pages: each target's answer decoded as `record` (Client::accept).
+        // Get: the raw 2xx answers (Client::get's steps, without decoding).
+        // Download: `download` driven to its end (targets: its one target).
+        enum class Kind { Pages, Get, Download };
+        Kind kind = Kind::Pages;
+        std::shared_ptr<Download> download;
         std::vector<std::string> targets;
         const schema::Record* record = nullptr;
         schema::Shape shape = schema::Shape::Envelope;
