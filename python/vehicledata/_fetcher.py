@@ -103,16 +103,23 @@ class Fetcher:
         ``timeout``: total seconds, ``max_bytes``: largest file, 0: the core's defaults).
         ``on_progress(done, total)`` is called last with the file's size as both, so a bar ends at
         the size even when nothing was left to fetch (a complete partial file: 416)."""
-        result: Dict[str, Any] = dict(self._core().download(target, dest, resume, on_progress, timeout, max_bytes))
-        if on_progress is not None:
-            size = int(result["bytes"])
-            on_progress(size, size)
-        return result
+        return finish_download(dict(self._core().download(target, dest, resume, on_progress, timeout, max_bytes)),
+                               on_progress)
 
     def progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
                      probe: bool = False) -> Any:
         """A tqdm bar when asked (or in Jupyter), else None; ``probe`` only answers whether one would be shown."""
         return progress_bar(progress if progress is not None else self.progress, total, desc, unit, probe)
+
+
+def finish_download(result: Dict[str, Any], on_progress: Optional[Callable[[int, int], None]]) -> Dict[str, Any]:
+    """A finished download's result, after ``on_progress(size, size)``: a bar ends at the file's size
+    even when nothing was left to fetch (a complete partial file: 416).  The Fetcher's and
+    vehicledata.aio's AsyncFetcher's downloads."""
+    if on_progress is not None:
+        size = int(result["bytes"])
+        on_progress(size, size)
+    return result
 
 
 def progress_bar(progress: Optional[bool], total: Optional[int], desc: str, unit: str, probe: bool = False) -> Any:

@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import threading
 import weakref
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _core, checkpoint, frames
+from ._fetcher import finish_download, progress_bar
 from ._targets import build_target, check_target, warn_demo_empty
 from .client import Client, Conditions, SearchResource, VehicleAttributes, YearsResource, _SEARCHES, _log
 from .errors import NotFoundError, PaginationError, VehicleDataError
+from .feed import DOWNLOAD_TIMEOUT, MAX_DOWNLOAD_BYTES
 from .pager import Page, Pager, Record, _core_decode, _query_digest, page_number, records_of
 from ._core import envelope as _envelope
 
@@ -59,6 +63,7 @@ class AsyncFetcher:
         self._core = core
         self.base_url = base_url
         self.max_parallel = max_parallel
+        self.progress: Optional[bool] = None  # progress bars: only in Jupyter unless asked per call
         self._pending: "weakref.WeakSet[asyncio.Future[Any]]" = weakref.WeakSet()
 
     def fail_pending(self, error: BaseException) -> None:
@@ -71,14 +76,13 @@ class AsyncFetcher:
     def authenticated(self) -> bool:
         return bool(self._core().has_credentials)
 
-    def _submit(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False, first: Any = None,
-                first_number: int = 1, numbers: Optional[Sequence[int]] = None, collect: bool = False,
-                single: bool = False) -> "asyncio.Future[Any]":
+    def _job(self, start: Callable[[Any, Any, Callable[..., None]], int]) -> "asyncio.Future[Any]":
+        """A job on the engine, awaited: ``start(engine, loop, settle)`` queues it and returns its id;
+        cancelling the future drops the job (its transfers leave the multi handle at once)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         engine = self._core()
-        job = engine.submit(loop, functools.partial(_settle, future), list(targets), record, shape, verbose, first,
-                            first_number, None if numbers is None else list(numbers), collect, single)
+        job = start(engine, loop, functools.partial(_settle, future))
 
         def cancelled(f: "asyncio.Future[Any]") -> None:
             if f.cancelled() and not engine.closed:
@@ -87,6 +91,32 @@ class AsyncFetcher:
         future.add_done_callback(cancelled)
         self._pending.add(future)
         return future
+
+    def _submit(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False, first: Any = None,
+                first_number: int = 1, numbers: Optional[Sequence[int]] = None, collect: bool = False,
+                single: bool = False) -> "asyncio.Future[Any]":
+        return self._job(lambda engine, loop, settle: engine.submit(
+            loop, settle, list(targets), record, shape, verbose, first, first_number,
+            None if numbers is None else list(numbers), collect, single))
+
+    async def get(self, target: str) -> Dict[str, Any]:
+        """A raw GET of ``target`` (auth, retries, the rate limit; not decoded): the core's
+        {status, url, content_type, http_version, body}, as ``Client.get``'s."""
+        return dict(await self._job(lambda engine, loop, settle: engine.get(loop, settle, target)))
+
+    async def download(self, target: str, dest: str, resume: bool,
+                       on_progress: Optional[Callable[[int, int], None]], timeout: float = 0.0,
+                       max_bytes: int = 0) -> Dict[str, Any]:
+        """Stream ``target`` into the file ``dest`` on the engine (the sync Fetcher.download's rules:
+        resume, total ``timeout``, ``max_bytes``); ``on_progress(done, total)`` runs on the loop."""
+        result: Dict[str, Any] = dict(await self._job(lambda engine, loop, settle: engine.download(
+            loop, settle, target, dest, resume, on_progress, timeout, max_bytes)))
+        return finish_download(result, on_progress)
+
+    def progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
+                     probe: bool = False) -> Any:
+        """A tqdm bar when asked (None: the client's ``progress``, by default only in Jupyter), else None."""
+        return progress_bar(progress if progress is not None else self.progress, total, desc, unit, probe)
 
     async def get_page(self, target: str, record: str, shape: str, verbose: bool = False) -> Any:
         """One core page of ``target`` (the sync Fetcher's get_page, awaited)."""
@@ -524,6 +554,71 @@ class AsyncVehiclesResource:
         return "<AsyncVehiclesResource vehicles: trims + bodies + engines + mileages>"
 
 
+class AsyncDataFeed:
+    """``api.data_feed`` of an :class:`AsyncClient`: ``await last_updated()``, ``await download(path)``,
+    ``await load(path)``, ``await to_parquet(directory)``.  The download runs on the client's engine
+    with ``vd.Client``'s steps (``feed.FeedDownload``: the checks, the ``.part`` resume, the total
+    ``timeout``, ``max_bytes``, the ZIP check, the atomic rename); the ZIP check and the reading of
+    the archive run on a worker thread, off the loop."""
+
+    def __init__(self, fetcher: AsyncFetcher) -> None:
+        from .feed import DataFeed
+
+        self._fetcher = fetcher
+        self._sync = DataFeed(fetcher)  # type: ignore[arg-type]  # its reading of a local archive (no I/O of the client)
+
+    def __repr__(self) -> str:
+        return repr(self._sync).replace("<DataFeed", "<AsyncDataFeed", 1)
+
+    async def last_updated(self) -> str:
+        """When the feed was last rebuilt (as ``DataFeed.last_updated``)."""
+        from . import schema
+        from .feed import LAST_UPDATED_PATH
+
+        ep = schema.endpoint(LAST_UPDATED_PATH)
+        return str((await self._fetcher.one(LAST_UPDATED_PATH, ep.record))["last_updated"])
+
+    async def download(self, path: Union[str, "os.PathLike[str]"], *, resume: bool = True,
+                       progress: Optional[bool] = None, timeout: float = DOWNLOAD_TIMEOUT,
+                       max_bytes: int = MAX_DOWNLOAD_BYTES) -> "Path":
+        """Stream the feed to ``path``, awaited (the arguments, errors and rules of ``DataFeed.download``:
+        resumable, verified, renamed atomically).  Cancelling the task stops the transfer at once and
+        keeps the ``.part`` file for a resume."""
+        from .feed import DOWNLOAD_PATH, FeedDownload
+
+        dl = FeedDownload(self._fetcher, path, resume, progress, timeout, max_bytes)
+        while True:
+            on_progress = dl.begin()
+            try:
+                result = await self._fetcher.download(DOWNLOAD_PATH, str(dl.part), dl.resume, on_progress, dl.timeout,
+                                                      dl.max_bytes)
+            except BaseException as exc:
+                dl.failed(exc)
+                raise
+            target = await asyncio.to_thread(dl.finish, result)  # reads the whole file (the ZIP check)
+            if target is not None:
+                return target
+
+    async def load(self, path: Union[str, "os.PathLike[str]", None] = None, **options: Any) -> Dict[str, "pd.DataFrame"]:
+        """The feed's tables as DataFrames (``DataFeed.load``'s options), read on a worker thread;
+        downloads first (awaited) when no ``path``."""
+        return await self._local(self._sync.load, path, options)
+
+    async def to_parquet(self, directory: Union[str, "os.PathLike[str]"],
+                         path: Union[str, "os.PathLike[str]", None] = None, **options: Any) -> Dict[str, "Path"]:
+        """Each feed table to ``directory/<table>.parquet`` (``DataFeed.to_parquet``), on a worker thread."""
+        return await self._local(functools.partial(self._sync.to_parquet, directory), path, options)
+
+    async def _local(self, read: Callable[..., Any], path: Any, options: Dict[str, Any]) -> Any:
+        if path is not None:
+            return await asyncio.to_thread(read, path, **options)
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            archive = await self.download(Path(tmp) / "feed.zip", progress=options.get("progress"))
+            return await asyncio.to_thread(read, archive, **options)
+
+
 class _EngineClient(Client):
     """The options, checks and request builders of ``vd.Client`` over an Engine (no I/O of its own)."""
 
@@ -616,6 +711,18 @@ class AsyncClient:
         """Trims joined with their body, engine and mileage: ``await api.vehicles.search(...).to_pandas()``."""
         return AsyncVehiclesResource(self)
 
+    @property
+    def data_feed(self) -> AsyncDataFeed:
+        """The data feed: ``await api.data_feed.download(path)`` (as ``vd.Client.data_feed``)."""
+        return AsyncDataFeed(self._fetcher)
+
+    async def get_json(self, path: str, **params: Any) -> Any:
+        """Raw GET of any path (auth, retries and rate limit applied), awaited: the parsed JSON body
+        (as ``vd.Client.get_json``; ``params`` are merged with a query string already in ``path``)."""
+        from .client import json_of, json_target
+
+        return json_of(await self._fetcher.get(json_target(path, params)))
+
     async def vin(self, vin: str, *, verbose: Optional[bool] = None,
                   all_trims: Optional[bool] = None) -> "VinResult":
         """Decode a VIN (as ``vd.Client.vin``)."""
@@ -665,4 +772,4 @@ class AsyncClient:
 
 
 __all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher", "AsyncVehiclesResource",
-           "AsyncVehiclePager"]
+           "AsyncVehiclePager", "AsyncDataFeed"]

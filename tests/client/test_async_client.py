@@ -317,7 +317,9 @@ async def test_a_closed_client_raises(emulator: Emulator):
     with pytest.raises(AttributeError):
         aapi.no_such_resource
     with pytest.raises(AttributeError, match="not offered by AsyncClient yet"):
-        aapi.data_feed
+        aapi.account
+    with pytest.raises(vd.VehicleDataError, match="closed"):
+        await aapi.get_json("/api/makes/v2")
 
 
 @pytest.mark.asyncio
