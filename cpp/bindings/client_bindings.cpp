@@ -333,6 +333,18 @@ py::dict download_dict(const vc::DownloadResult& res) {
     return d;
 }
 
+py::dict stats_dict(const vc::ClientStats& s) {
+    py::dict d;
+    d["requests"] = s.requests;
+    d["retries"] = s.retries;
+    d["logins"] = s.logins;
+    d["bytes"] = s.bytes;
+    d["rate_wait_seconds"] = s.rate_wait_seconds;
+    d["reorder_peak"] = s.reorder_peak;
+    d["cache_hits"] = s.cache_hits;
+    return d;
+}
+
 py::object error_object(std::exception_ptr error) {
     try {
         std::rethrow_exception(error);
@@ -630,18 +642,7 @@ void bind_client(py::module_& m) {
             return download_dict(res);
         }, py::arg("target"), py::arg("path"), py::arg("resume") = true, py::arg("progress") = py::none(),
            py::arg("timeout") = 0.0, py::arg("max_bytes") = 0)
-        .def("stats", [](const PyClient& p) {
-            auto s = p.client->stats();
-            py::dict d;
-            d["requests"] = s.requests;
-            d["retries"] = s.retries;
-            d["logins"] = s.logins;
-            d["bytes"] = s.bytes;
-            d["rate_wait_seconds"] = s.rate_wait_seconds;
-            d["reorder_peak"] = s.reorder_peak;
-            d["cache_hits"] = s.cache_hits;
-            return d;
-        })
+        .def("stats", [](const PyClient& p) { return stats_dict(p.client->stats()); })
         .def("url_for", [](const PyClient& p, const std::string& t) { return p.client->url_for(t); })
         .def("__repr__", [](const PyClient& p) {
             return "<vehicledata._core.client.Client base_url=" + p.client->options().base_url +

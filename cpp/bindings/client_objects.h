@@ -19,5 +19,7 @@ pybind11::object error_object(std::exception_ptr error);
 pybind11::dict response_dict(const client::Response& r);
 // A download's result: {bytes, resumed, content_type}.
 pybind11::dict download_dict(const client::DownloadResult& r);
+// A client's counters: {requests, retries, logins, bytes, rate_wait_seconds, reorder_peak, cache_hits}.
+pybind11::dict stats_dict(const client::ClientStats& s);
 
 }  // namespace vehicledata::bindings

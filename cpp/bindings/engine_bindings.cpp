@@ -220,17 +220,7 @@ void bind_engine(py::module_& c) {
         .def_property_readonly("has_credentials", [](PyEngine& p) { return p.get().client().has_credentials(); })
         .def_property_readonly("has_token", [](PyEngine& p) { return p.get().client().has_token(); })
         .def("url_for", [](PyEngine& p, const std::string& t) { return p.get().client().url_for(t); })
-        .def("stats", [](PyEngine& p) {
-            auto s = p.get().client().stats();
-            py::dict d;
-            d["requests"] = s.requests;
-            d["retries"] = s.retries;
-            d["logins"] = s.logins;
-            d["bytes"] = s.bytes;
-            d["rate_wait_seconds"] = s.rate_wait_seconds;
-            d["reorder_peak"] = s.reorder_peak;
-            return d;
-        });
+        .def("stats", [](PyEngine& p) { return stats_dict(p.get().client().stats()); });
 }
 
 }  // namespace vehicledata::bindings

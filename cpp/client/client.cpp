@@ -319,18 +319,28 @@ double Client::assess(const Response& r, RetryState& state, const std::string& j
     return retrying(d, what);
 }
 
-Response Client::get(const std::string& target) {
+std::optional<Response> Client::cached_response(const std::string& target) {
     const std::string url = cacheable(target);
-    if (!url.empty()) {
-        if (std::optional<Response> hit = cache_.lookup("GET", url)) {
-            ++cache_hits_;
-            log(kDebug, request_log_line("GET " + url, *hit) + " (from the response cache)");
-            return std::move(*hit);
-        }
+    if (url.empty()) return std::nullopt;
+    std::optional<Response> hit = cache_.lookup("GET", url);
+    if (hit) {
+        ++cache_hits_;
+        log(kDebug, request_log_line("GET " + url, *hit) + " (from the response cache)");
     }
+    return hit;
+}
+
+void Client::keep(const std::string& target, const Response& r) {
+    if (!cache_.enabled()) return;
+    const std::string url = cacheable(target);
+    if (!url.empty()) cache_.store("GET", url, r);
+}
+
+Response Client::get(const std::string& target) {
+    if (std::optional<Response> hit = cached_response(target)) return std::move(*hit);
     RetryState state(options_.retry);
     Response r = get(target, state);
-    if (!url.empty()) cache_.store("GET", url, r);
+    keep(target, r);
     return r;
 }
 
@@ -546,10 +556,7 @@ std::optional<Page> Client::accept(Response& r, const std::string& target, Retry
         Page page = decode_page(r.body, record, shape, r.url, verbose);
         page.synthetic = synthetic_fields(r.synthetic);
         check_pages(page);
-        if (cache_.enabled()) {
-            const std::string url = cacheable(target);
-            if (!url.empty()) cache_.store("GET", url, r);
-        }
+        keep(target, r);
         std::string().swap(r.body);
         return page;
     } catch (const DecodeError& e) {

@@ -160,9 +160,11 @@ void Engine::start_transfers(int& wait_ms) {
     const auto cap = static_cast<std::size_t>(std::max(1, client_.options().max_parallel));
     std::vector<std::uint64_t> failed;
     bool blocked = false;
-    for (auto& [id, job] : running_) {
+    for (auto next_job = running_.begin(); next_job != running_.end();) {
+        auto current = next_job++;  // (a job served from the cache may complete: only `current` leaves running_)
+        const std::uint64_t id = current->first;
         if (blocked || batch_.running() >= cap) break;
-        Running& r = *job;
+        Running& r = *current->second;
         while (batch_.running() < cap && !r.pending.empty()) {
             const auto now = Clock::now();
             auto it = std::find_if(r.pending.begin(), r.pending.end(), [&](std::size_t k) {
@@ -173,6 +175,19 @@ void Engine::start_transfers(int& wait_ms) {
                     wait_ms = std::min<int>(wait_ms, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                                           r.targets[k].not_before - now).count()) + 1);
             if (it == r.pending.end()) break;
+            const std::size_t k = *it;
+            if (r.job.kind != Job::Kind::Download) {  // an answer in the response cache: no request, no token
+                Cached c = Cached::No;
+                try {
+                    c = from_cache(r, k);
+                } catch (...) {
+                    r.failed = std::current_exception();
+                    failed.push_back(id);
+                    break;
+                }
+                if (c == Cached::Completed) break;  // `r` is gone
+                if (c == Cached::Served) continue;
+            }
             const double wait = client_.try_token();
             if (wait > 0) {
                 if (!blocked_since_) blocked_since_ = now;
@@ -184,7 +199,6 @@ void Engine::start_transfers(int& wait_ms) {
                 client_.note_rate_wait(std::chrono::duration<double>(now - *blocked_since_).count());
                 blocked_since_.reset();
             }
-            const std::size_t k = *it;
             r.pending.erase(it);
             try {
                 Request req = r.job.download ? r.job.download->start()
@@ -200,6 +214,30 @@ void Engine::start_transfers(int& wait_ms) {
         }
     }
     for (std::uint64_t id : failed) fail(id, running_.at(id)->failed);
+}
+
+Engine::Cached Engine::from_cache(Running& r, std::size_t k) {
+    const std::uint64_t id = r.id;
+    if (r.job.kind == Job::Kind::Get) {
+        std::optional<Response> hit = client_.cached_response(r.job.targets[k]);
+        if (!hit) return Cached::No;
+        r.pending.erase(std::find(r.pending.begin(), r.pending.end(), k));
+        answered(r, k, std::move(*hit));
+    } else {
+        std::optional<Page> hit = client_.cached_page(r.job.targets[k], *r.job.record, r.job.shape, r.job.verbose);
+        if (!hit) return Cached::No;
+        r.pending.erase(std::find(r.pending.begin(), r.pending.end(), k));
+        deliver(r, k, std::move(*hit));
+    }
+    return running_.count(id) ? Cached::Served : Cached::Completed;
+}
+
+void Engine::answered(Running& r, std::size_t k, Response&& response) {
+    r.answers[k] = std::move(response);
+    if (++r.done < r.job.targets.size()) return;
+    Result result;
+    for (auto& a : r.answers) result.responses.push_back(std::move(*a));
+    complete(r.id, std::move(result));
 }
 
 void Engine::finish(std::size_t key, Response&& response) {
@@ -222,11 +260,8 @@ void Engine::finish(std::size_t key, Response&& response) {
             }
         } else if ((delay = client_.settle(response, st.retry, st.jwt_used)) < 0) {
             if (r.job.kind == Job::Kind::Get) {
-                r.answers[k] = std::move(response);
-                if (++r.done < r.job.targets.size()) return;
-                Result result;
-                for (auto& a : r.answers) result.responses.push_back(std::move(*a));
-                complete(id, std::move(result));
+                client_.keep(r.job.targets[k], response);
+                answered(r, k, std::move(response));
                 return;
             }
             if (std::optional<Page> page = client_.accept(response, r.job.targets[k], st.retry, *r.job.record, r.job.shape,

@@ -650,8 +650,6 @@ class AsyncClient:
                  base_url: Optional[str] = None, **options: Any) -> None:
         if "progress" in options:
             raise TypeError("AsyncClient shows no progress bars (no progress option)")
-        if options.get("cache") not in (None, False):
-            raise TypeError("AsyncClient has no response cache yet (no cache option; vd.Client has one: docs/client.md)")
         self._client = _EngineClient(api_token, api_secret, base_url, **options)
         self._fetcher: AsyncFetcher = self._client._fetcher
         self._accessors: Dict[str, AsyncSearchResource] = {}
@@ -688,8 +686,18 @@ class AsyncClient:
         return repr(self._client).replace("<vehicledata.Client", "<vehicledata.AsyncClient", 1)
 
     def stats(self) -> Dict[str, Any]:
-        """Requests sent, retries, logins, bytes received, seconds waited for the rate limit."""
+        """Requests sent, retries, logins, bytes received, seconds waited for the rate limit, and
+        ``cache_hits``: the answers served from the response cache (``cache=``) without a request."""
         return dict(self._client._core.stats())
+
+    @property
+    def cache_dir(self) -> Optional[Path]:
+        """The response cache's directory (``cache=``), None when it is off."""
+        return self._client.cache_dir
+
+    def clear_cache(self) -> int:
+        """Delete the response cache's answers (as ``vd.Client.clear_cache``); the number of files deleted."""
+        return self._client.clear_cache()
 
     # ---- accessors ----------------------------------------------------------------------
     def __getattr__(self, name: str) -> AsyncSearchResource:

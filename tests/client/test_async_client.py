@@ -495,11 +495,6 @@ async def test_request_lines_reach_the_logger_when_debug_is_on(emulator: Emulato
         assert any(line.startswith("GET " + emulator.url + "/api/models") and "-> 200" in line for line in lines)
 
 
-def test_async_client_refuses_the_response_cache_it_does_not_have(tmp_path):
-    with pytest.raises(TypeError, match="no response cache"):
-        vd.AsyncClient(base_url="http://127.0.0.1:9", cache=tmp_path)
-
-
 # ---- sync: the rules of vehicledata.sync, over the async pager -------------------------------------
 @pytest.mark.asyncio
 async def test_sync_gives_the_sync_clients_frame_and_watermark(database, client_factory):

@@ -221,6 +221,15 @@ public:
     // `delay` set to the wait before the retry, or DecodeError when the budget is spent.
     std::optional<Page> accept(Response& r, const std::string& target, RetryState& state, const schema::Record& record,
                                schema::Shape shape, bool verbose, double& delay);
+    // The response cache's steps (no-ops when it is off; get(), get_page(),
+    // fetch_pages() and the Engine all use them): a cached page of `target`
+    // decoded, or nullopt (a cached body that does not decode is dropped); a
+    // cached raw answer of `target`, or nullopt; store a successful answer of
+    // `target` when it may be cached.  A hit counts in stats().cache_hits.
+    std::optional<Page> cached_page(const std::string& target, const schema::Record& record, schema::Shape shape,
+                                    bool verbose);
+    std::optional<Response> cached_response(const std::string& target);
+    void keep(const std::string& target, const Response& r);
 
 private:
     friend class Download;
@@ -246,9 +255,6 @@ private:
     void log(int level, const std::string& message) const;
     // The URL of `target` when its answer may come from / go to the response cache, else "".
     std::string cacheable(const std::string& target) const;
-    // A cached page of `target` decoded, or nullopt (a cached body that does not decode is dropped).
-    std::optional<Page> cached_page(const std::string& target, const schema::Record& record, schema::Shape shape,
-                                    bool verbose);
 
     ClientOptions options_;
     Transport transport_;

@@ -3,7 +3,8 @@
 // queue of jobs.  A job fetches one or more targets with the Client's rules
 // (JWT, token bucket, retries and Retry-After, limits, decoding: the steps
 // Client exposes for drivers of their own transfers, shared with
-// Client::fetch_pages) and ends by calling its completion once, with the
+// Client::fetch_pages; an answer in the Client's response cache is taken
+// from there, without a request) and ends by calling its completion once, with the
 // decoded pages or the error; a cancelled job's transfers are removed from
 // the multi handle at once and its completion is never called.
 //
@@ -102,6 +103,13 @@ private:
     void start_transfers(int& wait_ms);
     void finish(std::size_t key, Response&& r);
     void deliver(Running& job, std::size_t index, Page&& page);
+    // A Get job's answer of target `index` (completes the job with the last one).
+    void answered(Running& job, std::size_t index, Response&& response);
+    // Target `index` of a Pages or Get job served from the Client's response
+    // cache (Client::cached_page / cached_response), if it holds the answer:
+    // Completed when that ended the job (`job` is gone).
+    enum class Cached { No, Served, Completed };
+    Cached from_cache(Running& job, std::size_t index);
     void complete(std::uint64_t id, Result&& result);
     void fail(std::uint64_t id, std::exception_ptr error);
 
