@@ -63,7 +63,7 @@ class AsyncFetcher:
         self._core = core
         self.base_url = base_url
         self.max_parallel = max_parallel
-        self.progress: Optional[bool] = None  # progress bars: only in Jupyter unless asked per call
+        self.progress: Optional[bool] = None  # the client's default for progress bars (None: only in Jupyter)
         self._pending: "weakref.WeakSet[asyncio.Future[Any]]" = weakref.WeakSet()
 
     def fail_pending(self, error: BaseException) -> None:
@@ -150,7 +150,8 @@ class AsyncPager:
     ``await pager.to_pandas()`` / ``to_arrow()`` / ``to_polars()`` / ``to_parquet(path)``,
     ``async for df in pager.iter_pandas()``.  Pages after the first are fetched concurrently on the
     client's engine and checked against the first page in C++ as they arrive (PaginationError).
-    Progress bars are not shown.
+    ``progress`` (the search's, else the client's; None: only in Jupyter) shows a bar of the pages,
+    as ``Pager``'s.
     """
 
     def __init__(self, fetcher: AsyncFetcher, query: Pager) -> None:
@@ -246,16 +247,25 @@ class AsyncPager:
         full = max(1, int(self._fetcher.max_parallel)) * 2
         chunk = 1 if ramp else full
         numbers = list(range(first.number + 1, last + 1))
-        i = 0
-        while i < len(numbers):
-            batch = numbers[i:i + chunk]
-            i += len(batch)
-            chunk = min(full, chunk * 2)
-            cores = await self._fetcher.get_pages([q._target(n) for n in batch], q.record, "envelope", q.verbose,
-                                                  first._core, first.number, batch)
-            self.pages_fetched += len(batch)
-            for n, core in zip(batch, cores):
-                yield self._page(core, n)
+        bar = self._fetcher.progress_bar(q.progress, total=len(numbers) + 1, desc=self.path, unit="page")
+        if bar is not None:
+            bar.update(1)
+        try:
+            i = 0
+            while i < len(numbers):
+                batch = numbers[i:i + chunk]
+                i += len(batch)
+                chunk = min(full, chunk * 2)
+                cores = await self._fetcher.get_pages([q._target(n) for n in batch], q.record, "envelope", q.verbose,
+                                                      first._core, first.number, batch)
+                self.pages_fetched += len(batch)
+                for n, core in zip(batch, cores):
+                    if bar is not None:
+                        bar.update(1)
+                    yield self._page(core, n)
+        finally:
+            if bar is not None:
+                bar.close()
 
     async def _follow_next(self, first: Page) -> AsyncIterator[Page]:
         seen = {first.url}
@@ -313,7 +323,7 @@ class AsyncPager:
         first = await self._first_page()
         if first.number >= first.pages:
             return first._core
-        if not q.parallel:
+        if not q.parallel or q._wants_progress():  # (a bar: page by page, as Pager._collected)
             cores = [p._core.copy() if p is first else p._core async for p in self._core_pages(ramp=False)]
             return frames.concat_or_empty(cores, q.record, q.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
@@ -375,7 +385,7 @@ class AsyncPager:
         def pages_from(number: int) -> Iterator[Page]:
             resumed = AsyncPager(self._fetcher, Pager(self._fetcher, bulk.path, bulk.record, bulk.params,  # type: ignore[arg-type]
                                                       start_page=number, parallel=bulk._query.parallel,
-                                                      progress=False))
+                                                      progress=bulk._query.progress))
             pages = resumed._core_pages()
 
             async def following() -> Optional[Page]:
@@ -437,13 +447,13 @@ class AsyncSearchResource:
     def search(self, *conditions: Conditions, where: Conditions = None, sort: Optional[str] = None,
                direction: Optional[str] = None, limit: Optional[int] = None, start_page: int = 1,
                verbose: Optional[bool] = None, legacy: bool = False, parallel: bool = True,
-               start_token: Optional[str] = None, **filters: Any) -> AsyncPager:
+               start_token: Optional[str] = None, progress: Optional[bool] = None, **filters: Any) -> AsyncPager:
         """A lazy :class:`AsyncPager` over the matching records (arguments as ``vd.Client``'s search)."""
         path, record, params, start_page = self._resource._query(conditions, where, sort, direction, limit,
                                                                  start_page, verbose, legacy, start_token, filters)
         fetcher = self._client._fetcher
         query = Pager(fetcher, path, record, params, start_page=start_page, parallel=parallel,  # type: ignore[arg-type]
-                      progress=False)
+                      progress=progress)
         return AsyncPager(fetcher, query)
 
     __call__ = search
@@ -507,6 +517,37 @@ class AsyncVehiclePager:
         """Every vehicle in one polars DataFrame."""
         return frames.page_to_polars(await self._joined(page_size))
 
+    async def iter_arrow(self, page_size: Optional[int] = None) -> AsyncIterator["pa.Table"]:
+        """One joined table per trims page (as ``VehiclePager.iter_arrow``): the parts are fetched whole
+        first (concurrently), then the trims page by page; each join runs on a worker thread."""
+        from . import vehicles
+
+        tables = await asyncio.gather(*(self._pagers[res].to_arrow(page_size) for _, res in vehicles.PARTS))
+        parts = {rec: t for (rec, _), t in zip(vehicles.PARTS, tables)}
+        async for table in self._pagers["trims"].iter_arrow(page_size):
+            yield await asyncio.to_thread(vehicles.join, table, parts, self._after)
+
+    async def iter_pandas(self, page_size: Optional[int] = None) -> AsyncIterator["pd.DataFrame"]:
+        """One DataFrame per trims page (see iter_arrow)."""
+        async for table in self.iter_arrow(page_size):
+            yield frames.arrow_to_pandas(table)
+
+    async def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
+                         page_size: Optional[int] = None, *, mode: str = "resume") -> Any:
+        """As ``VehiclePager.to_parquet`` (the same dataset and checkpoint, resumable with either
+        client): the join awaited on the loop, the files written by one worker thread."""
+        from .vehicles import Whole, dataset_key
+
+        digest, target = dataset_key(self._pagers, self._after, page_size)
+        loop = asyncio.get_running_loop()
+
+        def pages_from(number: int) -> Iterator[Any]:
+            if number == 1:  # (resume after a finished run: nothing fetched)
+                yield Whole(asyncio.run_coroutine_threadsafe(self._joined(page_size), loop).result())
+
+        return await asyncio.to_thread(checkpoint.write_dataset, path, query=digest, target=target, first_page=1,
+                                       pages_from=pages_from, partition_cols=partition_cols, mode=mode)
+
     def __repr__(self) -> str:
         return f"<AsyncVehiclePager {self._pagers['trims'].path} + bodies, engines, mileages: {len(self._after)} " \
                f"condition(s) after the join>"
@@ -535,12 +576,13 @@ class AsyncVehiclesResource:
         return self._sync.condition_fields
 
     def search(self, *conditions: Any, where: Any = None, sort: Optional[str] = None,
-               direction: Optional[str] = None, limit: Optional[int] = None, **filters: Any) -> AsyncVehiclePager:
-        """The vehicles of a search (arguments as ``vd.Client``'s ``api.vehicles.search``, no progress)."""
+               direction: Optional[str] = None, limit: Optional[int] = None, progress: Optional[bool] = None,
+               **filters: Any) -> AsyncVehiclePager:
+        """The vehicles of a search (arguments as ``vd.Client``'s ``api.vehicles.search``)."""
         from .vehicles import searches
 
         return AsyncVehiclePager(*searches(self._client.__getattr__, conditions, where, sort, direction, limit,
-                                           filters))
+                                           filters, progress=progress))
 
     __call__ = search
 
@@ -626,7 +668,9 @@ class _EngineClient(Client):
         return _core.client.Engine(options, _log)
 
     def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
-        return AsyncFetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel)
+        fetcher = AsyncFetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel)
+        fetcher.progress = progress
+        return fetcher
 
 
 def _close_engine(engine: Any) -> None:
@@ -648,8 +692,6 @@ class AsyncClient:
 
     def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
                  base_url: Optional[str] = None, **options: Any) -> None:
-        if "progress" in options:
-            raise TypeError("AsyncClient shows no progress bars (no progress option)")
         self._client = _EngineClient(api_token, api_secret, base_url, **options)
         self._fetcher: AsyncFetcher = self._client._fetcher
         self._accessors: Dict[str, AsyncSearchResource] = {}

@@ -273,7 +273,22 @@ def join_pages(trims: Any, parts: Dict[str, Any], after: Sequence[Tuple[str, Dic
     return joined
 
 
-class _Whole:
+def dataset_key(pagers: Dict[str, Any], after: Sequence[Tuple[str, Dict[str, Any]]],
+                page_size: Optional[int]) -> Tuple[str, str]:
+    """The checkpoint's query digest and target of a vehicles search's Parquet dataset (the sync and
+    the async ``to_parquet``: one dataset, resumable with either client)."""
+    import hashlib
+
+    from ._targets import build_target
+    from .pager import _query_digest
+
+    trims = pagers["trims"]
+    text = "\n".join(["vehicles", repr(page_size), repr(list(after))] +
+                     [_query_digest(p.path, p.params) for p in pagers.values()])
+    return hashlib.sha256(text.encode()).hexdigest()[:16], "vehicles " + build_target(trims.path, trims.params)
+
+
+class Whole:
     """The joined vehicles as the one page of a run of ``checkpoint.write_dataset``."""
 
     number = pages = 1
@@ -344,23 +359,16 @@ class VehiclePager:
         dataset's files and writes it again (a nightly snapshot); ``"append"`` adds a run's files.  The
         join is one piece (the four crawls, then one page): a run writes one file per partition with
         row groups of at least 64k rows, then the checkpoint."""
-        import hashlib
-
         from . import checkpoint
-        from ._targets import build_target
-        from .pager import _query_digest
 
-        trims = self._pagers["trims"]
-        text = "\n".join(["vehicles", repr(page_size), repr(self._after)] +
-                         [_query_digest(p.path, p.params) for p in self._pagers.values()])
-        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        digest, target = dataset_key(self._pagers, self._after, page_size)
 
         def pages_from(number: int) -> Iterator[Any]:
             if number == 1:
-                yield _Whole(self._joined(page_size))
+                yield Whole(self._joined(page_size))
 
-        return checkpoint.write_dataset(path, query=digest, target="vehicles " + build_target(trims.path, trims.params),
-                                        first_page=1, pages_from=pages_from, partition_cols=partition_cols, mode=mode)
+        return checkpoint.write_dataset(path, query=digest, target=target, first_page=1, pages_from=pages_from,
+                                        partition_cols=partition_cols, mode=mode)
 
     def __iter__(self) -> Iterator["Record"]:
         from .pager import Record
@@ -446,4 +454,4 @@ def vehicle_of(table: "pa.Table", trim_id: int) -> "Record":
 
 
 __all__ = ["VehiclesResource", "VehiclePager", "PARTS", "columns", "condition_table", "condition_markdown", "join",
-           "join_pages", "searches", "id_condition", "vehicle_of"]
+           "join_pages", "searches", "id_condition", "vehicle_of", "dataset_key", "Whole"]

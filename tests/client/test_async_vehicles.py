@@ -1,0 +1,108 @@
+"""vd.AsyncClient's progress bars and its vehicles' iter_arrow/iter_pandas/to_parquet against the
+real emulator: the sync client's bars (``_fetcher.progress_bar``), rows, dataset and checkpoint."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+import pytest
+
+import vehicledata as vd
+from vehicledata.testing import DEMO_ACCOUNTS, Emulator
+
+pq = pytest.importorskip("pyarrow.parquet")
+
+PREMIUM = DEMO_ACCOUNTS["premium"]
+FAST_RETRY = vd.Retry(total=3, backoff_factor=0.01, backoff_jitter=0.0)
+
+
+def make_async(url: str, account: Optional[Dict[str, Any]] = PREMIUM, **kw: Any) -> vd.AsyncClient:
+    kw.setdefault("rate_limit", None)
+    kw.setdefault("retry", FAST_RETRY)
+    return vd.AsyncClient(base_url=url, api_token=account["api_token"] if account else "",
+                          api_secret=account["api_secret"] if account else "", **kw)
+
+
+# ---- progress bars -------------------------------------------------------------------------------
+@pytest.fixture()
+def bars(monkeypatch) -> list:
+    """The progress bars the async face makes (vehicledata._fetcher.progress_bar's tqdm bars), kept
+    to read their counts after the crawl (a closed bar is erased from the terminal)."""
+    import vehicledata.aio as aio
+
+    made: list = []
+    real = aio.progress_bar
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        bar = real(*args, **kwargs)
+        if bar is not None and bar is not True:  # (True: a probe)
+            made.append(bar)
+        return bar
+
+    monkeypatch.setattr(aio, "progress_bar", recording)
+    return made
+
+
+@pytest.mark.asyncio
+async def test_progress_bar_of_an_async_crawl(emulator: Emulator, api: vd.Client, capsys, bars):
+    expected = api.engines.search(year=2018).to_pandas(page_size=200)
+    pages = api.engines.search(year=2018, limit=200).page_count
+    assert pages > 2
+    capsys.readouterr()
+    async with make_async(emulator.url) as aapi:
+        df = await aapi.engines.search(year=2018, progress=True).to_pandas(page_size=200)
+        assert "/api/engines" in capsys.readouterr().err
+        assert [(b.n, b.total) for b in bars] == [(pages, pages)]  # every page counted on the bar
+        assert df.equals(expected)
+        quiet = await aapi.engines.search(year=2018, progress=False).to_pandas(page_size=200)
+        assert capsys.readouterr().err == "" and quiet.equals(expected) and len(bars) == 1
+    # the client's default, as vd.Client(progress=True)
+    async with make_async(emulator.url, progress=True) as aapi:
+        numbers = [page.number async for page in aapi.engines.search(year=2018, limit=200).pages]
+        assert numbers == list(range(1, pages + 1))
+        assert [(b.n, b.total) for b in bars[1:]] == [(pages, pages)]
+        assert "/api/engines" in capsys.readouterr().err
+
+
+# ---- vehicles: iter_arrow / iter_pandas / to_parquet ---------------------------------------------
+@pytest.mark.asyncio
+async def test_vehicles_iter_pandas_gives_the_sync_clients_rows(emulator: Emulator, api: vd.Client):
+    pd = pytest.importorskip("pandas")
+    sync = api.vehicles.search(year=2020, make="Toyota")
+    expected = list(sync.iter_pandas(page_size=25))
+    table = sync.to_arrow()
+    assert len(expected) > 1
+    async with make_async(emulator.url) as aapi:
+        search = aapi.vehicles.search(year=2020, make="Toyota")
+        got = [df async for df in search.iter_pandas(page_size=25)]
+        assert len(got) == len(expected)
+        for a, b in zip(got, expected):
+            pd.testing.assert_frame_equal(a, b)
+        tables = [t async for t in aapi.vehicles.search(year=2020, make="Toyota").iter_arrow(page_size=25)]
+        assert [i for t in tables for i in t["id"].to_pylist()] == table["id"].to_pylist()
+
+
+@pytest.mark.asyncio
+async def test_vehicles_to_parquet_is_the_sync_dataset(emulator: Emulator, api: vd.Client, tmp_path: Path):
+    from vehicledata.checkpoint import CheckpointWarning
+
+    out = tmp_path / "v"
+    want = sorted(api.vehicles.search(year=2020, make="Toyota").to_arrow()["id"].to_pylist())
+    async with make_async(emulator.url) as aapi:
+        written = await aapi.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])
+        files = sorted(Path(written).rglob("*.parquet"))
+        assert len(files) == len({f.parent.name for f in files}) > 3  # one file per partition
+        assert sorted(pq.read_table(out)["id"].to_pylist()) == want
+        sent = emulator.stats()["requests"]
+        with pytest.warns(CheckpointWarning, match="nothing fetched"):
+            await aapi.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])
+        assert emulator.stats()["requests"] == sent  # resume after a finished run: no request
+    # one dataset for both clients: the sync client finds the async run finished
+    with pytest.warns(CheckpointWarning, match="nothing fetched"):
+        api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])
+    assert emulator.stats()["requests"] == sent
+    async with make_async(emulator.url) as aapi:
+        await aapi.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="append")
+        assert sorted(pq.read_table(out)["id"].to_pylist()) == sorted(want * 2)
+        with pytest.raises(vd.QueryError, match="another query"):
+            await aapi.vehicles.search(year=2020, make="Honda").to_parquet(out, partition_cols=["model"])
