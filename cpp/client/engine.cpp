@@ -142,14 +142,7 @@ void Engine::take_queue() {
     for (std::uint64_t id : cancelled) {
         auto it = running_.find(id);
         if (it == running_.end()) continue;  // completed (or failed) meanwhile
-        for (auto t = transfers_.begin(); t != transfers_.end();) {
-            if (t->second.first == id) {
-                batch_.cancel(t->first);
-                t = transfers_.erase(t);
-            } else {
-                ++t;
-            }
-        }
+        drop_transfers(id);
         running_.erase(it);
         std::lock_guard<std::mutex> lk(mutex_);
         --count_;
@@ -317,7 +310,7 @@ void Engine::complete(std::uint64_t id, Result&& result) {
     if (r->job.done) r->job.done(std::move(result));
 }
 
-void Engine::fail(std::uint64_t id, std::exception_ptr error) {
+void Engine::drop_transfers(std::uint64_t id) {
     for (auto t = transfers_.begin(); t != transfers_.end();) {
         if (t->second.first == id) {
             batch_.cancel(t->first);
@@ -326,6 +319,10 @@ void Engine::fail(std::uint64_t id, std::exception_ptr error) {
             ++t;
         }
     }
+}
+
+void Engine::fail(std::uint64_t id, std::exception_ptr error) {
+    drop_transfers(id);
     Result result;
     result.error = std::move(error);
     complete(id, std::move(result));

@@ -34,7 +34,7 @@ from ._targets import build_target, check_target, warn_demo_empty
 from .client import Client, Conditions, SearchResource, VehicleAttributes, YearsResource, _SEARCHES, _log
 from .errors import NotFoundError, PaginationError, VehicleDataError
 from .feed import DOWNLOAD_TIMEOUT, MAX_DOWNLOAD_BYTES
-from .pager import Page, Pager, Record, _core_decode, _query_digest, page_number, records_of
+from .pager import Page, Pager, Record, _core_decode, _query_digest, batches, page_number, records_of
 from ._core import envelope as _envelope
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -244,18 +244,10 @@ class AsyncPager:
                 if page.number >= last:
                     return
             return
-        full = max(1, int(self._fetcher.max_parallel)) * 2
-        chunk = 1 if ramp else full
         numbers = list(range(first.number + 1, last + 1))
-        bar = self._fetcher.progress_bar(q.progress, total=len(numbers) + 1, desc=self.path, unit="page")
-        if bar is not None:
-            bar.update(1)
+        bar = q._pages_bar(len(numbers))
         try:
-            i = 0
-            while i < len(numbers):
-                batch = numbers[i:i + chunk]
-                i += len(batch)
-                chunk = min(full, chunk * 2)
+            for batch in batches(numbers, self._fetcher.max_parallel, ramp):
                 cores = await self._fetcher.get_pages([q._target(n) for n in batch], q.record, "envelope", q.verbose,
                                                       first._core, first.number, batch)
                 self.pages_fetched += len(batch)

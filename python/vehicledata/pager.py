@@ -334,6 +334,19 @@ def page_number(link: str) -> Optional[int]:
     return number
 
 
+
+def batches(numbers: Sequence[int], max_parallel: int, ramp: bool) -> Iterator[List[int]]:
+    """The page numbers of a crawl in the batches fetched together: 1, 2, 4 ... up to
+    ``2 * max_parallel`` (``ramp=False``: full batches at once).  Pager's and AsyncPager's."""
+    full = max(1, int(max_parallel)) * 2
+    chunk = 1 if ramp else full
+    i = 0
+    while i < len(numbers):
+        batch = list(numbers[i:i + chunk])
+        i += len(batch)
+        chunk = min(full, chunk * 2)
+        yield batch
+
 class Pager:
     """Lazy iteration over every page of a search.  See the module docstring."""
 
@@ -440,18 +453,10 @@ class Pager:
                 if page.number >= last:
                     return
             return
-        full = max(1, int(self._fetcher.max_parallel)) * 2
-        chunk = 1 if ramp else full
         numbers = list(range(first.number + 1, last + 1))
-        bar = self._fetcher.progress_bar(self.progress, total=len(numbers) + 1, desc=self.path, unit="page")
-        if bar is not None:
-            bar.update(1)
+        bar = self._pages_bar(len(numbers))
         try:
-            i = 0
-            while i < len(numbers):
-                batch = numbers[i:i + chunk]
-                i += len(batch)
-                chunk = min(full, chunk * 2)
+            for batch in batches(numbers, self._fetcher.max_parallel, ramp):
                 cores = self._fetcher.get_pages([self._target(n) for n in batch], self.record, "envelope",
                                                 self.verbose, first._core, first.number, batch, budget)
                 self.pages_fetched += len(batch)
@@ -464,6 +469,13 @@ class Pager:
         finally:
             if bar is not None:
                 bar.close()
+
+    def _pages_bar(self, following: int) -> Any:
+        """The bar of a crawl's pages (the first one counted; None: no bar), as the async pager's."""
+        bar = self._fetcher.progress_bar(self.progress, total=following + 1, desc=self.path, unit="page")
+        if bar is not None:
+            bar.update(1)
+        return bar
 
     def _follow_next(self, first: Page, budget: Any = None) -> Iterator[Page]:
         seen = {first.url}

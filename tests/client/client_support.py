@@ -40,3 +40,17 @@ def stub_server(answer: Answer) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def make_async(url: str, account: Any = "premium", **kw: Any) -> Any:
+    """A vd.AsyncClient of the emulator as conftest's clients (no client-side rate limit, short
+    backoffs); ``account`` a DEMO_ACCOUNTS entry (default premium's), None: anonymous."""
+    import vehicledata as vd
+    from vehicledata.testing import DEMO_ACCOUNTS
+
+    kw.setdefault("rate_limit", None)
+    kw.setdefault("retry", vd.Retry(total=3, backoff_factor=0.01, backoff_jitter=0.0))
+    if account == "premium":
+        account = DEMO_ACCOUNTS["premium"]
+    token, secret = (account["api_token"], account["api_secret"]) if account else ("", "")
+    return vd.AsyncClient(base_url=url, api_token=token, api_secret=secret, **kw)

@@ -4,22 +4,16 @@ the emulator) and the sync and async clients read each other's entries."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 import pytest
 
 import vehicledata as vd
 from vehicledata.testing import DEMO_ACCOUNTS, Emulator
 
+from client_support import make_async
+
 PREMIUM = DEMO_ACCOUNTS["premium"]
-FAST_RETRY = vd.Retry(total=3, backoff_factor=0.01, backoff_jitter=0.0)
-
-
-def make_async(url: str, account: Optional[Dict[str, Any]] = PREMIUM, **kw: Any) -> vd.AsyncClient:
-    kw.setdefault("rate_limit", None)
-    kw.setdefault("retry", FAST_RETRY)
-    return vd.AsyncClient(base_url=url, api_token=account["api_token"] if account else "",
-                          api_secret=account["api_secret"] if account else "", **kw)
 
 
 def served(emulator: Emulator) -> int:

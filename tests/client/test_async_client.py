@@ -13,16 +13,9 @@ import vehicledata as vd
 from vehicledata import schema
 from vehicledata.testing import DEMO_ACCOUNTS, Emulator
 
+from client_support import make_async
+
 PREMIUM = DEMO_ACCOUNTS["premium"]
-FAST_RETRY = vd.Retry(total=3, backoff_factor=0.01, backoff_jitter=0.0)  # as conftest's clients
-
-
-def make_async(url: str, account: Optional[Dict[str, Any]] = PREMIUM, **kw: Any) -> vd.AsyncClient:
-    kw.setdefault("rate_limit", None)
-    kw.setdefault("retry", FAST_RETRY)
-    if account is None:
-        return vd.AsyncClient(base_url=url, api_token="", api_secret="", **kw)
-    return vd.AsyncClient(base_url=url, api_token=account["api_token"], api_secret=account["api_secret"], **kw)
 
 
 def ids(records: List[Any]) -> List[Any]:

@@ -7,27 +7,17 @@ import asyncio
 import hashlib
 import zipfile
 from pathlib import Path
-from typing import Any, Dict, Optional
 
 import pytest
 
 import vehicledata as vd
 from vehicledata.testing import DEMO_ACCOUNTS, Emulator
 
+from client_support import make_async
 from hostile_server import hostile_server
 
-PREMIUM = DEMO_ACCOUNTS["premium"]
 BASIC = DEMO_ACCOUNTS["basic"]
-FAST_RETRY = vd.Retry(total=3, backoff_factor=0.01, backoff_jitter=0.0)
 DOWNLOAD = "/api/data-feeds/download"
-
-
-def make_async(url: str, account: Optional[Dict[str, Any]] = PREMIUM, **kw: Any) -> vd.AsyncClient:
-    kw.setdefault("rate_limit", None)
-    kw.setdefault("retry", FAST_RETRY)
-    if account is None:
-        return vd.AsyncClient(base_url=url, api_token="", api_secret="", **kw)
-    return vd.AsyncClient(base_url=url, api_token=account["api_token"], api_secret=account["api_secret"], **kw)
 
 
 def sha(path: Path) -> str:

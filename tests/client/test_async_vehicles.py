@@ -3,24 +3,17 @@ real emulator: the sync client's bars (``_fetcher.progress_bar``), rows, dataset
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any
 
 import pytest
 
 import vehicledata as vd
-from vehicledata.testing import DEMO_ACCOUNTS, Emulator
+from vehicledata.testing import Emulator
+
+from client_support import make_async
 
 pq = pytest.importorskip("pyarrow.parquet")
 
-PREMIUM = DEMO_ACCOUNTS["premium"]
-FAST_RETRY = vd.Retry(total=3, backoff_factor=0.01, backoff_jitter=0.0)
-
-
-def make_async(url: str, account: Optional[Dict[str, Any]] = PREMIUM, **kw: Any) -> vd.AsyncClient:
-    kw.setdefault("rate_limit", None)
-    kw.setdefault("retry", FAST_RETRY)
-    return vd.AsyncClient(base_url=url, api_token=account["api_token"] if account else "",
-                          api_secret=account["api_secret"] if account else "", **kw)
 
 
 # ---- progress bars -------------------------------------------------------------------------------

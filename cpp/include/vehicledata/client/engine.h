@@ -112,6 +112,8 @@ private:
     Cached from_cache(Running& job, std::size_t index);
     void complete(std::uint64_t id, Result&& result);
     void fail(std::uint64_t id, std::exception_ptr error);
+    // Remove job `id`'s transfers from the multi handle (a cancelled or failed job).
+    void drop_transfers(std::uint64_t id);
 
     Client client_;
     MultiBatch batch_;
