@@ -127,12 +127,26 @@ async def test_download_resumes_a_partial_file(emulator: Emulator, tmp_path: Pat
 
 
 @pytest.mark.asyncio
-async def test_download_progress_bar(emulator: Emulator, tmp_path: Path, capsys, reference_feed: Path):
+async def test_download_progress_bar(emulator: Emulator, tmp_path: Path, capsys, reference_feed: Path,
+                                     monkeypatch):
+    import vehicledata.aio as aio
+
+    bars = []
+    real = aio.progress_bar
+
+    def recording(*args, **kwargs):  # the bars made, to read their counts once closed (and erased)
+        bar = real(*args, **kwargs)
+        bars.append(bar)
+        return bar
+
+    monkeypatch.setattr(aio, "progress_bar", recording)
     async with make_async(emulator.url) as aapi:
         path = await aapi.data_feed.download(tmp_path / "feed.zip", progress=True)
     err = capsys.readouterr().err
     assert "feed.zip" in err
     assert sha(path) == sha(reference_feed)
+    size = reference_feed.stat().st_size
+    assert [(b.n, b.total) for b in bars] == [(size, size)]  # the reports reached the bar, on the loop
 
 
 @pytest.mark.asyncio
