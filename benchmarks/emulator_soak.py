@@ -458,6 +458,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--no-vin", action="store_true", help="leave the VIN targets out of the mix")
     ap.add_argument("--request-timeout", type=int, default=None, help="the emulator's --request-timeout")
     ap.add_argument("--threads", type=int, default=None, help="the emulator's worker threads (default: its own, 16)")
+    ap.add_argument("--compute-workers", type=int, default=None,
+                    help="of them, computing at once (default: the emulator's own, twice the cores)")
     ap.add_argument("--db", default=None, help="database (default: vehicledata.dataset.ensure_database())")
     ap.add_argument("--soak-seconds", type=int, default=0, help="length of the issue-25 soak phase (0: none)")
     ap.add_argument("--soak-connections", type=int, default=256, help="wrk connections in the soak phase")
@@ -483,7 +485,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         db = str(dataset.ensure_database())
     extra = ["--request-timeout", str(args.request_timeout)] if args.request_timeout else []
     with tempfile.TemporaryDirectory(prefix="vd-soak-") as tmp, \
-            Emulator(db=db, rate_limit=100_000_000, extra_args=extra, threads=args.threads) as emu:
+            Emulator(db=db, rate_limit=100_000_000, extra_args=extra, threads=args.threads,
+                     compute_workers=args.compute_workers) as emu:
         pid = emu._proc.pid  # type: ignore[union-attr]
         load_before = Path("/proc/loadavg").read_text().split()[0]  # the machine may be shared
         token = login(emu.url)
