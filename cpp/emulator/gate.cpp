@@ -681,12 +681,14 @@ struct Gate::Impl {
         take(c, s);
         c.busy = true;
         watch(c.fd, false);
+        bool wake;  // only a worker that may compute now: the others would wake for nothing
         {
             std::lock_guard<std::mutex> lock(mutex);
             (c.answered ? ready : fresh).push_back(&c);
             queued.store(ready.size() + fresh.size(), std::memory_order_relaxed);
+            wake = running < compute;
         }
-        cv.notify_one();
+        if (wake) cv.notify_one();
     }
 
     void returned(Conn& c) {
