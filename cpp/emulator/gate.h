@@ -26,7 +26,11 @@
 // together are at max_output_total is still written by the worker itself, within
 // that deadline (GateStats::worker_writes).  The first request of a new
 // connection waits in its own queue, which workers take from in turn with the
-// kept connections' queue.
+// kept connections' queue. Of the `threads` workers only `compute` take requests at
+// once (twice the cores by default): more runnable threads than that only queue in
+// the kernel's scheduler. A worker that waits instead of computing (WorkerWait: a
+// delay fault's sleep, another request's feed build, its own write to a full socket)
+// leaves its turn to another meanwhile.
 //
 // Thread safety: run() on one thread; stop() from any thread.
 #pragma once
