@@ -27,7 +27,8 @@ shares no GIL with the crowd's threads); RSS is sampled every second.
 
 The mix: pages (makes, models, trims), filtered JSON searches (``json=`` conditions and plain
 filters), VIN decoding, record detail, and data feed Range requests.  ``--check`` exits 1 if any
-normal request failed or a hostile client was not refused (no timing is checked); the test
+normal request failed or a hostile client was not refused, or (with the soak phase) a probe failed or a
+SQL shape was not answered 200 (no timing is checked); the test
 suite runs it for two seconds per phase.  Needs the Debian package wrk.
 """
 from __future__ import annotations
@@ -458,6 +459,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--no-vin", action="store_true", help="leave the VIN targets out of the mix")
     ap.add_argument("--request-timeout", type=int, default=None, help="the emulator's --request-timeout")
     ap.add_argument("--threads", type=int, default=None, help="the emulator's worker threads (default: its own, 16)")
+    ap.add_argument("--compute-workers", type=int, default=None,
+                    help="of them, computing at once (default: the emulator's own, twice the cores)")
     ap.add_argument("--db", default=None, help="database (default: vehicledata.dataset.ensure_database())")
     ap.add_argument("--soak-seconds", type=int, default=0, help="length of the issue-25 soak phase (0: none)")
     ap.add_argument("--soak-connections", type=int, default=256, help="wrk connections in the soak phase")
@@ -483,7 +486,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         db = str(dataset.ensure_database())
     extra = ["--request-timeout", str(args.request_timeout)] if args.request_timeout else []
     with tempfile.TemporaryDirectory(prefix="vd-soak-") as tmp, \
-            Emulator(db=db, rate_limit=100_000_000, extra_args=extra, threads=args.threads) as emu:
+            Emulator(db=db, rate_limit=100_000_000, extra_args=extra, threads=args.threads,
+                     compute_workers=args.compute_workers) as emu:
         pid = emu._proc.pid  # type: ignore[union-attr]
         load_before = Path("/proc/loadavg").read_text().split()[0]  # the machine may be shared
         token = login(emu.url)
@@ -513,6 +517,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     answers = attacked["hostile_answers"]
     refused = answers.get("408", 0) + answers.get("431", 0)
     unexpected = {k: v for k, v in answers.items() if k not in ("408", "431")}
+    soak_faults: List[str] = []  # the soak phase: every probe answered, every SQL shape a 200
+    for p in phases:
+        if "crowd" in p:
+            soak_faults += [f"{name}: {p[name]['failures']} failures" for name in ("probe", "probe_own_process")
+                            if p[name]["failures"] or not p[name]["answers"]]
+            soak_faults += [f"SQL shapes answered {status}" for status in p["shape_flood"] if status != "200"]
     result["errors"] = errors
     if args.json:
         print(json.dumps(result, indent=2))
@@ -530,8 +540,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(f"  beside {p['hostile_clients']}: crowd {p['crowd']}; SQL shapes {p['shape_flood']}")
                 print(f"  connect-to-answer probe {p['probe']}; RSS MiB {p['rss_mib']}")
                 print(f"  the same probe in its own process {p['probe_own_process']}")
-    if args.check and (errors or not refused or unexpected or not alive):
-        print(f"FAILED: {errors} errors, hostile answers {answers}", file=sys.stderr)
+    if args.check and (errors or not refused or unexpected or not alive or soak_faults):
+        print(f"FAILED: {errors} errors, hostile answers {answers}, soak {soak_faults}", file=sys.stderr)
         return 1
     return 0
 

@@ -16,7 +16,8 @@ wrk (`-t2 -cN --latency`) against, in one run and interleaved per connection cou
 Prints one Markdown table (req/s, p50/p99, ratio to nginx per connection count); docs/performance.md
 ("Event-driven peers") records a run and the decision drawn from it.
 
-    python benchmarks/serve_peers.py [--duration 5] [--connections 64,256] [--threads 16] [--prebuilt DIR]
+    python benchmarks/serve_peers.py [--duration 5] [--connections 64,256] [--threads 16] [--compute-workers N]
+                                  [--prebuilt DIR]
 """
 from __future__ import annotations
 
@@ -87,6 +88,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--duration", type=int, default=5, help="seconds per wrk run (default 5)")
     ap.add_argument("--connections", default="64,256", help="connection counts (default 64,256)")
     ap.add_argument("--threads", type=int, default=16, help="the emulators' worker threads (default 16)")
+    ap.add_argument("--compute-workers", type=int, default=None,
+                    help="of them, computing at once (default: the emulator's own, twice the cores)")
     ap.add_argument("--prebuilt", type=Path, default=None, help="a directory with the peers already built")
     args = ap.parse_args(argv)
     conns = [int(c) for c in args.connections.split(",")]
@@ -100,8 +103,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     db = dataset.ensure_database(sources=sources) if sources else dataset.ensure_database()
     servers: List[Server] = []
     with tempfile.TemporaryDirectory(prefix="vd-peers-") as tmp, \
-            Emulator(db=db, rate_limit=10**8, threads=args.threads) as cached, \
-            Emulator(db=db, rate_limit=10**8, threads=args.threads, response_cache_mb=0) as uncached:
+            Emulator(db=db, rate_limit=10**8, threads=args.threads, compute_workers=args.compute_workers) as cached, \
+            Emulator(db=db, rate_limit=10**8, threads=args.threads, compute_workers=args.compute_workers,
+                     response_cache_mb=0) as uncached:
         prefix = Path(tmp)
         os.chmod(prefix, 0o755)
         auth = {"Authorization": "Bearer " + login(cached.url)}

@@ -207,7 +207,8 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
         out.pop_back();  // the closing brace: the response cache's figures join the object
         const GateStats g = state.gate.stats();
         out += ",\"response_cache\":" + state.response_cache.to_json();
-        out += ",\"gate\":{\"workers\":" + std::to_string(g.workers) + ",\"busy\":" + std::to_string(g.busy) +
+        out += ",\"gate\":{\"workers\":" + std::to_string(g.workers) + ",\"compute\":" + std::to_string(g.compute) +
+               ",\"waiting\":" + std::to_string(g.waiting) + ",\"busy\":" + std::to_string(g.busy) +
                ",\"queued\":" + std::to_string(g.queued) + ",\"buffered_bytes\":" + std::to_string(g.buffered_bytes) +
                ",\"large_handed\":" + std::to_string(g.large_handed) +
                ",\"worker_writes\":" + std::to_string(g.worker_writes) + "}";

@@ -23,6 +23,7 @@ std::string defaults_json() {
     number("window_seconds", o.window_seconds);
     number("token_ttl", o.token_ttl);
     number("threads", o.threads);
+    number("compute_workers", o.compute_workers);
     number("max_connections", o.max_connections);
     number("max_headers", o.max_headers);
     number("max_header_bytes", o.max_header_bytes);

@@ -14,6 +14,7 @@
 
 #include "range.h"
 #include "api.h"
+#include "gate.h"
 #include "vehicledata/envelope.h"
 
 namespace vehicledata::emulator {
@@ -131,7 +132,11 @@ std::size_t Feed::built_size() {
 }
 
 std::shared_ptr<const Feed::File> Feed::get() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {  // another request is building the ZIP: wait without holding a turn of the cores
+        const WorkerWait waiting;
+        lock.lock();
+    }
     const std::uint64_t generation = store_.data_generation();
     if (file_ && file_->generation == generation) return file_;
     const char* tmp = std::getenv("TMPDIR");

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/eventfd.h>
@@ -471,7 +472,9 @@ private:
             } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
                 pollfd p{c_.fd, POLLOUT, 0};
                 const int left = wait_ms();
-                if (left <= 0 || ::poll(&p, 1, left) <= 0) return false;
+                if (left <= 0) return false;
+                const WorkerWait waiting;  // on a slow reader, with all buffers full: not computing
+                if (::poll(&p, 1, left) <= 0) return false;
             } else if (w == 0 && iov[first].iov_len == 0) {
                 ++first;
             } else {
@@ -490,6 +493,9 @@ private:
 };
 
 }  // namespace
+
+// The gate whose worker this thread is (work()), for WorkerWait; null on any other thread.
+thread_local void* t_worker = nullptr;
 
 struct Gate::Impl {
     HttpCore& core;
@@ -517,9 +523,19 @@ struct Gate::Impl {
     std::atomic<std::size_t> queued{0};  // ready.size() + fresh.size(), read by workers without the mutex
     std::atomic<int> keeping{0};         // workers waiting for a kept connection's next request
     std::atomic<int> busy{0};            // workers answering a request
+    // Workers computing at once: a worker takes a request only while fewer than `compute` hold one
+    // outside a WorkerWait (`running`, under the mutex). The other threads are there for requests
+    // that wait (a delay fault, a feed build another request is making): they cost a thread, not
+    // a turn of the cores.
+    int compute;
+    int running = 0;
+    std::atomic<int> waiting{0};  // workers in a WorkerWait
 
     Impl(HttpCore& c, GateLimits l, RefusalWriter r, DirectHandler d)
-        : core(c), limits(l), refusal(std::move(r)), direct(std::move(d)) {}
+        : core(c), limits(l), refusal(std::move(r)), direct(std::move(d)),
+          compute(std::max(1, std::min(limits.threads, limits.compute > 0 ? limits.compute : default_compute()))) {}
+
+    bool can_take() const { return running < compute && (!ready.empty() || !fresh.empty()); }
 
     void watch(int fd, bool on) {
         epoll_event ev{};
@@ -665,12 +681,14 @@ struct Gate::Impl {
         take(c, s);
         c.busy = true;
         watch(c.fd, false);
+        bool wake;  // only a worker that may compute now: the others would wake for nothing
         {
             std::lock_guard<std::mutex> lock(mutex);
             (c.answered ? ready : fresh).push_back(&c);
             queued.store(ready.size() + fresh.size(), std::memory_order_relaxed);
+            wake = running < compute;
         }
-        cv.notify_one();
+        if (wake) cv.notify_one();
     }
 
     void returned(Conn& c) {
@@ -754,7 +772,7 @@ struct Gate::Impl {
     bool next_request(Conn& c) {
         if (stopping.load(std::memory_order_relaxed) || queued.load(std::memory_order_relaxed) > 0) return false;
         if (c.buf.empty()) {
-            if (keeping.fetch_add(1) >= std::max(1, limits.threads / 2)) {
+            if (keeping.fetch_add(1) >= std::max(1, compute / 2)) {
                 keeping.fetch_sub(1);
                 return false;
             }
@@ -772,12 +790,14 @@ struct Gate::Impl {
     }
 
     void work() {
+        t_worker = this;
         for (;;) {
             Conn* c = nullptr;
             {
                 std::unique_lock<std::mutex> lock(mutex);
-                cv.wait(lock, [&] { return workers_stop || !ready.empty() || !fresh.empty(); });
+                cv.wait(lock, [&] { return workers_stop || can_take(); });
                 if (workers_stop) return;
+                ++running;
                 const bool from_fresh = !fresh.empty() && (fresh_turn || ready.empty());
                 std::deque<Conn*>& q = from_fresh ? fresh : ready;
                 c = q.front();
@@ -810,15 +830,48 @@ struct Gate::Impl {
             // next turns (it closes the descriptor).
             if (c->close_after && !pending(*c)) ::shutdown(c->fd, SHUT_WR);
             busy.fetch_sub(1, std::memory_order_relaxed);
+            bool more;
             {
                 std::lock_guard<std::mutex> lock(mutex);
                 done.push_back(c);
+                --running;
+                more = can_take();
             }
+            if (more) cv.notify_one();
             const std::uint64_t one = 1;
             [[maybe_unused]] auto w = ::write(evfd, &one, sizeof one);
         }
     }
 };
+
+int default_compute() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int cores = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (cores <= 0) cores = static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(2, 2 * cores);
+}
+
+WorkerWait::WorkerWait() : gate_(t_worker) {
+    if (!gate_) return;
+    Gate::Impl& g = *static_cast<Gate::Impl*>(gate_);
+    bool more;
+    {
+        std::lock_guard<std::mutex> lock(g.mutex);
+        --g.running;
+        more = g.can_take();
+    }
+    g.waiting.fetch_add(1, std::memory_order_relaxed);
+    if (more) g.cv.notify_one();
+}
+
+WorkerWait::~WorkerWait() {
+    if (!gate_) return;
+    Gate::Impl& g = *static_cast<Gate::Impl*>(gate_);
+    g.waiting.fetch_sub(1, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(g.mutex);
+    ++g.running;  // back to computing (for a moment one more than `compute` may be)
+}
 
 Gate::Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal, DirectHandler direct)
     : impl_(new Impl(core, limits, std::move(refusal), std::move(direct))) {
@@ -921,6 +974,8 @@ void Gate::run() {
 GateStats Gate::stats() const {
     GateStats s;
     s.workers = impl_->limits.threads;
+    s.compute = impl_->compute;
+    s.waiting = impl_->waiting.load(std::memory_order_relaxed);
     s.busy = impl_->busy.load(std::memory_order_relaxed);
     s.queued = impl_->queued.load(std::memory_order_relaxed);
     s.buffered_bytes = g_out_bytes.load(std::memory_order_relaxed);

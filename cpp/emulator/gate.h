@@ -26,7 +26,11 @@
 // together are at max_output_total is still written by the worker itself, within
 // that deadline (GateStats::worker_writes).  The first request of a new
 // connection waits in its own queue, which workers take from in turn with the
-// kept connections' queue.
+// kept connections' queue. Of the `threads` workers only `compute` take requests at
+// once (twice the cores by default): more runnable threads than that only queue in
+// the kernel's scheduler. A worker that waits instead of computing (WorkerWait: a
+// delay fault's sleep, another request's feed build, its own write to a full socket)
+// leaves its turn to another meanwhile.
 //
 // Thread safety: run() on one thread; stop() from any thread.
 #pragma once
@@ -45,7 +49,10 @@
 namespace vehicledata::emulator {
 
 struct GateLimits {
-    int threads = 16;                       // workers processing complete requests
+    int threads = 16;                       // worker threads: at most this many requests in hand at once
+    int compute = 0;                        // of them, computing at once (the rest wait in a WorkerWait:
+                                            // a delay fault, another request's feed build); 0: twice the
+                                            // cores, at least 2 (default_compute()); at most `threads`
     int max_connections = 4096;             // open connections; more wait in the backlog
     int max_per_address = 0;                // open connections from one address (0: half of max_connections);
                                             // more are answered 503 and closed at once
@@ -82,9 +89,30 @@ using DirectHandler = std::function<bool(std::string_view request, httplib::Stre
 // Builds a gate refusal: status, exception and message; `url` is the request path or "/".
 using RefusalWriter = std::function<std::string(int status, const std::string& url, const std::string& message)>;
 
+// The number of workers computing at once when GateLimits::compute is 0: twice the cores this
+// process may run on, at least 2. More runnable workers than that only queue in the kernel's
+// scheduler, and a new connection's answer waits behind all of them (docs/reliability.md).
+int default_compute();
+
+// Marks a wait on a gate worker (a sleep, a lock another request holds while it builds): while it
+// lasts, the worker does not count against GateLimits::compute, so another worker takes the next
+// queued request. Elsewhere (no gate worker on this thread) it does nothing. Not nested.
+class WorkerWait {
+public:
+    WorkerWait();
+    ~WorkerWait();
+    WorkerWait(const WorkerWait&) = delete;
+    WorkerWait& operator=(const WorkerWait&) = delete;
+
+private:
+    void* gate_;
+};
+
 // What GET /_emulator/stats reports of the gate ("gate"): a snapshot, each figure read on its own.
 struct GateStats {
     int workers = 0;                 // worker threads
+    int compute = 0;                 // of them, computing at once (GateLimits::compute, resolved)
+    int waiting = 0;                 // of them, in a WorkerWait now
     int busy = 0;                    // of them, answering a request now (the stats request's own included)
     std::size_t queued = 0;          // complete requests waiting for a worker
     std::size_t buffered_bytes = 0;  // answer bytes in connections' output buffers, all together
@@ -106,6 +134,7 @@ public:
     GateStats stats() const;
 
 private:
+    friend class WorkerWait;
     struct Impl;
     Impl* impl_;
 };

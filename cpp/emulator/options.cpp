@@ -41,7 +41,8 @@ std::string usage_text() {
            "                            [--rate-limit " + n(d.rate_limit) + "] [--login-rate-limit " +
            n(d.login_rate_limit) + "] [--window-seconds " + n(d.window_seconds) + "]\n"
            "                            [--token-ttl " + n(d.token_ttl) + "] [--threads " + n(d.threads) +
-           "] [--jwt-secret S | --jwt-secret-file F] [--maintenance]\n"
+           "] [--compute-workers " + n(d.compute_workers) + "]\n"
+           "                            [--jwt-secret S | --jwt-secret-file F] [--maintenance]\n"
            "                            [--deprecated-403] [--log] [--max-connections " + n(d.max_connections) +
            "] [--max-headers " + n(d.max_headers) + "]\n"
            "                            [--max-header-bytes " + n(d.max_header_bytes) + "] [--request-timeout " +
@@ -96,6 +97,8 @@ Options parse_options(const std::vector<std::string>& args, bool& help) {
             o.token_ttl = parse_number<std::int64_t>(flag, need(), 1, 10LL * 365 * 86400);
         } else if (flag == "--threads") {
             o.threads = parse_number<int>(flag, need(), 1, 256);
+        } else if (flag == "--compute-workers") {
+            o.compute_workers = parse_number<int>(flag, need(), 0, 256);
         } else if (flag == "--max-connections") {
             o.max_connections = parse_number<int>(flag, need(), 1, 100000);
         } else if (flag == "--max-headers") {

@@ -189,6 +189,7 @@ Server::Server(Options options)
 
     GateLimits limits;
     limits.threads = options_.threads;
+    limits.compute = options_.compute_workers;
     limits.max_connections = options_.max_connections;
     limits.max_headers = static_cast<std::size_t>(options_.max_headers);
     limits.max_header_bytes = static_cast<std::size_t>(options_.max_header_bytes);
@@ -376,7 +377,10 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
 
     bool truncate = false;
     if (auto f = faults_.take(path)) {
-        if (f->delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(f->delay_ms));
+        if (f->delay_ms > 0) {
+            const WorkerWait waiting;  // a sleeping request leaves its turn of the cores to others
+            std::this_thread::sleep_for(std::chrono::milliseconds(f->delay_ms));
+        }
         switch (f->action) {
             case FaultAction::Status:
                 apply_fault(*f, req, res, text);

@@ -109,6 +109,7 @@ TEST(EmulatorDefaults, PrintsTheOptionDefaultsAndTheDemoAccounts) {
     const std::pair<const char*, std::int64_t> numbers[] = {
         {"port", o.port}, {"rate_limit", o.rate_limit}, {"login_rate_limit", o.login_rate_limit},
         {"window_seconds", o.window_seconds}, {"token_ttl", o.token_ttl}, {"threads", o.threads},
+        {"compute_workers", o.compute_workers},
         {"max_connections", o.max_connections}, {"max_headers", o.max_headers},
         {"max_header_bytes", o.max_header_bytes}, {"request_timeout", o.request_timeout},
         {"idle_timeout", o.idle_timeout}, {"write_timeout", o.write_timeout},

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # The document pinned: a change of a default or a demo account is a deliberate edit here too.
 PRINTED = {
     "options": {"host": "127.0.0.1", "port": 0, "rate_limit": 600, "login_rate_limit": 20, "window_seconds": 60,
-                "token_ttl": 604800, "threads": 16, "max_connections": 4096, "max_headers": 100,
+                "token_ttl": 604800, "threads": 16, "compute_workers": 0, "max_connections": 4096, "max_headers": 100,
                 "max_header_bytes": 16384, "request_timeout": 10, "idle_timeout": 5,
                 "write_timeout": 30, "max_per_address": 0, "response_cache_mb": 64},
     "accounts": {

@@ -133,6 +133,8 @@ NUMBER_OPTIONS: Dict[str, str] = {
     "window_seconds": "rate-limit window length",
     "token_ttl": "JWT lifetime in seconds",
     "threads": "worker threads (each busy with one complete request at a time)",
+    "compute_workers": "of the workers, how many compute at once (the others wait: delay faults, a feed build); "
+                       "0 is twice the cores, at least 2",
     "max_connections": "open connections at once; more wait in the listen backlog",
     "max_headers": "header fields per request; one more is a 431",
     "max_header_bytes": "request line plus header fields; more is a 431",
@@ -235,7 +237,7 @@ class Emulator:
                  max_headers: Optional[int] = None, max_header_bytes: Optional[int] = None,
                  request_timeout: Optional[int] = None, idle_timeout: Optional[int] = None,
                  response_cache_mb: Optional[int] = None, write_timeout: Optional[int] = None,
-                 max_per_address: Optional[int] = None) -> None:
+                 max_per_address: Optional[int] = None, compute_workers: Optional[int] = None) -> None:
         self.host = host
         self.port = port
         self._db = db
@@ -243,7 +245,7 @@ class Emulator:
         self._jwt_secret = jwt_secret
         self._control_token = control_token
         self._settings = dict(rate_limit=rate_limit, login_rate_limit=login_rate_limit, token_ttl=token_ttl,
-                              threads=threads, window_seconds=window_seconds,
+                              threads=threads, compute_workers=compute_workers, window_seconds=window_seconds,
                               maintenance=maintenance, deprecated_403=deprecated_403,
                               max_connections=max_connections, max_headers=max_headers,
                               max_header_bytes=max_header_bytes, request_timeout=request_timeout,
