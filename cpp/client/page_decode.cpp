@@ -1,7 +1,9 @@
 // simdjson On-Demand page decoder: see vehicledata/client/page.h.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
+#include <stdexcept>
 #include <cstring>
 
 #include "vehicledata/client/errors.h"
@@ -410,6 +412,17 @@ bool parse_timestamp(std::string_view s, std::int64_t& epoch_us, int& offset_min
 std::vector<const schema::Field*> decoded_fields(const schema::Record& record, bool verbose, schema::Shape shape) {
     (void)shape;
     return record.record_fields(verbose);
+}
+
+schema::Record project_record(const schema::Record& record, const std::vector<std::string>& fields) {
+    for (const std::string& name : fields)
+        if (!record.field(name))
+            throw std::invalid_argument("record '" + record.name + "' has no field '" + name + "' to decode");
+    schema::Record out = record;
+    out.fields.clear();
+    for (const schema::Field& f : record.fields)
+        if (std::find(fields.begin(), fields.end(), f.name) != fields.end()) out.fields.push_back(f);
+    return out;
 }
 
 Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url,
