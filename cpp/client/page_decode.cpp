@@ -70,6 +70,14 @@ int nesting_depth(std::string_view raw) {
     return deepest;
 }
 
+// True when a raw key (simdjson: the bytes after its opening quote) has a backslash before its
+// closing quote (the body was validated: a quote ends it).
+bool has_escape(od::raw_json_string raw) {
+    for (const char* p = reinterpret_cast<const char*>(raw.raw()); *p != '"'; ++p)
+        if (*p == '\\') return true;
+    return false;
+}
+
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
     if (pos + n > s.size()) return false;
     int v = 0;
@@ -289,7 +297,9 @@ struct Builder {
             } else {
                 for (std::size_t i = 0; i < cols.size(); ++i)
                     if (raw.unsafe_is_equal(cols[i].name)) { target = &cols[i]; hint = i; break; }
-                if (!target) {
+                // A key with no escape is its raw text: none of the columns (a projection skips
+                // most keys of a record: no unescaping, no second scan).
+                if (!target && (aliases || has_escape(raw))) {
                     if (field.unescaped_key().get(key)) fail("malformed key", at);  // read once only
                     for (std::size_t i = 0; i < cols.size(); ++i)
                         if (cols[i].name == key) { target = &cols[i]; hint = i; break; }
