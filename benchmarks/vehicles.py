@@ -2,7 +2,8 @@
 and against four crawls merged by hand (pandas, and polars).
 
 Contenders, each a fresh premium client of the run's emulator (rate limit off), interleaved:
-  * ``vehicledata vehicles``: the four crawls concurrently, joined in Arrow (ours);
+  * ``vehicledata vehicles``: the four crawls concurrently (the parts decoded into the joined
+    columns only), joined in C++: Arrow finds the rows, the core gathers the columns (ours);
   * ``trims crawl alone``: ``api.trims.search(year=2020).to_pandas()``, the floor;
   * ``4 crawls + pandas merge``: the four searches one after the other, ``DataFrame.merge`` on the trim id;
   * ``4 crawls + polars join``: the same with ``to_polars()`` and ``DataFrame.join``.
