@@ -13,6 +13,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "vehicledata/client/client.h"
@@ -61,6 +64,20 @@ const sc::Record& record_of(const std::string& name) {
     const sc::Record* r = sc::find_record(name);
     if (!r) throw py::value_error("no record named '" + name + "' in the schema table");
     return *r;
+}
+
+// The record a page is decoded as: `name`'s, or its projection on `fields` (vc::project_record;
+// kept in `held` for the call) when fields are given.
+const sc::Record& decoded_record(const std::string& name, const std::optional<std::vector<std::string>>& fields,
+                                 std::optional<sc::Record>& held) {
+    const sc::Record& r = record_of(name);
+    if (!fields) return r;
+    try {
+        held = vc::project_record(r, *fields);
+    } catch (const std::invalid_argument& e) {
+        throw py::value_error(e.what());
+    }
+    return *held;
 }
 
 // Text from bytes that may not be valid UTF-8 (replacement characters).
@@ -552,17 +569,23 @@ void bind_client(py::module_& m) {
             return response_dict(r);
         }, py::arg("target"), "GET with auth, retries and the rate limit; returns status, url, content_type, body.")
         .def("get_page", [](PyClient& p, const std::string& target, const std::string& record, const std::string& shape,
-                            bool verbose, std::shared_ptr<vc::WaitBudget> budget) {
-            const sc::Record& r = record_of(record);
+                            bool verbose, std::shared_ptr<vc::WaitBudget> budget,
+                            std::optional<std::vector<std::string>> fields) {
+            std::optional<sc::Record> held;
+            const sc::Record& r = decoded_record(record, fields, held);
             sc::Shape s = shape_of(shape);
             py::gil_scoped_release nogil;
             return std::make_shared<vc::Page>(p.client->get_page(target, r, s, verbose, budget.get()));
         }, py::arg("target"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false,
-           py::arg("budget") = nullptr, "One page; `budget`: the WaitBudget of the call it belongs to (or None).")
+           py::arg("budget") = nullptr, py::arg("fields") = py::none(),
+           "One page; `budget`: the WaitBudget of the call it belongs to (or None); `fields`: decode only these "
+           "fields of the record (None: all).")
         .def("get_pages", [](PyClient& p, const std::vector<std::string>& targets, const std::string& record,
                              const std::string& shape, bool verbose, const vc::Page* first, std::int64_t first_number,
-                             std::optional<std::vector<std::int64_t>> numbers, std::shared_ptr<vc::WaitBudget> budget) {
-            const sc::Record& r = record_of(record);
+                             std::optional<std::vector<std::int64_t>> numbers, std::shared_ptr<vc::WaitBudget> budget,
+                             std::optional<std::vector<std::string>> fields) {
+            std::optional<sc::Record> held;
+            const sc::Record& r = decoded_record(record, fields, held);
             sc::Shape s = shape_of(shape);
             std::optional<vc::Crawl> crawl;
             if (first) crawl = crawl_of(*first, first_number, std::move(numbers), targets.size());
@@ -576,10 +599,10 @@ void bind_client(py::module_& m) {
             return out;
         }, py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope", py::arg("verbose") = false,
            py::arg("first") = nullptr, py::arg("first_number") = 1, py::arg("numbers") = py::none(),
-           py::arg("budget") = nullptr,
+           py::arg("budget") = nullptr, py::arg("fields") = py::none(),
            "Fetch pages concurrently (curl multi, inside the token bucket); results in input order.  With `first` "
            "(page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it as it arrives "
-           "(PaginationError).")
+           "(PaginationError); `fields`: decode only these fields of the record (None: all).")
         .def("fetch_pages_settled", [](PyClient& p, const std::vector<std::string>& targets, const std::string& record,
                                        const std::string& shape, bool verbose, int parallel, py::function on_done) {
             const sc::Record& r = record_of(record);
@@ -605,17 +628,19 @@ void bind_client(py::module_& m) {
         .def("collect_pages", [](PyClient& p, const vc::Page& first, const std::vector<std::string>& targets,
                                  const std::string& record, const std::string& shape, bool verbose,
                                  std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers,
-                                 std::shared_ptr<vc::WaitBudget> budget) {
-            const sc::Record& r = record_of(record);
+                                 std::shared_ptr<vc::WaitBudget> budget, std::optional<std::vector<std::string>> fields) {
+            std::optional<sc::Record> held;
+            const sc::Record& r = decoded_record(record, fields, held);
             sc::Shape s = shape_of(shape);
             vc::Crawl crawl = crawl_of(first, first_number, std::move(numbers), targets.size());
             py::gil_scoped_release nogil;
             return std::make_shared<vc::Page>(p.client->collect_pages(first, targets, r, s, verbose, &crawl, budget.get()));
         }, py::arg("first"), py::arg("targets"), py::arg("record"), py::arg("shape") = "envelope",
            py::arg("verbose") = false, py::arg("first_number") = 1, py::arg("numbers") = py::none(),
-           py::arg("budget") = nullptr,
+           py::arg("budget") = nullptr, py::arg("fields") = py::none(),
            "Fetch targets concurrently and append them in order to a copy of `first` (page `first_number`), checking "
-           "each (numbered by `numbers`, default the pages after `first`) as it arrives (PaginationError).")
+           "each (numbered by `numbers`, default the pages after `first`) as it arrives (PaginationError); `fields`: "
+           "decode only these fields of the record (None: all, as `first` was decoded).")
         .def("download", [](PyClient& p, const std::string& target, const std::string& path, bool resume,
                             py::object progress, double timeout, std::int64_t max_bytes) {
             vc::ProgressFn fn;

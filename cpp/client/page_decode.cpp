@@ -1,7 +1,9 @@
 // simdjson On-Demand page decoder: see vehicledata/client/page.h.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
+#include <stdexcept>
 #include <cstring>
 
 #include "vehicledata/client/errors.h"
@@ -66,6 +68,14 @@ int nesting_depth(std::string_view raw) {
         }
     }
     return deepest;
+}
+
+// True when a raw key (simdjson: the bytes after its opening quote) has a backslash before its
+// closing quote (the body was validated: a quote ends it).
+bool has_escape(od::raw_json_string raw) {
+    for (const char* p = reinterpret_cast<const char*>(raw.raw()); *p != '"'; ++p)
+        if (*p == '\\') return true;
+    return false;
 }
 
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
@@ -287,7 +297,9 @@ struct Builder {
             } else {
                 for (std::size_t i = 0; i < cols.size(); ++i)
                     if (raw.unsafe_is_equal(cols[i].name)) { target = &cols[i]; hint = i; break; }
-                if (!target) {
+                // A key with no escape is its raw text: none of the columns (a projection skips
+                // most keys of a record: no unescaping, no second scan).
+                if (!target && (aliases || has_escape(raw))) {
                     if (field.unescaped_key().get(key)) fail("malformed key", at);  // read once only
                     for (std::size_t i = 0; i < cols.size(); ++i)
                         if (cols[i].name == key) { target = &cols[i]; hint = i; break; }
@@ -410,6 +422,17 @@ bool parse_timestamp(std::string_view s, std::int64_t& epoch_us, int& offset_min
 std::vector<const schema::Field*> decoded_fields(const schema::Record& record, bool verbose, schema::Shape shape) {
     (void)shape;
     return record.record_fields(verbose);
+}
+
+schema::Record project_record(const schema::Record& record, const std::vector<std::string>& fields) {
+    for (const std::string& name : fields)
+        if (!record.field(name))
+            throw std::invalid_argument("record '" + record.name + "' has no field '" + name + "' to decode");
+    schema::Record out = record;
+    out.fields.clear();
+    for (const schema::Field& f : record.fields)
+        if (std::find(fields.begin(), fields.end(), f.name) != fields.end()) out.fields.push_back(f);
+    return out;
 }
 
 Page decode_page(const std::string& body, const schema::Record& record, schema::Shape shape, const std::string& url,

@@ -167,3 +167,20 @@ TEST(ClientDecode, NestingDeeperThanTheLimitIsADecodeError) {
     std::string ok = std::string(100, '[') + std::string(100, ']');
     EXPECT_EQ(decode(R"({"id":1,"bodies":)" + ok + "}", "trim_detail", sc::Shape::Object).column("bodies")->str(0), ok);
 }
+
+TEST(ClientDecode, EscapedKeysFindTheirColumnAndAProjectionSkipsTheRest) {
+    // "m\u0073rp" is msrp; "tr\\im" (a backslash in the key) is no field; the projection keeps id and msrp.
+    std::string body = R"J({"collection":{"count":2},"data":[{"id":7,"make":"BMW","m\u0073rp":100,"tr\\im":"x"},)J"
+                       R"J({"m\u0073rp":200,"id":8,"model":"X5"}]})J";
+    vc::Page full = decode(body, "trim");
+    EXPECT_EQ(full.column("msrp")->ints, (std::vector<std::int64_t>{100, 200}));
+    EXPECT_EQ(full.column("trim")->valid, (std::vector<std::uint8_t>{0, 0}));
+    const sc::Record projected = vc::project_record(*sc::find_record("trim"), {"msrp", "id"});
+    vc::Page p = vc::decode_page(body, projected, sc::Shape::Envelope, "http://x/test");
+    ASSERT_EQ(p.columns.size(), 2u);
+    EXPECT_EQ(p.columns[0].name, "id");  // the record's order
+    EXPECT_EQ(p.column("id")->ints, (std::vector<std::int64_t>{7, 8}));
+    EXPECT_EQ(p.column("msrp")->ints, (std::vector<std::int64_t>{100, 200}));
+    EXPECT_EQ(p.column("make"), nullptr);
+    EXPECT_THROW(vc::project_record(*sc::find_record("trim"), {"id", "nope"}), std::invalid_argument);
+}

@@ -67,24 +67,29 @@ class Fetcher:
 
         return _core.client.WaitBudget()
 
-    def get_page(self, target: str, record: str, shape: str, verbose: bool = False, budget: Any = None) -> Any:
+    def get_page(self, target: str, record: str, shape: str, verbose: bool = False, budget: Any = None,
+                 fields: Optional[Sequence[str]] = None) -> Any:
         """One page (a core Page) of ``target`` decoded as ``record``; ``shape`` envelope, array or object;
-        ``budget``: the call's :meth:`wait_budget` (None: this request's sleeps only are capped)."""
-        return self._core().get_page(target, record, shape, verbose, budget)
+        ``budget``: the call's :meth:`wait_budget` (None: this request's sleeps only are capped);
+        ``fields``: decode only these fields of the record (a projection; None: all of them)."""
+        return self._core().get_page(target, record, shape, verbose, budget, fields)
 
     def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
                   first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None,
-                  budget: Any = None) -> List[Any]:
+                  budget: Any = None, fields: Optional[Sequence[str]] = None) -> List[Any]:
         """Several pages fetched in parallel (up to ``max_parallel`` at a time), in the order asked.
         With ``first`` (page ``first_number`` of the crawl) each page, numbered by ``numbers``, is
-        checked against it in C++ as it arrives (PaginationError)."""
-        return self._core().get_pages(targets, record, shape, verbose, first, first_number, numbers, budget)
+        checked against it in C++ as it arrives (PaginationError); ``fields`` as in :meth:`get_page`."""
+        return self._core().get_pages(targets, record, shape, verbose, first, first_number, numbers, budget, fields)
 
     def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                      first_number: int = 1, numbers: Optional[Sequence[int]] = None, budget: Any = None) -> Any:
+                      first_number: int = 1, numbers: Optional[Sequence[int]] = None, budget: Any = None,
+                      fields: Optional[Sequence[str]] = None) -> Any:
         """``first`` (page ``first_number``) with the pages of ``targets`` (numbered by ``numbers``)
-        appended in C++, each checked against it as it arrives (PaginationError): the merged page."""
-        return self._core().collect_pages(first, targets, record, shape, verbose, first_number, numbers, budget)
+        appended in C++, each checked against it as it arrives (PaginationError): the merged page.
+        ``fields`` as in :meth:`get_page` (the ones ``first`` was decoded with)."""
+        return self._core().collect_pages(first, targets, record, shape, verbose, first_number, numbers, budget,
+                                          fields)
 
     def one(self, target: str, record: str, verbose: bool = False) -> Any:
         """The single record an object-shaped endpoint answers."""

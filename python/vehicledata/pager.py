@@ -351,7 +351,8 @@ class Pager:
     """Lazy iteration over every page of a search.  See the module docstring."""
 
     def __init__(self, fetcher: "Fetcher", path: str, record: str, params: Sequence[Tuple[str, Any]],
-                 *, start_page: int = 1, parallel: bool = True, progress: Optional[bool] = None) -> None:
+                 *, start_page: int = 1, parallel: bool = True, progress: Optional[bool] = None,
+                 fields: Optional[Sequence[str]] = None) -> None:
         if isinstance(start_page, bool) or not isinstance(start_page, int) or not 1 <= start_page < 1 << 63:
             from .errors import QueryError
 
@@ -364,6 +365,9 @@ class Pager:
         self.start_page = start_page
         self.parallel = parallel
         self.progress = progress
+        # A decode projection: only these fields of the record become columns (None: all of them).
+        # Set by api.vehicles on its part searches (it joins a few columns of wide pages).
+        self.fields: Optional[List[str]] = list(fields) if fields is not None else None
         self._first: Optional[Page] = None
         self.pages_fetched = 0
         self._seen: Optional[Tuple[int, int]] = None  # (total, pages) of a bulk fetch made for this pager
@@ -392,7 +396,7 @@ class Pager:
         if self._first is None:
             try:
                 core = self._fetcher.get_page(self._target(self.start_page), self.record, "envelope", self.verbose,
-                                              budget)
+                                              budget, self.fields)
             except NotFoundError as e:
                 if self.start_page == 1 or e.exception != _envelope.NOT_FOUND:
                     raise
@@ -458,7 +462,8 @@ class Pager:
         try:
             for batch in batches(numbers, self._fetcher.max_parallel, ramp):
                 cores = self._fetcher.get_pages([self._target(n) for n in batch], self.record, "envelope",
-                                                self.verbose, first._core, first.number, batch, budget)
+                                                self.verbose, first._core, first.number, batch, budget,
+                                                self.fields)
                 self.pages_fetched += len(batch)
                 for n, core in zip(batch, cores):
                     page = Page(core, n)
@@ -487,7 +492,7 @@ class Pager:
             seen.add(url)
             seen.add(page.next)
             number = page_number(page.next) or page.number + 1
-            core = self._fetcher.get_page(page.next, self.record, "envelope", self.verbose, budget)
+            core = self._fetcher.get_page(page.next, self.record, "envelope", self.verbose, budget, self.fields)
             self.pages_fetched += 1
             page = Page(core, number)
             page._query = (self.path, self.params)
@@ -545,7 +550,7 @@ class Pager:
             return frames.concat_or_empty(cores, self.record, self.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
         merged = self._fetcher.collect_pages(first._core, [self._target(n) for n in numbers], self.record,
-                                             "envelope", self.verbose, first.number, numbers, budget)
+                                             "envelope", self.verbose, first.number, numbers, budget, self.fields)
         self.pages_fetched += len(numbers)
         return merged
 
@@ -564,7 +569,8 @@ class Pager:
 
             raise QueryError(f"page_size must be an integer from 1 to {schema.MAX_LIMIT}, not {page_size!r}")
         params = [(k, v) for k, v in self.params if k != "limit"] + [("limit", page_size)]
-        return Pager(self._fetcher, self.path, self.record, params, parallel=self.parallel, progress=self.progress)
+        return Pager(self._fetcher, self.path, self.record, params, parallel=self.parallel, progress=self.progress,
+                     fields=self.fields)
 
     def _wants_progress(self) -> bool:
         return self._fetcher.progress_bar(self.progress, total=None, desc="", unit="page", probe=True) is not None
@@ -621,7 +627,7 @@ class Pager:
 
         def pages_from(number: int) -> Iterator[Page]:
             resumed = Pager(self._fetcher, bulk.path, bulk.record, bulk.params, start_page=number,
-                            parallel=self.parallel, progress=self.progress)
+                            parallel=self.parallel, progress=self.progress, fields=bulk.fields)
             try:
                 yield from resumed._core_pages()
             finally:

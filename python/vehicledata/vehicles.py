@@ -11,7 +11,8 @@ C++ core gathers the columns into one page (:func:`join_pages`, ``_core.client.g
 takes the core's fast paths to pandas, Arrow and polars; page by page (``iter_arrow``) the join is
 Arrow's ``take`` (:func:`join`).  Columns: the trim's, then each part's own fields; a name that two of the four records share
 (``id``) is prefixed ``body_``, ``engine_`` or ``mileage_``; the parts' copies of the trim's
-descriptive fields (year, make, model, ... trim_description) are dropped.  A trim without a part has
+descriptive fields (year, make, model, ... trim_description) are dropped (not even decoded: the part
+searches decode only the columns the join takes, ``Pager.fields``).  A trim without a part has
 nulls in its columns; a trim with several (none in the catalogue) keeps the part with the lowest id.
 
 Conditions name a trim field as is (``vd.F("msrp")``) and a part field with its record's name
@@ -307,6 +308,10 @@ class VehiclePager:
     def __init__(self, pagers: Dict[str, "Pager"], after: Sequence[Tuple[str, Dict[str, Any]]]) -> None:
         self._pagers = pagers
         self._after = list(after)
+        # The part pages are decoded into the columns the join takes only (Pager.fields): their copies
+        # of the trim's fields, most of their bytes, are skipped by the decoder.
+        for record, resource in PARTS:
+            pagers[resource].fields = _part_fields(record) + ["trim_id"]
 
     @property
     def trims(self) -> "Pager":

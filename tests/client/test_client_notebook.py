@@ -32,6 +32,10 @@ def test_the_notebook_runs_and_shows_what_was_committed(database, tmp_path, monk
         if cell.source.startswith(("api.trims.filters", "[f for f in", "try:", "trim = ", "decoded = ",
                                    "api.obd_codes", "detail = ", "feed[")):
             assert _text(cell) == by_source[cell.source], cell.source
+    # The response cache: the re-run of the same vehicles search sends no request and gives the same frame.
+    cached = next(c for c in code if "cached_client()" in c.source)
+    sent, _, rest = _text(cached).partition(" requests, then ")
+    assert int(sent) > 0 and rest.strip() == "0 on the re-run; same frame: True", _text(cached)
     plot = next(c for c in code if "plot.barh" in c.source)
     assert any("image/png" in o.get("data", {}) for o in plot.outputs)
     assert all(o.get("output_type") != "error" for c in old for o in c.outputs)

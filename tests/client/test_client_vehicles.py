@@ -225,3 +225,37 @@ def test_to_parquet_modes(api, emulator, tmp_path):
     assert sorted(pq.read_table(out)["id"].to_pylist()) == sorted(want * 2)
     with pytest.raises(vd.QueryError, match="another query"):
         api.vehicles.search(year=2020, make="Honda").to_parquet(out, partition_cols=["model"])
+
+
+def test_part_pages_decode_only_the_columns_the_join_takes(api, emulator, client_factory, tmp_path):
+    """Pager.fields (api.vehicles' part searches): the decoder makes only those columns, with the values
+    the full decode has, on every fetch path and from the response cache; an unknown field is refused."""
+    vp = api.vehicles.search(year=2020, make="Toyota")
+    assert vp._pagers["bodies"].fields == [f for col, (rec, f) in vehicles.columns().items() if rec == "body"] + \
+        ["trim_id"]
+    full = api.bodies.search(year=2020, make="Toyota").to_arrow()
+    keep = ["id", "trim_id", "type", "doors"]
+    names = [c for c in full.column_names if c in keep]  # the record's order
+    for page_size in (None, 7):  # one page, and many collected in C++
+        part = api.bodies.search(year=2020, make="Toyota")
+        part.fields = keep
+        got = part.to_arrow(page_size)
+        assert got.column_names == names and got.num_rows == full.num_rows > 7
+        assert got.to_pylist() == full.select(names).to_pylist()
+    paged = api.bodies.search(year=2020, make="Toyota", limit=7)
+    paged.fields = keep
+    records = list(paged)  # page by page (get_page, get_pages)
+    assert [r.to_dict() for r in records] == full.select(names).to_pylist()
+    with client_factory(emulator.url, cache=tmp_path / "cache") as cached:
+        assert cached.bodies.search(year=2020, make="Toyota").to_arrow().equals(full)
+        sent = cached.stats()["requests"]
+        again = cached.bodies.search(year=2020, make="Toyota")
+        again.fields = keep
+        assert again.to_arrow().to_pylist() == full.select(names).to_pylist()
+        assert cached.stats()["requests"] == sent  # the stored body, decoded with the projection
+    bad = api.bodies.search(year=2020)
+    bad.fields = ["id", "no_such_field"]
+    with pytest.raises(ValueError, match="record 'body' has no field 'no_such_field'"):
+        bad.to_arrow()
+    vehicles_df = vp.to_pandas()
+    assert list(vehicles_df["id"]) == [r["id"] for r in expected_rows(api, year=2020, make="Toyota")]

@@ -106,6 +106,12 @@ Page gather_columns(const std::vector<ColumnSource>& sources, std::size_t rows, 
 // make_model_trim_body is the first element of bodies, and so on).
 std::vector<const schema::Field*> decoded_fields(const schema::Record& record, bool verbose, schema::Shape shape);
 
+// A decode projection: `record` with only its fields named in `fields` (the record's order kept).
+// decode_page() with it makes just those columns and skips the other keys of each record, as it
+// skips unknown ones (a caller that needs a few columns of wide pages: api.vehicles' parts).
+// Throws std::invalid_argument naming a field the record does not have.
+schema::Record project_record(const schema::Record& record, const std::vector<std::string>& fields);
+
 // Decode a body.  Shape Envelope: {"collection":..., "data":[...]}; Array: a
 // bare array of records or of scalars (one-field records such as years);
 // Object: one record.  `verbose`: the request asked for verbose=yes (columns
