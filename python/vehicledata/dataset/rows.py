@@ -265,7 +265,10 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
                 base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
                                                      facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
             rate = _step_rate(make, pickup)
-        small = min((vehicles[i].displ or 0.0) for i in members)
+        # the engine-size premium counts from the base trim's engine (2019 Sonata SE: 2.4 L; its
+        # 1.6 T Eco is no cheaper base), else from the line's smallest engine
+        carrying = [i for i in members if names and names[0] in lineups[i]] or members
+        small = min((vehicles[i].displ or 0.0) for i in carrying)
         is_real: Dict[Tuple[int, str], bool] = {}
         for i in members:
             v = vehicles[i]
