@@ -133,8 +133,9 @@ def test_trim_matches_service_style(database: Path) -> None:
                        "WHERE t.year = 2019 AND t.make = 'BMW' AND t.model = '530i' ORDER BY e.drive_type DESC")
     assert rows == [("BMW", "530i", "5 Series", "Base", "530i", "530i 4dr Sedan (2.0L 4cyl Turbo 8A)", "I4", 2.0,
                      "8-speed shiftable automatic", "rear wheel drive", "gas", "premium unleaded (recommended)"),
-                    ("BMW", "530i", "5 Series", "Base", "530i", "530i 4dr Sedan AWD (2.0L 4cyl Turbo 8A)", "I4", 2.0,
-                     "8-speed shiftable automatic", "all wheel drive", "gas", "premium unleaded (recommended)")]
+                    # the xDrive car carries BMW USA's grade name (dataset/naming.py, bmw_trim)
+                    ("BMW", "530i", "5 Series", "Base", "530i xDrive", "530i xDrive 4dr Sedan AWD (2.0L 4cyl Turbo 8A)",
+                     "I4", 2.0, "8-speed shiftable automatic", "all wheel drive", "gas", "premium unleaded (recommended)")]
 
 
 def test_demo_years_have_plenty(database: Path) -> None:

@@ -122,7 +122,10 @@ def test_vpic_join_tables(database: Path) -> None:
 def test_name_vehicle_without_vpic(make: str, epa_model: str, base: str, expect) -> None:
     n = naming.name_vehicle(make, epa_model, base, 2019, None)
     assert (n.model, n.submodel) == expect
-    assert not re.search(r"(?i)FFV|GVWR|2WD|4WD|xDrive", n.trim)
+    if make == "BMW":  # BMW USA's grade name keeps its drive word ("530i xDrive")
+        assert n.exact and n.trim == epa_model
+    else:
+        assert not n.exact and not re.search(r"(?i)FFV|GVWR|2WD|4WD|xDrive", n.trim)
 
 
 # ---- synthetic values, honest --------------------------------------------------------------

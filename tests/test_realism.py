@@ -245,3 +245,46 @@ def test_dataset_info_shows_per_row_shares(database: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert "origin of each value, where it differs from row to row" in out
     assert re.search(r"\n  trims\.msrp\s+[\d.]+%\s+0\.0%\s+[\d.]+%\s+0\.0%\n", out)
+
+
+def test_bmw_grade_names() -> None:
+    """BMW trims are BMW USA's grade names: drive and body-line words kept, bodies and EPA's
+    configuration notes dropped."""
+    from vehicledata.dataset.naming import bmw_trim
+    assert bmw_trim("330i", "330i xDrive") == "330i xDrive"
+    assert bmw_trim("330i", "330i") == "330i"
+    assert bmw_trim("430i", "430i Coupe") == "430i"
+    assert bmw_trim("430i", "430i xDrive Gran Coupe") == "430i xDrive Gran Coupe"
+    assert bmw_trim("M240i", "M240i Coupe M Performance") == "M240i"
+    assert bmw_trim("X3", "X3 xDrive30i") == "xDrive30i"
+    assert bmw_trim("X3", "X3 M40i") == "M40i"
+    assert bmw_trim("i3", "i3s with Range Extender") == "i3s"
+    assert bmw_trim("M4", "M4 Coupe Competition") is None   # M cars keep the general rule
+
+
+def test_reviewed_trim_prices_are_served(database: Path) -> None:
+    """Every trim of msrp_trims.csv the catalogue has costs its reviewed base price on its cheapest
+    row (the loader refuses a row without a public page)."""
+    table = prices.trim_prices()
+    assert len(table) >= 40
+    found = 0
+    for (year, make, model, trim), msrp in table.items():
+        got = q(database, "SELECT min(msrp) FROM trims WHERE year = ? AND make = ? AND model = ? AND trim = ?",
+                year, make, model, trim)[0][0]
+        if got is not None:
+            found += 1
+            assert got == msrp, (year, make, model, trim, got, msrp)
+    assert found >= 0.8 * len(table)
+
+
+def test_bmw_2019_lineup_uses_bmw_names(database: Path) -> None:
+    """2019 BMW rows carry BMW USA's grades: no bare body or configuration words as trims,
+    and the all-wheel-drive rows of a grade say xDrive."""
+    got = q(database, "SELECT t.model, t.trim, e.drive_type FROM trims t JOIN engines e ON e.id = t.id "
+                      "WHERE t.year = 2019 AND t.make = 'BMW'")
+    pairs = {(m, t) for m, t, _ in got}
+    assert {("330i", "330i"), ("330i", "330i xDrive"), ("X3", "xDrive30i"), ("530i", "530i xDrive")} <= pairs
+    assert not {t for _, t, _ in got} & {"GT", "Sports", "S", "M Performance"}
+    for model, trim, drive in got:
+        if re.fullmatch(r"M?\d{3}[ie]", model) and drive == "all wheel drive":
+            assert "xDrive" in trim, (model, trim)

@@ -115,6 +115,41 @@ class Name:
     submodel: str
     trim: str
     vpic_model_ids: Tuple[int, ...] = ()
+    exact: bool = False   # the trim is the maker's full grade name (BMW "330i xDrive"): used as is
+
+
+# BMW names a car by its grade plus drive and body-line words: "330i xDrive", "430i Gran Coupe",
+# "X3 xDrive30i", "i3s" (bmwusa.com). Coupe, Convertible and Sedan are bodies (in the description),
+# "M Performance" and "with Range Extender" are EPA's notes on a configuration, not grades.
+_BMW_GRADE = re.compile(r"^M?\d{3}[ied]$")
+_BMW_LETTER_MODEL = re.compile(r"^[XZ]\d$")
+_BMW_KEEP = (("Gran", "Coupe"), ("Gran", "Turismo"), ("Sports", "Wagon"))
+_BMW_DROP = {"coupe", "convertible", "sedan", "roadster"}
+
+
+def bmw_trim(model: str, epa_model: str) -> Optional[str]:
+    """BMW USA's name of the car EPA tested ("330i xDrive Gran Turismo" -> "330i xDrive Gran
+    Turismo", "430i Coupe" -> "430i", "X3 xDrive30i" -> "xDrive30i", "i3s with Range Extender"
+    -> "i3s"), or None where the model is not a BMW grade, letter line or i3 (M2/M4/M5, i8, Alpina
+    keep the general rule)."""
+    words = _words(re.sub(r"\([^)]*\)?", " ", epa_model))
+    if not words:
+        return None
+    if model == "i3" and words[0].lower() in ("i3", "i3s"):
+        return words[0].lower()
+    if _BMW_LETTER_MODEL.match(model) and norm(words[0]) == norm(model):
+        rest = [w for w in words[1:] if w.lower() not in _BMW_DROP]
+        return " ".join(rest) if rest and re.match(r"^(?:[xs]Drive\d\d[ie]|M\d\d[ie])$", rest[0]) else None
+    if not (_BMW_GRADE.match(model) and words[0] == model):
+        return None
+    out = [model]
+    if any(w.lower() == "xdrive" for w in words[1:]):
+        out.append("xDrive")
+    pairs = list(zip(words[1:], words[2:]))
+    for keep in _BMW_KEEP:
+        if keep in pairs:
+            out.extend(keep)
+    return " ".join(out)
 
 
 # ---- vPIC pattern overlap ------------------------------------------------------------------
@@ -446,7 +481,10 @@ def name_vehicle(make: str, epa_model: str, base_model: str, year: int, vpic: Op
     if not trim:
         trim = "Base"
     submodel = " ".join(hint_words).strip(" -/,") or "Base"
-    return Name(model=model, series=series, submodel=submodel, trim=trim, vpic_model_ids=ids)
+    exact = make == "BMW" and bmw_trim(model, epa_model) is not None
+    if exact:
+        trim = bmw_trim(model, epa_model) or trim
+    return Name(model=model, series=series, submodel=submodel, trim=trim, vpic_model_ids=ids, exact=exact)
 
 
 def description(trim: str, body_words: str, engine_words: str) -> str:

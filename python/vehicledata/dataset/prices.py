@@ -5,6 +5,9 @@ Two small tables kept in the package, each row citing the public page its figure
 
 - ``msrp_lines.csv``: ``year, make, model, base_trim, base_msrp, top_trim, top_msrp, source``:
   the base and the dearest trim of a model line in one model year.
+- ``msrp_trims.csv``: ``year, make, model, trim, msrp, source``: the base MSRP of one trim where
+  the maker publishes a price per trim (BMW's grades: "330i", "330i xDrive"); it is that trim's
+  price, whatever the ladder would say.
 - ``msrp_makes.csv``: ``make, first_year, last_year, min_msrp, max_msrp, source``: the lowest base
   and highest top price of the make's US models in those model years.
 
@@ -23,8 +26,10 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 LINES_FILE = Path(__file__).resolve().parent / "msrp_lines.csv"
+TRIMS_FILE = Path(__file__).resolve().parent / "msrp_trims.csv"
 MAKES_FILE = Path(__file__).resolve().parent / "msrp_makes.csv"
 LINE_COLUMNS = ["year", "make", "model", "base_trim", "base_msrp", "top_trim", "top_msrp", "source"]
+TRIM_COLUMNS = ["year", "make", "model", "trim", "msrp", "source"]
 MAKE_COLUMNS = ["make", "first_year", "last_year", "min_msrp", "max_msrp", "source"]
 
 
@@ -67,6 +72,24 @@ def lines() -> Dict[Tuple[int, str, str], Line]:
                     int(r["top_msrp"]), r["source"])
         out[(line.year, line.make, line.model)] = line
     return out
+
+
+@lru_cache(maxsize=1)
+def trim_prices() -> Dict[Tuple[int, str, str, str], int]:
+    """The reviewed per-trim base prices by (year, make, model, trim)."""
+    out: Dict[Tuple[int, str, str, str], int] = {}
+    for r in _rows(TRIMS_FILE, TRIM_COLUMNS):
+        key = (int(r["year"]), r["make"], r["model"], r["trim"])
+        if key in out:
+            raise ValueError(f"{TRIMS_FILE.name}: {key} appears twice")
+        if not r["source"].startswith("https://"):
+            raise ValueError(f"{TRIMS_FILE.name}: {key} cites no public page")
+        out[key] = int(r["msrp"])
+    return out
+
+
+def trim_price(year: int, make: str, model: str, trim: str) -> Optional[int]:
+    return trim_prices().get((year, make, model, trim))
 
 
 @lru_cache(maxsize=1)

@@ -42,7 +42,7 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
     "submodels": {"id": (DERIVED, "identifier computed from year + make + model + submodel; stable"),
                   "oem_make_model_id": (DERIVED, "the model's id")},
     "trims": {"id": (REAL, "EPA vehicle id"),
-              "msrp": (SYNTHETIC, "vPIC Base Price of the trim where vPIC has one and it agrees with the line (real, about a quarter of 2015-2020 trims); else reviewed lines (dataset/msrp_lines.csv) run from their published base to top price, other lines from their base (vPIC's base-trim price, else the class formula calibrated on dataset/msrp_reference.csv) up the make's ladder (4-9%/trim, pickups 18%), plus hybrid/diesel/AWD/engine-size premiums, inside the make's published range (dataset/msrp_makes.csv)"),
+              "msrp": (SYNTHETIC, "a reviewed base price of the trim where dataset/msrp_trims.csv has one (2019 BMW grades, a public page per row; real), else vPIC Base Price of the trim where vPIC has one and it agrees with the line (real, about a quarter of 2015-2020 trims); else reviewed lines (dataset/msrp_lines.csv) run from their published base to top price, other lines from their base (vPIC's base-trim price, else the class formula calibrated on dataset/msrp_reference.csv) up the make's ladder (4-9%/trim, pickups 18%), plus hybrid/diesel/AWD/engine-size premiums, inside the make's published range (dataset/msrp_makes.csv)"),
               "invoice": (SYNTHETIC, "90.5-94.5% of the MSRP, seeded")},
     "bodies": {
         "id": (REAL, "EPA vehicle id (one body per trim)"),

@@ -189,6 +189,9 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
         entries = facts_of[i]["entries"]
         cands = lineup.reviewed(make, model, v.year, v.displ, v.turbo, etypes[i]) or (
             [] if make in lineup.MODEL_IS_TRIM else lineup.candidates(entries, etypes[i], model))  # type: ignore[arg-type]
+        if named[i].exact:  # the maker's full grade name (BMW "330i xDrive"): one trim, as named
+            out.append([named[i].trim])
+            continue
         key = (v.year, make, model, _powertrain(v, etypes[i], dtypes[i]))
         out.append(lineup.lineup(own[i], cands, claimed.get(key, set()), named[i].trim, etypes[i]))
     return out
@@ -240,6 +243,10 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
         real: Dict[Tuple[int, str], int] = {}
         for i in members:
             for trim in lineups[i]:
+                p = prices.trim_price(year, make, model, trim)
+                if p is not None:  # a reviewed price of this very trim (msrp_trims.csv)
+                    real[(i, trim)] = p
+                    continue
                 p = lineup.price_of(facts_of[i]["entries"], trim, etypes[i], model)  # type: ignore[arg-type]
                 if p and (anchor is None or p >= anchor.base_msrp) and prices.clamp(p, make, year) == p:
                     real[(i, trim)] = p
@@ -258,7 +265,10 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
                 base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
                                                      facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
             rate = _step_rate(make, pickup)
-        small = min((vehicles[i].displ or 0.0) for i in members)
+        # the engine-size premium counts from the base trim's engine (2019 Sonata SE: 2.4 L; its
+        # 1.6 T Eco is no cheaper base), else from the line's smallest engine
+        carrying = [i for i in members if names and names[0] in lineups[i]] or members
+        small = min((vehicles[i].displ or 0.0) for i in carrying)
         is_real: Dict[Tuple[int, str], bool] = {}
         for i in members:
             v = vehicles[i]
