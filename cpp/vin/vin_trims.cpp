@@ -89,6 +89,7 @@ std::string invalid_message(std::string_view raw) {
 }
 
 std::string not_found_message(std::string_view vin, const Result& r) {
+    if (r.status == Result::Status::ok && r.get(kMake) && r.get(kModel)) return std::string();  // the common case: no copy
     const std::string v(vin);
     if (r.status == Result::Status::unknown_wmi) return "VIN " + v + ": unknown manufacturer code (WMI) '" + r.wmi + "'";
     if (r.status == Result::Status::no_schema)
