@@ -9,29 +9,6 @@ namespace vehicledata::vin {
 
 namespace {
 
-// (year, model, make) as one key; false when an id does not fit its 24 bits (as the emulator's cache).
-bool trims_key(int year, int model_id, int make_id, std::uint64_t& key) {
-    if (year < 0 || year >= 1 << 16 || model_id < 0 || model_id >= 1 << 24 || make_id < 0 || make_id >= 1 << 24) return false;
-    key = (static_cast<std::uint64_t>(year) << 48) | (static_cast<std::uint64_t>(model_id) << 24) |
-          static_cast<std::uint64_t>(make_id);
-    return true;
-}
-
-std::string file_uri(const std::string& path) {
-    std::string uri = "file:";
-    for (char c : path) {
-        if (c == '%' || c == '?' || c == '#') {
-            static const char* hex = "0123456789ABCDEF";
-            uri.push_back('%');
-            uri.push_back(hex[static_cast<unsigned char>(c) >> 4]);
-            uri.push_back(hex[c & 15]);
-        } else {
-            uri.push_back(c);
-        }
-    }
-    return uri + "?immutable=1";
-}
-
 bool is_file(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
