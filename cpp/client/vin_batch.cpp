@@ -12,6 +12,9 @@ namespace {
 
 enum Col { kVin, kYear, kMake, kModel, kTrim, kSeries, kBody, kDrive, kEngine, kFuel, kErrorCode, kErrorText, kTrimId, kCols };
 
+// A column's usual bytes per row (the VIN 17, an error text about 60): reserved up front.
+constexpr std::size_t kBytesPerRow[kCols] = {17, 0, 10, 10, 6, 10, 14, 24, 16, 10, 2, 64, 0};
+
 Page empty_batch_page(std::size_t rows) {
     Page p;
     p.record = "vin_batch";
@@ -23,8 +26,12 @@ Page empty_batch_page(std::size_t rows) {
         c.type = number ? schema::Type::Int64 : schema::Type::String;
         c.kind = number ? ColumnKind::Int64 : ColumnKind::String;
         c.valid.reserve(rows);
-        if (number) c.ints.reserve(rows);
-        else c.offsets.reserve(rows + 1);
+        if (number) {
+            c.ints.reserve(rows);
+        } else {
+            c.offsets.reserve(rows + 1);
+            c.bytes.reserve(rows * kBytesPerRow[i]);
+        }
         p.columns.push_back(std::move(c));
     }
     return p;
@@ -53,25 +60,38 @@ void put_int(Column& c, std::int64_t v) {
     c.ints.push_back(v);
 }
 
-// "3.6L 6cyl LFX", the parts decoded.
-void put_engine(Column& c, const vin::Result& r) {
-    std::string s;
-    if (const auto* d = r.get(vin::kDisplacementL)) { s.append(*d); s.push_back('L'); }
-    if (const auto* n = r.get(vin::kCylinders)) {
-        if (!s.empty()) s.push_back(' ');
-        s.append(*n);
-        s.append("cyl");
+// The elements a row reads, in ascending id (Result::get_many), and their places in it.
+constexpr int kRowElements[] = {vin::kBodyClass, vin::kCylinders, vin::kDisplacementL, vin::kDriveType,
+                                vin::kEngineModel, vin::kFuelPrimary, vin::kModel, vin::kSeries,
+                                vin::kTrim, vin::kErrorCode, vin::kErrorText};
+enum RowElement { eBody, eCylinders, eDisplacement, eDrive, eEngineModel, eFuel, eModel, eSeries, eTrim,
+                  eErrorCode, eErrorText, kRowElementCount };
+static_assert(sizeof kRowElements / sizeof kRowElements[0] == kRowElementCount);
+
+// "3.6L 6cyl LFX", the parts decoded, written straight into the column.
+void put_engine(Column& c, const std::string_view* displacement, const std::string_view* cylinders,
+                const std::string_view* model) {
+    const std::size_t start = c.bytes.size();
+    if (displacement) { c.bytes.append(*displacement); c.bytes.push_back('L'); }
+    if (cylinders) {
+        if (c.bytes.size() != start) c.bytes.push_back(' ');
+        c.bytes.append(*cylinders);
+        c.bytes.append("cyl");
     }
-    if (const auto* m = r.get(vin::kEngineModel)) {
-        if (!s.empty()) s.push_back(' ');
-        s.append(*m);
+    if (model) {
+        if (c.bytes.size() != start) c.bytes.push_back(' ');
+        c.bytes.append(*model);
     }
-    if (s.empty()) put_null(c);
-    else put_text(c, s);
+    if (c.bytes.size() == start) {
+        put_null(c);
+    } else {
+        c.valid.push_back(1);
+        c.offsets.push_back(static_cast<std::int64_t>(c.bytes.size()));
+    }
 }
 
 void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& decoder, int current_year,
-             vin::RankMemo& memo) {
+             vin::RankMemo& memo, vin::RowAnswer& a) {
     auto& c = p.columns;
     ++p.rows;
     if (is_null) {
@@ -82,7 +102,7 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
         put_null(c[kTrimId]);
         return;
     }
-    const vin::Answer a = decoder.decode(raw, false, current_year, &memo);
+    decoder.decode_row(raw, current_year, memo, a);
     if (a.kind != vin::Answer::Kind::ok) {
         put_text(c[kVin], a.kind == vin::Answer::Kind::invalid ? raw : std::string_view(a.vin));
         for (int k : {kYear, kMake, kModel, kTrim, kSeries, kBody, kDrive, kEngine, kFuel}) put_null(c[k]);
@@ -92,25 +112,28 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
         return;
     }
     const vin::Result& r = a.result;
+    const std::string_view* v[kRowElementCount];
+    r.get_many(kRowElements, kRowElementCount, v);
     put_text(c[kVin], a.vin);
     put_int(c[kYear], r.year);
     put_text(c[kMake], a.make);
-    put_text(c[kModel], r.get(vin::kModel));
-    put_text(c[kTrim], r.get(vin::kTrim));
-    put_text(c[kSeries], r.get(vin::kSeries));
-    put_text(c[kBody], r.get(vin::kBodyClass));
-    put_text(c[kDrive], r.get(vin::kDriveType));
-    put_engine(c[kEngine], r);
-    put_text(c[kFuel], r.get(vin::kFuelPrimary));
-    put_text(c[kErrorCode], r.get(vin::kErrorCode));
-    put_text(c[kErrorText], r.get(vin::kErrorText));
-    if (a.trims.empty()) put_null(c[kTrimId]);
-    else put_int(c[kTrimId], a.trims.front().second);
+    put_text(c[kModel], v[eModel]);
+    put_text(c[kTrim], v[eTrim]);
+    put_text(c[kSeries], v[eSeries]);
+    put_text(c[kBody], v[eBody]);
+    put_text(c[kDrive], v[eDrive]);
+    put_engine(c[kEngine], v[eDisplacement], v[eCylinders], v[eEngineModel]);
+    put_text(c[kFuel], v[eFuel]);
+    put_text(c[kErrorCode], v[eErrorCode]);
+    put_text(c[kErrorText], v[eErrorText]);
+    if (a.has_trim) put_int(c[kTrimId], a.trim_id);
+    else put_null(c[kTrimId]);
 }
 
 void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t to, const vin::Offline& decoder,
                   int current_year) {
     vin::RankMemo memo;
+    vin::RowAnswer answer;
     for (std::int64_t i = from; i < to; ++i) {
         const std::int64_t j = in.offset + i;
         const bool is_null = in.validity && !((in.validity[j >> 3] >> (j & 7)) & 1);
@@ -123,7 +146,7 @@ void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t t
             end = static_cast<const std::int32_t*>(in.offsets)[j + 1];
         }
         put_row(p, std::string_view(in.data + begin, static_cast<std::size_t>(end - begin)), is_null, decoder,
-                current_year, memo);
+                current_year, memo, answer);
     }
 }
 

@@ -469,6 +469,14 @@ const std::string_view* Result::get(int element) const {
     return it != values.end() && it->first == element ? &it->second : nullptr;
 }
 
+void Result::get_many(const int* elements, std::size_t n, const std::string_view** out) const {
+    auto it = values.begin();
+    for (std::size_t i = 0; i < n; ++i) {
+        while (it != values.end() && it->first < elements[i]) ++it;
+        out[i] = it != values.end() && it->first == elements[i] ? &it->second : nullptr;
+    }
+}
+
 void Decoder::Impl::valid_schemas(const Wmi& w, int year, Pass& p) const {
     p.year = year;
     const int k = w.segment(year);

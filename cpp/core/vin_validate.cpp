@@ -29,12 +29,17 @@ std::string printable(char c) {
 }  // namespace
 
 std::string normalize(std::string_view raw) {
+    std::string out;
+    normalize_into(raw, out);
+    return out;
+}
+
+void normalize_into(std::string_view raw, std::string& out) {
     std::size_t b = 0, e = raw.size();
     while (b < e && raw[b] == ' ') ++b;
     while (e > b && raw[e - 1] == ' ') --e;
-    std::string out(raw.substr(b, e - b));
+    out.assign(raw.data() + b, e - b);
     for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return out;
 }
 
 std::string validation_error(std::string_view vin) {

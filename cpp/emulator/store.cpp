@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "vehicledata/format.h"
+#include "vehicledata/vin_load.h"
 #include "vehicledata/schema.h"
 
 namespace vehicledata::emulator {
@@ -73,21 +74,8 @@ struct Connection {
 };
 
 // The database never changes while the emulator runs: open it as immutable
-// (no file locks, no journal checks per read transaction).
-std::string file_uri(const std::string& path, bool immutable = true) {
-    std::string uri = "file:";
-    for (char c : path) {
-        if (c == '%' || c == '?' || c == '#') {
-            static const char* hex = "0123456789ABCDEF";
-            uri.push_back('%');
-            uri.push_back(hex[static_cast<unsigned char>(c) >> 4]);
-            uri.push_back(hex[c & 15]);
-        } else {
-            uri.push_back(c);
-        }
-    }
-    return immutable ? uri + "?immutable=1" : uri;
-}
+// (no file locks, no journal checks per read transaction): vin::file_uri (vehicledata/vin_load.h).
+using vin::file_uri;
 
 sqlite3* open_readonly(const std::string& path, const std::string& vpic_path = {}, bool immutable = true) {
     static const bool configured = [] {

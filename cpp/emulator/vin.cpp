@@ -126,15 +126,7 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
     set_json(res, std::move(out));
 }
 
-namespace {
-// (year, model, make) as one key; false when an id does not fit its 24 bits.
-bool trims_key(int year, int model_id, int make_id, std::uint64_t& key) {
-    if (year < 0 || year >= 1 << 16 || model_id < 0 || model_id >= 1 << 24 || make_id < 0 || make_id >= 1 << 24) return false;
-    key = (static_cast<std::uint64_t>(year) << 48) | (static_cast<std::uint64_t>(model_id) << 24) |
-          static_cast<std::uint64_t>(make_id);
-    return true;
-}
-}  // namespace
+using vin::trims_key;
 
 std::shared_ptr<const VinTrimCache::Trims> VinTrimCache::get(int year, int model_id, int make_id, std::uint64_t generation) {
     std::uint64_t key = 0;

@@ -9,29 +9,6 @@ namespace vehicledata::vin {
 
 namespace {
 
-// (year, model, make) as one key; false when an id does not fit its 24 bits (as the emulator's cache).
-bool trims_key(int year, int model_id, int make_id, std::uint64_t& key) {
-    if (year < 0 || year >= 1 << 16 || model_id < 0 || model_id >= 1 << 24 || make_id < 0 || make_id >= 1 << 24) return false;
-    key = (static_cast<std::uint64_t>(year) << 48) | (static_cast<std::uint64_t>(model_id) << 24) |
-          static_cast<std::uint64_t>(make_id);
-    return true;
-}
-
-std::string file_uri(const std::string& path) {
-    std::string uri = "file:";
-    for (char c : path) {
-        if (c == '%' || c == '?' || c == '#') {
-            static const char* hex = "0123456789ABCDEF";
-            uri.push_back('%');
-            uri.push_back(hex[static_cast<unsigned char>(c) >> 4]);
-            uri.push_back(hex[c & 15]);
-        } else {
-            uri.push_back(c);
-        }
-    }
-    return uri + "?immutable=1";
-}
-
 bool is_file(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -110,6 +87,44 @@ Offline::Offline(const std::string& db_path) : path_(db_path) {
 
 Offline::~Offline() = default;
 
+const TrimTexts* Offline::trims_of(const Result& r, std::uint64_t& key) const {
+    if (r.model_id <= 0 || !has_map_ || !trims_key(r.year, r.model_id, r.make_id, key)) return nullptr;
+    auto it = trims_.find(key);
+    return it == trims_.end() ? nullptr : &it->second;
+}
+
+const std::vector<std::pair<int, std::int64_t>>& Offline::ranked(const Result& r, const TrimTexts& list,
+                                                                 std::uint64_t key, bool all_trims,
+                                                                 RankMemo& memo) const {
+    // The key: the list, all_trims and every element rank_trims reads (vin_trims.cpp's facts),
+    // in ascending element id (4: cab type).
+    static constexpr int kFacts[] = {4, kBodyClass, kCylinders, kDisplacementL, kDoors, kDriveType, kFuelPrimary,
+                                     kSeries, kTrim, kFuelSecondary, kTrim2, kSeries2};
+    constexpr std::size_t n = sizeof kFacts / sizeof kFacts[0];
+    const std::string_view* values[n];
+    r.get_many(kFacts, n, values);
+    std::string& k = memo.key;
+    k.assign(reinterpret_cast<const char*>(&key), sizeof key);
+    k.push_back(all_trims ? '1' : '0');
+    for (const std::string_view* v : values) {
+        k.push_back('\0');
+        if (v) k.append(*v);
+        else k.push_back('\1');
+    }
+    auto found = memo.ranked.find(k);
+    if (found != memo.ranked.end()) return found->second;
+    if (memo.ranked.size() >= RankMemo::kMaxEntries) memo.ranked.clear();
+    return memo.ranked.emplace(k, rank_trims(r, list, all_trims)).first->second;
+}
+
+std::string_view Offline::make_of(const Result& r) const {
+    if (r.make_id > 0 && has_map_) {
+        auto it = make_names_.find(r.make_id);
+        if (it != make_names_.end()) return it->second;
+    }
+    return *r.get(kMake);
+}
+
 Answer Offline::decode(std::string_view raw, bool all_trims, int current_year, RankMemo* memo) const {
     Answer a;
     a.vin = normalize(raw);
@@ -125,40 +140,40 @@ Answer Offline::decode(std::string_view raw, bool all_trims, int current_year, R
         return a;
     }
     const Result& r = a.result;
-    a.make = std::string(*r.get(kMake));
-    if (r.make_id > 0 && has_map_) {
-        auto it = make_names_.find(r.make_id);
-        if (it != make_names_.end()) a.make = it->second;
-    }
+    a.make = std::string(make_of(r));
     std::uint64_t key = 0;
-    if (r.model_id > 0 && has_map_ && trims_key(r.year, r.model_id, r.make_id, key)) {
-        auto it = trims_.find(key);
-        if (it != trims_.end()) {
-            if (!memo) {
-                a.trims = rank_trims(r, it->second, all_trims);
-            } else {
-                // The key: the list, all_trims and every element rank_trims reads (vin_trims.cpp's facts).
-                std::string k(reinterpret_cast<const char*>(&key), sizeof key);
-                k.push_back(all_trims ? '1' : '0');
-                static constexpr int kFacts[] = {kBodyClass, 4, kCylinders, kDisplacementL, kDoors, kDriveType,
-                                                 kFuelPrimary, kTrim, kSeries, kFuelSecondary, kTrim2, kSeries2};
-                for (int e : kFacts) {
-                    k.push_back('\0');
-                    if (const std::string_view* v = r.get(e)) k.append(*v);
-                    else k.push_back('\1');
-                }
-                auto found = memo->ranked.find(k);
-                if (found != memo->ranked.end()) {
-                    a.trims = found->second;
-                } else {
-                    a.trims = rank_trims(r, it->second, all_trims);
-                    if (memo->ranked.size() >= RankMemo::kMaxEntries) memo->ranked.clear();
-                    memo->ranked.emplace(std::move(k), a.trims);
-                }
-            }
+    if (const TrimTexts* list = trims_of(r, key))
+        a.trims = memo ? ranked(r, *list, key, all_trims, *memo) : rank_trims(r, *list, all_trims);
+    return a;
+}
+
+void Offline::decode_row(std::string_view raw, int current_year, RankMemo& memo, RowAnswer& out) const {
+    normalize_into(raw, out.vin);
+    out.has_trim = false;
+    out.make = std::string_view();
+    out.message.clear();
+    if (!validation_error(out.vin).empty()) {
+        out.kind = Answer::Kind::invalid;
+        out.message = invalid_message(raw);
+        return;
+    }
+    out.result = decoder_->decode(out.vin, current_year);
+    if (std::string missing = not_found_message(out.vin, out.result); !missing.empty()) {
+        out.kind = Answer::Kind::not_found;
+        out.message = std::move(missing);
+        return;
+    }
+    out.kind = Answer::Kind::ok;
+    const Result& r = out.result;
+    out.make = make_of(r);
+    std::uint64_t key = 0;
+    if (const TrimTexts* list = trims_of(r, key)) {
+        const auto& trims = ranked(r, *list, key, false, memo);
+        if (!trims.empty()) {
+            out.has_trim = true;
+            out.trim_id = trims.front().second;
         }
     }
-    return a;
 }
 
 }  // namespace vehicledata::vin

@@ -25,6 +25,21 @@ std::string column_text(sqlite3_stmt* s, int c) {
              : std::string();
 }
 
+std::string file_uri(const std::string& path, bool immutable) {
+    std::string uri = "file:";
+    for (char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            static const char* hex = "0123456789ABCDEF";
+            uri.push_back('%');
+            uri.push_back(hex[static_cast<unsigned char>(c) >> 4]);
+            uri.push_back(hex[c & 15]);
+        } else {
+            uri.push_back(c);
+        }
+    }
+    return immutable ? uri + "?immutable=1" : uri;
+}
+
 RowReader connection_reader(sqlite3* db, const std::atomic<bool>* cancel) {
     return [db, cancel](const std::string& sql, const std::function<void(sqlite3_stmt*)>& row) {
         sqlite3_stmt* st = nullptr;

@@ -76,6 +76,13 @@ int score(const Facts& f, const std::string& text) {
 
 }  // namespace
 
+bool trims_key(int year, int model_id, int make_id, std::uint64_t& key) {
+    if (year < 0 || year >= 1 << 16 || model_id < 0 || model_id >= 1 << 24 || make_id < 0 || make_id >= 1 << 24) return false;
+    key = (static_cast<std::uint64_t>(year) << 48) | (static_cast<std::uint64_t>(model_id) << 24) |
+          static_cast<std::uint64_t>(make_id);
+    return true;
+}
+
 int current_year_utc() {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
@@ -89,6 +96,7 @@ std::string invalid_message(std::string_view raw) {
 }
 
 std::string not_found_message(std::string_view vin, const Result& r) {
+    if (r.status == Result::Status::ok && r.get(kMake) && r.get(kModel)) return std::string();  // the common case: no copy
     const std::string v(vin);
     if (r.status == Result::Status::unknown_wmi) return "VIN " + v + ": unknown manufacturer code (WMI) '" + r.wmi + "'";
     if (r.status == Result::Status::no_schema)

@@ -19,6 +19,8 @@ namespace vehicledata::vin {
 
 // Trims ASCII spaces and upper-cases.
 std::string normalize(std::string_view raw);
+// normalize() into `out` (replaced; its capacity reused: no allocation row after row in a batch).
+void normalize_into(std::string_view raw, std::string& out);
 
 // The first rule `vin` (normalized) breaks, as a message ("" when well-formed):
 // length 17; every character in the VIN alphabet (0-9, A-Z without I, O, Q); position 9 (check
@@ -88,6 +90,8 @@ struct Result {
     std::unique_ptr<char[]> buffer;
     // The value of an element, or nullptr.
     const std::string_view* get(int element) const;
+    // get() of each of `n` element ids in ascending order, in one pass over `values`.
+    void get_many(const int* elements, std::size_t n, const std::string_view** out) const;
 
     Result() = default;
     Result(Result&&) noexcept = default;

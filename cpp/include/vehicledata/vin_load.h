@@ -35,4 +35,8 @@ RowReader connection_reader(sqlite3* db, const std::atomic<bool>* cancel = nullp
 // A column of the current row as text ("" for NULL).
 std::string column_text(sqlite3_stmt* s, int column);
 
+// The SQLite URI of a file path ('%', '?', '#' escaped), with "?immutable=1" when `immutable`: no
+// file locks, no journal checks per read (the dataset never changes while it is read).
+std::string file_uri(const std::string& path, bool immutable = true);
+
 }  // namespace vehicledata::vin

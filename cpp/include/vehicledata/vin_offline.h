@@ -36,7 +36,20 @@ struct Answer {
 // (rank_trims is a function of those): a batch worker's memo.  Not thread-safe: one per thread.
 struct RankMemo {
     std::unordered_map<std::string, std::vector<std::pair<int, std::int64_t>>> ranked;
+    std::string key;  // the key being looked up (its capacity reused)
     static constexpr std::size_t kMaxEntries = 1u << 16;  // then it starts over
+};
+
+// What a batch row needs of one VIN's Answer (client/vin_batch.cpp), without copies of it: one
+// RowAnswer is filled row after row (Offline::decode_row), its strings keep their capacity.
+struct RowAnswer {
+    Answer::Kind kind = Answer::Kind::ok;
+    std::string vin;              // normalized
+    std::string message;          // invalid, not_found: the API's error message
+    Result result;                // ok: the decode
+    std::string_view make;        // ok: Answer::make (a view into the Offline or into `result`)
+    bool has_trim = false;        // ok: the catalogue has trims for the VIN's year/model/make
+    std::int64_t trim_id = 0;     // the best of them: the first of Answer::trims
 };
 
 class Offline {
@@ -51,11 +64,21 @@ public:
     // `raw` as sent (trimmed and upper-cased here).  `current_year` as Decoder::decode takes it.
     // `memo`: rankings to reuse and keep (a batch's VINs share models and configurations).
     Answer decode(std::string_view raw, bool all_trims, int current_year, RankMemo* memo = nullptr) const;
+    // decode(raw, false, current_year, &memo) as a batch row needs it: `out`'s fields equal the
+    // Answer's (kind, vin, message, result, make, the first trim id).
+    void decode_row(std::string_view raw, int current_year, RankMemo& memo, RowAnswer& out) const;
 
     const Decoder& decoder() const { return *decoder_; }
     const std::string& path() const { return path_; }
 
 private:
+    // The catalogue's trims of r's year/model/make (nullptr: none) and their key.
+    const TrimTexts* trims_of(const Result& r, std::uint64_t& key) const;
+    // rank_trims(r, list, all_trims), memoized in `memo` by `key` and the elements it reads.
+    const std::vector<std::pair<int, std::int64_t>>& ranked(const Result& r, const TrimTexts& list, std::uint64_t key,
+                                                          bool all_trims, RankMemo& memo) const;
+    std::string_view make_of(const Result& r) const;  // Answer::make
+
     std::string path_;
     std::unique_ptr<const Decoder> decoder_;
     bool has_map_ = false;                                   // the dataset maps vPIC makes/models

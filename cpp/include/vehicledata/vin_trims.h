@@ -36,6 +36,9 @@ inline constexpr std::size_t kMaxTrims = 500;
 inline constexpr const char* kCatalogueMakeSql =
     "SELECT k.name FROM makes k JOIN vpic_makes vk ON vk.make_id = k.id WHERE vk.vpic_make_id = ? LIMIT 1";
 using TrimTexts = std::vector<std::pair<std::int64_t, std::string>>;
+// (year, vPIC model id, vPIC make id) as one key of a trims map; false when a value does not fit
+// (year 16 bits, ids 24 bits each).
+bool trims_key(int year, int model_id, int make_id, std::uint64_t& key);
 
 // (score, trim id), best first, ties by id (the order of `trims`); with all_trims false only the
 // trims of the best score.  The score counts the facts the VIN settles (displacement, cylinders,
