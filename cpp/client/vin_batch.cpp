@@ -125,6 +125,7 @@ struct RowMemo {
     };
     std::unordered_map<Key, Row, Hash> rows;
     static constexpr std::size_t kMaxEntries = 1u << 16;  // then it starts over
+    RowMemo() { rows.reserve(4096); }
 };
 
 // Keeps the row just written (the page's last) of a decoded VIN (ok or not_found) under its key.
@@ -155,6 +156,12 @@ void remember(const Page& p, const vin::RowAnswer& a, RowMemo& memo) {
     row.year = a.result.year;
     row.has_trim = a.has_trim;
     row.trim_id = a.trim_id;
+    std::size_t bytes = 0;
+    for (int k = 0; k < kTextCols; ++k) {
+        const Column& c = p.columns[static_cast<std::size_t>(kFirstText + k)];
+        if (c.valid[last]) bytes += c.str(last).size();
+    }
+    row.text.reserve(bytes);  // one allocation
     for (int k = 0; k < kTextCols; ++k) {
         const Column& c = p.columns[static_cast<std::size_t>(kFirstText + k)];
         if (c.valid[last]) {
