@@ -2,9 +2,12 @@
 #include "vehicledata/client/vin_batch.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <exception>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 
 namespace vehicledata::client {
 
@@ -90,8 +93,118 @@ void put_engine(Column& c, const std::string_view* displacement, const std::stri
     }
 }
 
+// The text columns a decoded row's key settles: kMake ... kErrorText.
+constexpr int kFirstText = kMake, kTextCols = kErrorText - kMake + 1;
+static_assert(kTextCols == 10 && kTrimId == kErrorText + 1);
+
+// The rows a worker has written, by vin::Decoder::answer_key: a VIN whose key is here gets that
+// row's values (its own `vin`; a 404 row its message with its own VIN) without a decode.  Only
+// rows of decodes whose vPIC error codes hold none of 2-5 are kept (answer_key's terms; the other
+// elements that differ between VINs of one key are no column).  Batches repeat vehicles: the serial number (positions 12-17) is all that
+// differs between most VINs of a make, model and year.  Not thread-safe: one per worker.
+struct RowMemo {
+    using Key = std::array<char, 17>;
+    struct Hash {
+        std::size_t operator()(const Key& k) const {
+            std::uint64_t a, b;
+            std::memcpy(&a, k.data(), 8);
+            std::memcpy(&b, k.data() + 8, 8);
+            std::uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b + static_cast<unsigned char>(k[16]) * 0xC2B2AE3D27D4EB4Full);
+            h ^= h >> 29;
+            h *= 0xBF58476D1CE4E5B9ull;
+            return static_cast<std::size_t>(h ^ (h >> 32));
+        }
+    };
+    struct Row {
+        std::int64_t year = 0, trim_id = 0;
+        bool has_trim = false;
+        bool not_found = false;  // the API's 404: `text` is its message after its "VIN <vin>"
+        std::uint16_t present = 0;                      // bit k: text column kFirstText + k is not null
+        std::array<std::uint32_t, kTextCols + 1> ends{};  // its value: text[ends[k], ends[k + 1])
+        std::string text;
+    };
+    std::unordered_map<Key, Row, Hash> rows;
+    static constexpr std::size_t kMaxEntries = 1u << 16;  // then it starts over
+    RowMemo() { rows.reserve(4096); }
+};
+
+// Keeps the row just written (the page's last) of a decoded VIN (ok or not_found) under its key.
+void remember(const Page& p, const vin::RowAnswer& a, RowMemo& memo) {
+    const std::size_t last = p.columns[kVin].size() - 1;
+    if (const std::string_view* codes = a.result.get(vin::kErrorCode)) {
+        const std::string_view list = *codes;
+        for (std::size_t i = 0; i < list.size();) {
+            std::size_t j = list.find(',', i);
+            if (j == std::string_view::npos) j = list.size();
+            if (j - i == 1 && list[i] >= '2' && list[i] <= '5') return;  // VIN corrected...: not by the key alone
+            i = j + 1;
+        }
+    }
+    if (memo.rows.size() >= RowMemo::kMaxEntries) memo.rows.clear();
+    RowMemo::Key key;
+    std::memcpy(key.data(), a.key, key.size());
+    RowMemo::Row row;
+    if (a.kind == vin::Answer::Kind::not_found) {
+        // not_found_message: "VIN <vin>: ..." (the rest from the WMI, year and codes: the key's).
+        const std::string prefix = "VIN " + a.vin;
+        if (a.message.compare(0, prefix.size(), prefix) != 0) return;
+        row.not_found = true;
+        row.text.assign(a.message, prefix.size(), std::string::npos);
+        memo.rows.emplace(key, std::move(row));
+        return;
+    }
+    row.year = a.result.year;
+    row.has_trim = a.has_trim;
+    row.trim_id = a.trim_id;
+    std::size_t bytes = 0;
+    for (int k = 0; k < kTextCols; ++k) {
+        const Column& c = p.columns[static_cast<std::size_t>(kFirstText + k)];
+        if (c.valid[last]) bytes += c.str(last).size();
+    }
+    row.text.reserve(bytes);  // one allocation
+    for (int k = 0; k < kTextCols; ++k) {
+        const Column& c = p.columns[static_cast<std::size_t>(kFirstText + k)];
+        if (c.valid[last]) {
+            row.present = static_cast<std::uint16_t>(row.present | (1u << k));
+            row.text.append(c.str(last));
+        }
+        row.ends[static_cast<std::size_t>(k) + 1] = static_cast<std::uint32_t>(row.text.size());
+    }
+    memo.rows.emplace(key, std::move(row));
+}
+
+// The row of a VIN whose key `memo` holds (put_row's decoded row, byte for byte).
+void put_remembered(Page& p, const vin::RowAnswer& a, const RowMemo::Row& row) {
+    auto& c = p.columns;
+    put_text(c[kVin], a.vin);
+    if (row.not_found) {
+        for (int k : {kYear, kMake, kModel, kTrim, kSeries, kBody, kDrive, kEngine, kFuel}) put_null(c[k]);
+        put_text(c[kErrorCode], "not_found");
+        Column& text = c[kErrorText];
+        text.bytes.append("VIN ");
+        text.bytes.append(a.vin);
+        text.bytes.append(row.text);
+        text.valid.push_back(1);
+        text.offsets.push_back(static_cast<std::int64_t>(text.bytes.size()));
+        put_null(c[kTrimId]);
+        return;
+    }
+    put_int(c[kYear], row.year);
+    for (int k = 0; k < kTextCols; ++k) {
+        Column& col = c[static_cast<std::size_t>(kFirstText + k)];
+        if ((row.present >> k) & 1u)
+            put_text(col, std::string_view(row.text).substr(row.ends[static_cast<std::size_t>(k)],
+                                                            row.ends[static_cast<std::size_t>(k) + 1] -
+                                                                row.ends[static_cast<std::size_t>(k)]));
+        else
+            put_null(col);
+    }
+    if (row.has_trim) put_int(c[kTrimId], row.trim_id);
+    else put_null(c[kTrimId]);
+}
+
 void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& decoder, int current_year,
-             vin::RankMemo& memo, vin::RowAnswer& a) {
+             vin::RankMemo& memo, RowMemo& rows, vin::RowAnswer& a) {
     auto& c = p.columns;
     ++p.rows;
     if (is_null) {
@@ -102,13 +215,23 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
         put_null(c[kTrimId]);
         return;
     }
-    decoder.decode_row(raw, current_year, memo, a);
+    if (decoder.begin_row(raw, a)) {
+        RowMemo::Key key;
+        std::memcpy(key.data(), a.key, key.size());
+        auto hit = rows.rows.find(key);
+        if (hit != rows.rows.end()) {
+            put_remembered(p, a, hit->second);
+            return;
+        }
+        decoder.finish_row(current_year, memo, a);
+    }
     if (a.kind != vin::Answer::Kind::ok) {
         put_text(c[kVin], a.kind == vin::Answer::Kind::invalid ? raw : std::string_view(a.vin));
         for (int k : {kYear, kMake, kModel, kTrim, kSeries, kBody, kDrive, kEngine, kFuel}) put_null(c[k]);
         put_text(c[kErrorCode], a.kind == vin::Answer::Kind::invalid ? "invalid_vin" : "not_found");
         put_text(c[kErrorText], a.message);
         put_null(c[kTrimId]);
+        if (a.kind == vin::Answer::Kind::not_found) remember(p, a, rows);
         return;
     }
     const vin::Result& r = a.result;
@@ -128,11 +251,13 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
     put_text(c[kErrorText], v[eErrorText]);
     if (a.has_trim) put_int(c[kTrimId], a.trim_id);
     else put_null(c[kTrimId]);
+    remember(p, a, rows);
 }
 
 void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t to, const vin::Offline& decoder,
                   int current_year) {
     vin::RankMemo memo;
+    RowMemo rows;
     vin::RowAnswer answer;
     for (std::int64_t i = from; i < to; ++i) {
         const std::int64_t j = in.offset + i;
@@ -146,7 +271,7 @@ void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t t
             end = static_cast<const std::int32_t*>(in.offsets)[j + 1];
         }
         put_row(p, std::string_view(in.data + begin, static_cast<std::size_t>(end - begin)), is_null, decoder,
-                current_year, memo, answer);
+                current_year, memo, rows, answer);
     }
 }
 

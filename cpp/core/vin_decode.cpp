@@ -147,6 +147,9 @@ struct Decoder::Impl {
         // out): what fExtractValidCharsPerWmiYear collects (the error codes use it only with
         // position checks; the choice between model-year cycles always does).
         std::array<std::uint64_t, kKeyLen> valid_chars{};
+        // Descriptor positions (bit i: desc[i]) some key of the schema reads: constrains, or cuts
+        // a '#' value from (all keys, before leaving patterns out).
+        std::uint16_t reads = 0;
         bool to_be_qced = false;
         // With many groups, which groups' keys allow each symbol at each position: bit g of
         // index[(position * kSymbols + symbol) * words + g / 64] (positions past a key's end allow
@@ -161,6 +164,7 @@ struct Decoder::Impl {
         std::uint32_t vehicle_type_name = 0, manufacturer_name = 0, manufacturer_id = 0;
         std::vector<WmiSchema> schemas;
         std::vector<std::pair<int, std::uint32_t>> makes;  // (make id, upper name)
+        std::uint16_t reads = 0;  // Schema::reads of every schema of the WMI, any year
         // The schemas as model years see them, precomputed: the years split into segments
         // [year_start[k], year_start[k + 1]) (the last one open) over which the same schemas are
         // valid; segment k's valid schemas (not to be QC'ed, each with its priority: the latest
@@ -343,7 +347,12 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
             const Key& k = m.keys[pat.key];
             if (k.never) continue;
             for (int i = 0; i < k.len; ++i)
-                if (k.mask[i] != kAny) s.valid_chars[i] |= k.mask[i] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[i];
+                if (k.mask[i] != kAny) {
+                    s.valid_chars[i] |= k.mask[i] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[i];
+                    s.reads = static_cast<std::uint16_t>(s.reads | (1u << i));
+                }
+            if (k.formula && k.hash_first >= 0 && k.hash_last < kKeyLen)
+                for (int i = k.hash_first; i <= k.hash_last; ++i) s.reads = static_cast<std::uint16_t>(s.reads | (1u << i));
         }
         std::vector<Impl::Pat> kept;
         kept.reserve(s.patterns.size());
@@ -405,6 +414,7 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
     }
     for (auto& w : m.wmis) {
         for (const auto& s : w.schemas) {
+            w.reads = static_cast<std::uint16_t>(w.reads | m.schemas[s.schema].reads);
             w.year_start.push_back(s.from);
             w.year_start.push_back(s.to + 1);
         }
@@ -871,6 +881,25 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
     p.items.push_back({kAdditionalErrorText, 999, 0, 0, 0, additional, -1, kDecoding});
     p.items.push_back({kErrorText, 999, 0, 0, 0, text, -1, kDecoding});
     p.items.push_back({kDescriptor, 999, 0, 0, 0, own(p, descriptor), -1, kDecoding});
+}
+
+void Decoder::answer_key(std::string_view vin, char* out) const {
+    const Impl& m = *impl_;
+    std::copy(vin.begin(), vin.begin() + 17, out);
+    out[8] = vin[8] == check_digit(vin) ? '1' : '0';
+    const bool nine = vin[2] == '9';
+    std::string wmi(vin.substr(0, 3));  // as decode() looks it up (short: no allocation)
+    if (nine) wmi += vin.substr(11, 3);
+    auto wi = m.wmi_index.find(wmi);
+    if (wi == m.wmi_index.end()) return;
+    // Positions 12-17 (descriptor 8-13) that neither the WMI nor a key reads: a digit there only
+    // counts as a digit (code 400, checked from position 13 at the earliest, and the check digit,
+    // which out[8] already holds).
+    const unsigned reads = m.wmis[wi->second].reads | (nine ? 0x7u << 8 : 0u);
+    for (int i = 8; i < kKeyLen; ++i) {
+        char& c = out[i + 3];  // descriptor i >= 6: position i + 4
+        if (!((reads >> i) & 1u) && c >= '0' && c <= '9') c = '0';
+    }
 }
 
 Result Decoder::decode(std::string_view vin, int current_year) const {

@@ -11,13 +11,20 @@ bool in_alphabet(char c) {
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z' && c != 'I' && c != 'O' && c != 'Q');
 }
 
-// Transliteration of 49 CFR 565.15 table I.
-int transliterate(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    static const char* const values = "12345678-12345-7-923456789";  // A..Z ('-': I, O, Q)
-    if (c >= 'A' && c <= 'Z' && values[c - 'A'] != '-') return values[c - 'A'] - '0';
-    return -1;
-}
+// Transliteration of 49 CFR 565.15 table I, by byte (-1: not in the VIN alphabet).
+struct Transliteration {
+    signed char value[256]{};
+    constexpr Transliteration() {
+        for (auto& v : value) v = -1;
+        for (char c = '0'; c <= '9'; ++c) value[static_cast<unsigned char>(c)] = static_cast<signed char>(c - '0');
+        const char* const letters = "12345678-12345-7-923456789";  // A..Z ('-': I, O, Q)
+        for (int i = 0; i < 26; ++i)
+            if (letters[i] != '-') value['A' + i] = static_cast<signed char>(letters[i] - '0');
+    }
+};
+constexpr Transliteration kTransliteration;
+
+int transliterate(char c) { return kTransliteration.value[static_cast<unsigned char>(c)]; }
 
 std::string printable(char c) {
     if (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) return std::string(1, c);
@@ -39,7 +46,10 @@ void normalize_into(std::string_view raw, std::string& out) {
     while (b < e && raw[b] == ' ') ++b;
     while (e > b && raw[e - 1] == ' ') --e;
     out.assign(raw.data() + b, e - b);
-    for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (auto& c : out) {
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+        else if (static_cast<unsigned char>(c) >= 0x80) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));  // the locale's
+    }
 }
 
 std::string validation_error(std::string_view vin) {

@@ -130,6 +130,42 @@ TEST(VinDecode, CheckDigitWarningSixCharacterWmiAndUnknown) {
     EXPECT_EQ(d.decode("9ZZCDEA00EP000000", 2026).status, vin::Result::Status::unknown_wmi);
 }
 
+// answer_key: the serial digits no key reads fold to '0', position 9 becomes whether the check
+// digit computes; VINs of one key decode alike but for the elements that quote the VIN.
+TEST(VinDecode, AnswerKeyFoldsWhatNoKeyReads) {
+    vin::Tables t = tables();
+    t.elements.push_back({34, "Series", "", true, false, 0});
+    t.patterns.push_back({9, 101, "*****|***7", 34, "Seven", "2014-01-01"});  // reads position 13
+    vin::Decoder d(t);
+    auto with_check = [](std::string v) { v[8] = vin::check_digit(v); return v; };
+    auto key = [&](const std::string& v) { char k[17]; d.answer_key(v, k); return std::string(k, 17); };
+    const std::string a = with_check("1ABCDEA00EP000000"), b = with_check("1ABCDEA00EP105432");
+    EXPECT_EQ(key(a), "1ABCDEA01EP000000");
+    EXPECT_EQ(key(b), key(a));
+    std::string bad = b;
+    bad[8] = bad[8] == '1' ? '2' : '1';
+    EXPECT_EQ(key(bad), "1ABCDEA00EP000000");  // the check digit does not compute
+    const std::string seven = with_check("1ABCDEA00EP070000");
+    EXPECT_EQ(key(seven), "1ABCDEA01EP070000");  // position 13 is read by a key
+    EXPECT_EQ(key(with_check("1ABCDEA00EP00A000")), "1ABCDEA01EP00A000");  // a letter stays (code 400)
+    const std::string small = with_check("1A9ZZZZ00EPXYZ123");
+    EXPECT_EQ(key(small).substr(9), "EPXYZ000");  // positions 12-14 are the WMI's
+    auto same_values = [](const vin::Result& x, const vin::Result& y) {
+        auto skip = [](int e) {
+            return e == vin::kSuggestedVin || e == vin::kPossibleValues || e == vin::kAdditionalErrorText ||
+                   e == vin::kDescriptor;
+        };
+        std::vector<std::pair<int, std::string>> vx, vy;
+        for (const auto& [e, v] : x.values) if (!skip(e)) vx.emplace_back(e, std::string(v));
+        for (const auto& [e, v] : y.values) if (!skip(e)) vy.emplace_back(e, std::string(v));
+        return x.status == y.status && x.year == y.year && x.make_id == y.make_id && x.model_id == y.model_id && vx == vy;
+    };
+    EXPECT_TRUE(same_values(d.decode(a, 2026), d.decode(b, 2026)));
+    EXPECT_EQ(value(d.decode(seven, 2026), vin::kSeries), "Seven");
+    EXPECT_EQ(value(d.decode(a, 2026), vin::kSeries), "<none>");
+    EXPECT_EQ(value(d.decode(bad, 2026), vin::kErrorCode), "1");
+}
+
 // A schema with many keys (the decoder indexes their characters per position): the same
 // precedence as a small schema, formula keys on digits, a key past the descriptor's 14.
 TEST(VinDecode, SchemaWithManyKeys) {

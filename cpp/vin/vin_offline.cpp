@@ -148,6 +148,10 @@ Answer Offline::decode(std::string_view raw, bool all_trims, int current_year, R
 }
 
 void Offline::decode_row(std::string_view raw, int current_year, RankMemo& memo, RowAnswer& out) const {
+    if (begin_row(raw, out)) finish_row(current_year, memo, out);
+}
+
+bool Offline::begin_row(std::string_view raw, RowAnswer& out) const {
     normalize_into(raw, out.vin);
     out.has_trim = false;
     out.make = std::string_view();
@@ -155,8 +159,13 @@ void Offline::decode_row(std::string_view raw, int current_year, RankMemo& memo,
     if (!validation_error(out.vin).empty()) {
         out.kind = Answer::Kind::invalid;
         out.message = invalid_message(raw);
-        return;
+        return false;
     }
+    decoder_->answer_key(out.vin, out.key);
+    return true;
+}
+
+void Offline::finish_row(int current_year, RankMemo& memo, RowAnswer& out) const {
     out.result = decoder_->decode(out.vin, current_year);
     if (std::string missing = not_found_message(out.vin, out.result); !missing.empty()) {
         out.kind = Answer::Kind::not_found;

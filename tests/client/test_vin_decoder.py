@@ -112,6 +112,38 @@ def test_decode_many_rows_are_the_api_answers(decoder, api_answers) -> None:
             assert row["year"] is None and row["make"] is None and row["trim_id"] is None
 
 
+def test_decode_many_rows_of_repeated_vehicles_equal_their_own_decodes(decoder) -> None:
+    """A batch reuses the row of a VIN whose answer key it has seen (the same vehicle with another
+    serial number, a check digit that computes or not): each row still equals the row of that VIN
+    decoded alone (a batch of one decodes it)."""
+    import random
+
+    rnd = random.Random(23)
+    alphabet = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"
+    base = benchmark_vins()
+    vins: List[str] = []
+    for vin in base:
+        if len(vin) != 17 or vd.vin.validate(vin) != vin:
+            continue
+        for _ in range(2):
+            serial = "".join(rnd.choice("0123456789") for _ in range(6))
+            fresh = vin[:11] + serial
+            vins.append(fresh[:8] + vd.vin.check_digit(fresh) + fresh[9:])  # its check digit computes
+            vins.append(fresh)  # position 9 as it was: mostly error code 1
+        other = list(vin)
+        other[rnd.randrange(11, 17)] = rnd.choice(alphabet)  # a letter in the serial: code 400 from 13 on
+        vins.append("".join(other))
+    vins = vins[:6000] + BAD + [f"AAA000000A00000{i}" for i in range(10)] * 2  # unknown WMI: 404s
+    rnd.shuffle(vins)
+    table = decoder.decode_many(vins, threads=1)
+    alone = pa.concat_tables([decoder.decode_many([v], threads=1) for v in vins])
+    assert table.equals(alone)
+    rows = table.to_pylist()
+    codes = {r["error_code"] for r in rows}
+    assert {"0", "1", "not_found", "invalid_vin"} <= codes and any("400" in c for c in codes if c)
+    assert sum(r["error_code"] not in ("invalid_vin", "not_found") for r in rows) > 4000
+
+
 def test_decode_many_engine_and_check_digit_rows(decoder) -> None:
     rows = decoder.decode_many([GMC, "1GTG6CEN7L1139305", None, 17]).to_pylist()
     assert rows[0]["engine"].startswith("3.6L 6cyl ")

@@ -111,6 +111,16 @@ public:
     // year as vPIC's getdate() does (a year past current_year + 2 is a cycle earlier).
     Result decode(std::string_view vin, int current_year) const;
 
+    // A key of decode(vin)'s answer for a batch's memo: 17 characters into `out`.  Two well-formed
+    // VINs with the same key decode (with the same current_year) to the same status, year, make and
+    // model ids and element values, except the elements that quote the VIN (Suggested VIN,
+    // Descriptor, Possible Values, Additional Error Text) and a decode with error code 2, 3, 4 or 5
+    // (its codes weigh check digits of the whole VIN with one position replaced): a memo keeps
+    // neither.  The key is the VIN with position 9 replaced by whether the check digit computes
+    // ('1' or '0') and each digit in positions 12-17 that neither the WMI nor a pattern key of its
+    // schemas reads replaced by '0' (a serial number: only its being a digit counts).
+    void answer_key(std::string_view vin, char* out) const;
+
     // The elements vPIC outputs (Decode set, not private), ascending id: (id, snake_case name).
     const std::vector<std::pair<int, std::string>>& output_elements() const;
     std::size_t pattern_count() const;

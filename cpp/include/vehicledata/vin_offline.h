@@ -50,6 +50,7 @@ struct RowAnswer {
     std::string_view make;        // ok: Answer::make (a view into the Offline or into `result`)
     bool has_trim = false;        // ok: the catalogue has trims for the VIN's year/model/make
     std::int64_t trim_id = 0;     // the best of them: the first of Answer::trims
+    char key[17] = {};            // begin_row: Decoder::answer_key of a well-formed VIN
 };
 
 class Offline {
@@ -67,6 +68,11 @@ public:
     // decode(raw, false, current_year, &memo) as a batch row needs it: `out`'s fields equal the
     // Answer's (kind, vin, message, result, make, the first trim id).
     void decode_row(std::string_view raw, int current_year, RankMemo& memo, RowAnswer& out) const;
+    // decode_row in two steps, for a batch that memoizes rows by out.key between them:
+    // begin_row normalizes and validates (false: `out` is the invalid row, complete) and sets
+    // out.key; finish_row decodes.
+    bool begin_row(std::string_view raw, RowAnswer& out) const;
+    void finish_row(int current_year, RankMemo& memo, RowAnswer& out) const;
 
     const Decoder& decoder() const { return *decoder_; }
     const std::string& path() const { return path_; }

@@ -11,6 +11,9 @@
 //   error_text vPIC's error text; for invalid_vin / not_found, the API's message
 //   trim_id    the catalogue's best trim (the first of the API's `trims`), int64
 // A row the API refuses has only vin, error_code and error_text.  No VIN stops the batch.
+// Each worker keeps the decoded rows it wrote by vin::Decoder::answer_key: a VIN of a key seen
+// before (most often the same vehicle with another serial number) is not decoded again; its row
+// is the one a decode would give, byte for byte.
 //
 // Thread safety: decode_vin_batch runs its own workers over a shared, immutable vin::Offline.
 #pragma once
