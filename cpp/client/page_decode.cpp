@@ -100,6 +100,10 @@ struct Builder {
     std::size_t row = 0;
     // Quirk LegacyTrimVerbose of the record's endpoints: its older keys (schema.h), else null.
     const std::vector<schema::LegacyAlias>* aliases = nullptr;
+    // skipped[n]: the key (no escape) the n-th field of an earlier record had when it matched no
+    // column. Records come in one order, so a projection's skipped keys are recognised by one
+    // comparison instead of a scan of every column.
+    std::vector<std::string> skipped;
 
     void null_at(Column& c) {
         c.valid.push_back(0);
@@ -284,16 +288,21 @@ struct Builder {
         od::object obj;
         if (v.get_object().get(obj)) fail("malformed record object", at);
         std::size_t hint = 0;
+        std::size_t n = 0;  // ordinal of the field in the record
         for (auto field_result : obj) {
             od::field field;
             if (std::move(field_result).get(field)) fail("malformed record object", at);
+            const std::size_t pos = n++;
             // Fast path: the raw key equals the next expected column (records
-            // come in schema order); then any column; then the unescaped key.
+            // come in schema order), or the key this record's position had when it matched no
+            // column; then any column; then the unescaped key.
             od::raw_json_string raw = field.key();
             Column* target = nullptr;
             std::string_view key;  // the unescaped key, when the raw one matched no column
             if (hint < cols.size() && raw.unsafe_is_equal(cols[hint].name)) {
                 target = &cols[hint];
+            } else if (pos < skipped.size() && !skipped[pos].empty() && raw.unsafe_is_equal(skipped[pos])) {
+                continue;  // a key of no column: skip its value (consumed by the iterator)
             } else {
                 for (std::size_t i = 0; i < cols.size(); ++i)
                     if (raw.unsafe_is_equal(cols[i].name)) { target = &cols[i]; hint = i; break; }
@@ -316,6 +325,13 @@ struct Builder {
             }
             if (!target || target->valid.size() != row) {
                 // unknown or repeated key: skip its value (consumed by the iterator)
+                if (!target && !aliases && key.empty()) {  // raw text without escape: remember it
+                    const char* k = reinterpret_cast<const char*>(raw.raw());
+                    std::size_t len = 0;
+                    while (k[len] != '"') ++len;
+                    if (skipped.size() <= pos) skipped.resize(pos + 1);
+                    skipped[pos].assign(k, len);
+                }
                 continue;
             }
             ++hint;

@@ -184,3 +184,20 @@ TEST(ClientDecode, EscapedKeysFindTheirColumnAndAProjectionSkipsTheRest) {
     EXPECT_EQ(p.column("make"), nullptr);
     EXPECT_THROW(vc::project_record(*sc::find_record("trim"), {"id", "nope"}), std::invalid_argument);
 }
+
+TEST(ClientDecode, AProjectionSkipsKeysByPositionWhateverTheOrderOfLaterRecords) {
+    // The decoder remembers the key a record's n-th field had when it matched no column; a later
+    // record with another key at that position (a column, or a key skipped elsewhere) still finds
+    // its column, and a repeated key is still the first one's.
+    std::string body = R"J({"data":[{"id":1,"make":"BMW","msrp":10,"model":"X5"},)J"
+                       R"J({"make":"Audi","id":2,"model":"A4","msrp":20},)J"
+                       R"J({"id":3,"msrp":30,"make":"Kia","model":"Rio"},)J"
+                       R"J({"id":4,"make":"VW","msrp":40,"msrp":41,"model":"Up"},)J"
+                       R"J({"model":"Q7","make":"Audi","msrp":50,"id":5}]})J";
+    const sc::Record projected = vc::project_record(*sc::find_record("trim"), {"id", "msrp"});
+    vc::Page p = vc::decode_page(body, projected, sc::Shape::Envelope, "http://x/test");
+    ASSERT_EQ(p.columns.size(), 2u);
+    EXPECT_EQ(p.column("id")->ints, (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
+    EXPECT_EQ(p.column("msrp")->ints, (std::vector<std::int64_t>{10, 20, 30, 40, 50}));
+    EXPECT_EQ(p.column("msrp")->valid, (std::vector<std::uint8_t>{1, 1, 1, 1, 1}));
+}
