@@ -163,7 +163,9 @@ test-fuzz: fuzz-build
 fuzz: fuzz-build
 	tools/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
-# ASan+UBSan build in build/sanitize: ctest and the whole Python suite against it.  `make test`
+# ASan+UBSan build in build/sanitize: ctest and the Python suite against it, less the modules marked
+# no_sanitize (pure Python under test, or C++ paths other tests drive; tests/conftest.py NO_SANITIZE,
+# docs/reliability.md "Sanitizers"), which `make test` has just run unsanitized.  `make test`
 # does not run it (too slow for CI on two cores: docs/reliability.md); `make test-sanitize` runs the
 # subset SANITIZE_QUICK (the client hostile-server and error tests).
 SANITIZE_DIR := build/sanitize

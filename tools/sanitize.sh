@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ASan+UBSan build of core, client, emulator, their C++ tests and the Python module, in its own
 # build dir; then ctest and the Python suite against it.
-#   tools/sanitize.sh BUILD_DIR [pytest arguments...]      (default: the whole tests/ tree)
+#   tools/sanitize.sh BUILD_DIR [pytest arguments...]      (default: tests/ less no_sanitize)
 # The Python process runs with the ASan runtime preloaded (LD_PRELOAD) and detect_leaks=0 (the
 # interpreter's own allocations are not ours); the emulator and vd_tests run with leak detection.
 # Any sanitizer report fails the run (halt_on_error / abort_on_error).
@@ -30,8 +30,10 @@ ubsan=$(g++ -print-file-name=libubsan.so)
 export VEHICLEDATA_EMULATOR_BIN="$site/vehicledata/bin/vehicledata-emulator"
 # The emulator runs as a child of the Python process: it inherits LD_PRELOAD (harmless: it is
 # linked against the same runtime) and detect_leaks=0 from here.
-# Without arguments: the whole suite as `make test` runs it (the wheel matrix's checks need the
-# wheels of `make wheels` and are run by `make wheels-test`).
-if [ $# -eq 0 ]; then set -- -m "not wheels" "$root/tests"; fi
+# Without arguments: the suite as `make test` runs it, less the modules marked no_sanitize (pure
+# Python under test, or C++ paths other tests already drive: tests/conftest.py NO_SANITIZE and
+# docs/reliability.md "Sanitizers"); the wheel matrix's checks need the wheels of `make wheels` and
+# are run by `make wheels-test`.
+if [ $# -eq 0 ]; then set -- -m "not wheels and not no_sanitize" "$root/tests"; fi
 ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 LD_PRELOAD="$asan $ubsan" PYTHONPATH="$site" \
   "$py" -m pytest -q -p no:cacheprovider "$@"
