@@ -16,7 +16,9 @@ thread driving one libcurl multi handle, with the client's connection pool, toke
 policy and JWT.  Each request is a job queued to it; transfers, waits and decoding run there
 without the GIL, and the result (decoded pages, or the exception) comes back to the event loop with
 ``loop.call_soon_threadsafe``.  Cancelling the awaiting task removes the job's transfers from the
-multi handle at once.  No thread per request, no executor.  See docs/async.md.
+multi handle at once.  No thread per request, no executor around a request; a whole result's
+frame (``to_pandas``/``to_arrow``/``to_polars``) is built by ``asyncio.to_thread``, off the loop.
+See docs/async.md.
 """
 from __future__ import annotations
 
@@ -53,6 +55,13 @@ def _settle(future: "asyncio.Future[Any]", value: Any, error: Optional[BaseExcep
         future.set_exception(error)
     else:
         future.set_result(value)
+
+
+async def _off_loop(convert: Callable[..., Any], *args: Any) -> Any:
+    """``convert(*args)`` (a whole result's frame or concat: milliseconds to tens of ms of CPU) in
+    a worker thread, so the loop keeps running its other tasks meanwhile (the work itself is the
+    sync client's step, unchanged: this is not a second implementation)."""
+    return await asyncio.to_thread(convert, *args)
 
 
 class AsyncFetcher:
@@ -317,7 +326,7 @@ class AsyncPager:
             return first._core
         if not q.parallel or q._wants_progress():  # (a bar: page by page, as Pager._collected)
             cores = [p._core.copy() if p is first else p._core async for p in self._core_pages(ramp=False)]
-            return frames.concat_or_empty(cores, q.record, q.verbose)
+            return await _off_loop(frames.concat_or_empty, cores, q.record, q.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
         merged = await self._fetcher.collect_pages(first._core, [q._target(n) for n in numbers], q.record,
                                                    "envelope", q.verbose, first.number, numbers)
@@ -334,15 +343,15 @@ class AsyncPager:
 
     async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
         """Every page in one DataFrame (pages of ``page_size``, default 1000, as Pager.to_pandas)."""
-        return frames.page_to_pandas(await self._bulk_collected(page_size))
+        return await _off_loop(frames.page_to_pandas, await self._bulk_collected(page_size))
 
     async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
         """Every page in one Arrow table."""
-        return frames.page_to_arrow(await self._bulk_collected(page_size))
+        return await _off_loop(frames.page_to_arrow, await self._bulk_collected(page_size))
 
     async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
         """Every page in one polars DataFrame."""
-        return frames.page_to_polars(await self._bulk_collected(page_size))
+        return await _off_loop(frames.page_to_polars, await self._bulk_collected(page_size))
 
     async def iter_pandas(self, page_size: Optional[int] = None) -> AsyncIterator["pd.DataFrame"]:
         """One DataFrame per page (bounded memory)."""
@@ -499,15 +508,15 @@ class AsyncVehiclePager:
 
     async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
         """Every vehicle in one Arrow table (the four crawls in pages of ``page_size``, default 1000)."""
-        return frames.page_to_arrow(await self._joined(page_size))
+        return await _off_loop(frames.page_to_arrow, await self._joined(page_size))
 
     async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
         """Every vehicle in one DataFrame (as ``VehiclePager.to_pandas``)."""
-        return frames.page_to_pandas(await self._joined(page_size))
+        return await _off_loop(frames.page_to_pandas, await self._joined(page_size))
 
     async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
         """Every vehicle in one polars DataFrame."""
-        return frames.page_to_polars(await self._joined(page_size))
+        return await _off_loop(frames.page_to_polars, await self._joined(page_size))
 
     async def iter_arrow(self, page_size: Optional[int] = None) -> AsyncIterator["pa.Table"]:
         """One joined table per trims page (as ``VehiclePager.iter_arrow``): the parts are fetched whole
