@@ -103,10 +103,10 @@ class AsyncFetcher:
 
     def _submit(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False, first: Any = None,
                 first_number: int = 1, numbers: Optional[Sequence[int]] = None, collect: bool = False,
-                single: bool = False) -> "asyncio.Future[Any]":
+                single: bool = False, fields: Optional[Sequence[str]] = None) -> "asyncio.Future[Any]":
         return self._job(lambda engine, loop, settle: engine.submit(
             loop, settle, list(targets), record, shape, verbose, first, first_number,
-            None if numbers is None else list(numbers), collect, single))
+            None if numbers is None else list(numbers), collect, single, None if fields is None else list(fields)))
 
     async def get(self, target: str) -> Dict[str, Any]:
         """A raw GET of ``target`` (auth, retries, the rate limit; not decoded): the core's
@@ -127,21 +127,25 @@ class AsyncFetcher:
         """A tqdm bar when asked (None: the client's ``progress``, by default only in Jupyter), else None."""
         return progress_bar(progress if progress is not None else self.progress, total, desc, unit, probe)
 
-    async def get_page(self, target: str, record: str, shape: str, verbose: bool = False) -> Any:
-        """One core page of ``target`` (the sync Fetcher's get_page, awaited)."""
-        return await self._submit([target], record, shape, verbose, single=True)
+    async def get_page(self, target: str, record: str, shape: str, verbose: bool = False,
+                       fields: Optional[Sequence[str]] = None) -> Any:
+        """One core page of ``target`` (the sync Fetcher's get_page, awaited; ``fields``: its decode projection)."""
+        return await self._submit([target], record, shape, verbose, single=True, fields=fields)
 
     async def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                        first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> List[Any]:
+                        first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None,
+                        fields: Optional[Sequence[str]] = None) -> List[Any]:
         """Several core pages fetched concurrently, in the order asked (checked against ``first``)."""
         if not targets:
             return []
-        return list(await self._submit(targets, record, shape, verbose, first, first_number, numbers))
+        return list(await self._submit(targets, record, shape, verbose, first, first_number, numbers, fields=fields))
 
     async def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                            first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> Any:
+                            first_number: int = 1, numbers: Optional[Sequence[int]] = None,
+                            fields: Optional[Sequence[str]] = None) -> Any:
         """``first`` with the pages of ``targets`` appended in order in C++ (the merged core page)."""
-        return await self._submit(targets, record, shape, verbose, first, first_number, numbers, collect=True)
+        return await self._submit(targets, record, shape, verbose, first, first_number, numbers, collect=True,
+                                  fields=fields)
 
     async def one(self, target: str, record: str, verbose: bool = False) -> Record:
         """The single record an object-shaped endpoint answers."""
@@ -185,6 +189,15 @@ class AsyncPager:
     def start_page(self) -> int:
         return self._query.start_page
 
+    @property
+    def fields(self) -> Optional[List[str]]:
+        """The search's decode projection (``Pager.fields``: None decodes every field of the record)."""
+        return self._query.fields
+
+    @fields.setter
+    def fields(self, fields: Optional[Sequence[str]]) -> None:
+        self._query.fields = list(fields) if fields is not None else None
+
     def _page(self, core: Any, number: int) -> Page:
         page = Page(core, number)
         page._query = (self.path, self.params)
@@ -195,7 +208,7 @@ class AsyncPager:
         if self._first is None:
             q = self._query
             try:
-                core = await self._fetcher.get_page(q._target(q.start_page), q.record, "envelope", q.verbose)
+                core = await self._fetcher.get_page(q._target(q.start_page), q.record, "envelope", q.verbose, q.fields)
             except NotFoundError as e:
                 if q.start_page == 1 or e.exception != _envelope.NOT_FOUND:
                     raise
@@ -258,7 +271,7 @@ class AsyncPager:
         try:
             for batch in batches(numbers, self._fetcher.max_parallel, ramp):
                 cores = await self._fetcher.get_pages([q._target(n) for n in batch], q.record, "envelope", q.verbose,
-                                                      first._core, first.number, batch)
+                                                      first._core, first.number, batch, q.fields)
                 self.pages_fetched += len(batch)
                 for n, core in zip(batch, cores):
                     if bar is not None:
@@ -278,7 +291,8 @@ class AsyncPager:
             seen.add(url)
             seen.add(page.next)
             number = page_number(page.next) or page.number + 1
-            core = await self._fetcher.get_page(page.next, self.record, "envelope", self._query.verbose)
+            core = await self._fetcher.get_page(page.next, self.record, "envelope", self._query.verbose,
+                                                self._query.fields)
             self.pages_fetched += 1
             page = self._page(core, number)
             self._query._check(page, first)
@@ -329,7 +343,7 @@ class AsyncPager:
             return await _off_loop(frames.concat_or_empty, cores, q.record, q.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
         merged = await self._fetcher.collect_pages(first._core, [q._target(n) for n in numbers], q.record,
-                                                   "envelope", q.verbose, first.number, numbers)
+                                                   "envelope", q.verbose, first.number, numbers, q.fields)
         self.pages_fetched += len(numbers)
         return merged
 
