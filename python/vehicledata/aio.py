@@ -17,12 +17,13 @@ policy and JWT.  Each request is a job queued to it; transfers, waits and decodi
 without the GIL, and the result (decoded pages, or the exception) comes back to the event loop with
 ``loop.call_soon_threadsafe``.  Cancelling the awaiting task removes the job's transfers from the
 multi handle at once.  No thread per request, no executor around a request; a whole result's
-frame (``to_pandas``/``to_arrow``/``to_polars``) is built by ``asyncio.to_thread``, off the loop.
+frame (``to_pandas``/``to_arrow``/``to_polars``) is built on one worker thread, off the loop.
 See docs/async.md.
 """
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import os
 import threading
@@ -57,11 +58,21 @@ def _settle(future: "asyncio.Future[Any]", value: Any, error: Optional[BaseExcep
         future.set_result(value)
 
 
+_FRAMES: List[Any] = []  # the one worker thread that builds whole-result frames (made on first use)
+
+
 async def _off_loop(convert: Callable[..., Any], *args: Any) -> Any:
-    """``convert(*args)`` (a whole result's frame or concat: milliseconds to tens of ms of CPU) in
-    a worker thread, so the loop keeps running its other tasks meanwhile (the work itself is the
-    sync client's step, unchanged: this is not a second implementation)."""
-    return await asyncio.to_thread(convert, *args)
+    """``convert(*args)`` (a whole result's frame or concat: milliseconds to tens of ms of CPU) on
+    one worker thread, so the loop keeps running its other tasks meanwhile (the work itself is the
+    sync client's step, unchanged: this is not a second implementation).  One thread for every
+    client and loop, not one per call: the frames are built one after the other, as they were on
+    the loop, so peak memory stays that of one build at a time (and of one more malloc arena)."""
+    if not _FRAMES:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _FRAMES.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="vehicledata-frames"))
+    return await asyncio.get_running_loop().run_in_executor(
+        _FRAMES[0], functools.partial(contextvars.copy_context().run, convert, *args))
 
 
 class AsyncFetcher:
