@@ -6,6 +6,7 @@
 // (imported at call time).  Page columns cross into Python as numpy arrays
 // that view the page's own buffers (no copy).
 #include <pybind11/functional.h>
+#include <pybind11/gil_safe_call_once.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -274,7 +275,12 @@ py::array null_mask(const vc::Column& c) {
 
 py::list page_pandas_values(py::object self) {
     const vc::Page& page = self.cast<const vc::Page&>();
-    static PyObject* const micros = py::dtype("M8[us]").release().ptr();  // kept for the process
+    // Kept for the process.  Not a plain function-local static: its initialiser (numpy's first use)
+    // releases the GIL inside, and a second thread (AsyncPager's frames are built on worker threads)
+    // holding the GIL while it waits on the static's guard deadlocked both.
+    PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<py::object> micros_once;
+    PyObject* const micros =
+        micros_once.call_once_and_store_result([] { return py::object(py::dtype("M8[us]")); }).get_stored().ptr();
     py::list out(page.columns.size());
     std::size_t k = 0;
     for (const auto& c : page.columns) {

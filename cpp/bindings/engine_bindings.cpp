@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "vehicledata/client/engine.h"
+#include "vehicledata/client/page.h"
 #include "vehicledata/client/paging.h"
 #include "vehicledata/schema.h"
 
@@ -104,10 +105,18 @@ sc::Shape shape_named(const std::string& s) {
 std::uint64_t submit(PyEngine& self, py::object loop, py::object callback, std::vector<std::string> targets,
                      const std::string& record, const std::string& shape, bool verbose, const vc::Page* first,
                      std::int64_t first_number, std::optional<std::vector<std::int64_t>> numbers, bool collect,
-                     bool single) {
+                     bool single, std::optional<std::vector<std::string>> fields) {
     vc::Engine::Job job;
     job.record = sc::find_record(record);
     if (!job.record) throw py::value_error("no record named '" + record + "' in the schema table");
+    if (fields) {  // the sync pages' decode projection (Pager.fields), owned by the job
+        try {
+            job.projection = std::make_shared<const sc::Record>(vc::project_record(*job.record, *fields));
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
+        }
+        job.record = job.projection.get();
+    }
     job.shape = shape_named(shape);
     job.verbose = verbose;
     if (collect && !first) throw py::value_error("collect needs the first page");
@@ -194,11 +203,12 @@ void bind_engine(py::module_& c) {
         .def("submit", &submit, py::arg("loop"), py::arg("callback"), py::arg("targets"), py::arg("record"),
              py::arg("shape") = "envelope", py::arg("verbose") = false, py::arg("first") = nullptr,
              py::arg("first_number") = 1, py::arg("numbers") = py::none(), py::arg("collect") = false,
-             py::arg("single") = false,
+             py::arg("single") = false, py::arg("fields") = py::none(),
              "Queue the fetch of `targets`; returns the job id.  When it ends, `callback(value, error)` is scheduled "
              "on `loop` (call_soon_threadsafe): value a core Page (`single`, or `collect`: `first` with every page "
              "appended in order) or the list of Pages in target order, error an exception (value None).  With "
-             "`first` (page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it.")
+             "`first` (page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it.  `fields`: decode only these fields of the record "
+             "(None: all, as `first` was decoded).")
         .def("get", &submit_get, py::arg("loop"), py::arg("callback"), py::arg("target"),
              "Queue a raw GET of `target` (auth, retries, the rate limit; not decoded); returns the job id.  "
              "`callback(value, error)` is scheduled on `loop` with value {status, url, content_type, http_version, "

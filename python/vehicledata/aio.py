@@ -16,11 +16,14 @@ thread driving one libcurl multi handle, with the client's connection pool, toke
 policy and JWT.  Each request is a job queued to it; transfers, waits and decoding run there
 without the GIL, and the result (decoded pages, or the exception) comes back to the event loop with
 ``loop.call_soon_threadsafe``.  Cancelling the awaiting task removes the job's transfers from the
-multi handle at once.  No thread per request, no executor.  See docs/async.md.
+multi handle at once.  No thread per request, no executor around a request; a whole result's
+frame (``to_pandas``/``to_arrow``/``to_polars``) is built on one worker thread, off the loop.
+See docs/async.md.
 """
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import os
 import threading
@@ -53,6 +56,23 @@ def _settle(future: "asyncio.Future[Any]", value: Any, error: Optional[BaseExcep
         future.set_exception(error)
     else:
         future.set_result(value)
+
+
+_FRAMES: List[Any] = []  # the one worker thread that builds whole-result frames (made on first use)
+
+
+async def _off_loop(convert: Callable[..., Any], *args: Any) -> Any:
+    """``convert(*args)`` (a whole result's frame or concat: milliseconds to tens of ms of CPU) on
+    one worker thread, so the loop keeps running its other tasks meanwhile (the work itself is the
+    sync client's step, unchanged: this is not a second implementation).  One thread for every
+    client and loop, not one per call: the frames are built one after the other, as they were on
+    the loop, so peak memory stays that of one build at a time (and of one more malloc arena)."""
+    if not _FRAMES:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _FRAMES.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="vehicledata-frames"))
+    return await asyncio.get_running_loop().run_in_executor(
+        _FRAMES[0], functools.partial(contextvars.copy_context().run, convert, *args))
 
 
 class AsyncFetcher:
@@ -94,10 +114,10 @@ class AsyncFetcher:
 
     def _submit(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False, first: Any = None,
                 first_number: int = 1, numbers: Optional[Sequence[int]] = None, collect: bool = False,
-                single: bool = False) -> "asyncio.Future[Any]":
+                single: bool = False, fields: Optional[Sequence[str]] = None) -> "asyncio.Future[Any]":
         return self._job(lambda engine, loop, settle: engine.submit(
             loop, settle, list(targets), record, shape, verbose, first, first_number,
-            None if numbers is None else list(numbers), collect, single))
+            None if numbers is None else list(numbers), collect, single, None if fields is None else list(fields)))
 
     async def get(self, target: str) -> Dict[str, Any]:
         """A raw GET of ``target`` (auth, retries, the rate limit; not decoded): the core's
@@ -118,21 +138,25 @@ class AsyncFetcher:
         """A tqdm bar when asked (None: the client's ``progress``, by default only in Jupyter), else None."""
         return progress_bar(progress if progress is not None else self.progress, total, desc, unit, probe)
 
-    async def get_page(self, target: str, record: str, shape: str, verbose: bool = False) -> Any:
-        """One core page of ``target`` (the sync Fetcher's get_page, awaited)."""
-        return await self._submit([target], record, shape, verbose, single=True)
+    async def get_page(self, target: str, record: str, shape: str, verbose: bool = False,
+                       fields: Optional[Sequence[str]] = None) -> Any:
+        """One core page of ``target`` (the sync Fetcher's get_page, awaited; ``fields``: its decode projection)."""
+        return await self._submit([target], record, shape, verbose, single=True, fields=fields)
 
     async def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                        first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> List[Any]:
+                        first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None,
+                        fields: Optional[Sequence[str]] = None) -> List[Any]:
         """Several core pages fetched concurrently, in the order asked (checked against ``first``)."""
         if not targets:
             return []
-        return list(await self._submit(targets, record, shape, verbose, first, first_number, numbers))
+        return list(await self._submit(targets, record, shape, verbose, first, first_number, numbers, fields=fields))
 
     async def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                            first_number: int = 1, numbers: Optional[Sequence[int]] = None) -> Any:
+                            first_number: int = 1, numbers: Optional[Sequence[int]] = None,
+                            fields: Optional[Sequence[str]] = None) -> Any:
         """``first`` with the pages of ``targets`` appended in order in C++ (the merged core page)."""
-        return await self._submit(targets, record, shape, verbose, first, first_number, numbers, collect=True)
+        return await self._submit(targets, record, shape, verbose, first, first_number, numbers, collect=True,
+                                  fields=fields)
 
     async def one(self, target: str, record: str, verbose: bool = False) -> Record:
         """The single record an object-shaped endpoint answers."""
@@ -176,6 +200,15 @@ class AsyncPager:
     def start_page(self) -> int:
         return self._query.start_page
 
+    @property
+    def fields(self) -> Optional[List[str]]:
+        """The search's decode projection (``Pager.fields``: None decodes every field of the record)."""
+        return self._query.fields
+
+    @fields.setter
+    def fields(self, fields: Optional[Sequence[str]]) -> None:
+        self._query.fields = list(fields) if fields is not None else None
+
     def _page(self, core: Any, number: int) -> Page:
         page = Page(core, number)
         page._query = (self.path, self.params)
@@ -186,7 +219,7 @@ class AsyncPager:
         if self._first is None:
             q = self._query
             try:
-                core = await self._fetcher.get_page(q._target(q.start_page), q.record, "envelope", q.verbose)
+                core = await self._fetcher.get_page(q._target(q.start_page), q.record, "envelope", q.verbose, q.fields)
             except NotFoundError as e:
                 if q.start_page == 1 or e.exception != _envelope.NOT_FOUND:
                     raise
@@ -249,7 +282,7 @@ class AsyncPager:
         try:
             for batch in batches(numbers, self._fetcher.max_parallel, ramp):
                 cores = await self._fetcher.get_pages([q._target(n) for n in batch], q.record, "envelope", q.verbose,
-                                                      first._core, first.number, batch)
+                                                      first._core, first.number, batch, q.fields)
                 self.pages_fetched += len(batch)
                 for n, core in zip(batch, cores):
                     if bar is not None:
@@ -269,7 +302,8 @@ class AsyncPager:
             seen.add(url)
             seen.add(page.next)
             number = page_number(page.next) or page.number + 1
-            core = await self._fetcher.get_page(page.next, self.record, "envelope", self._query.verbose)
+            core = await self._fetcher.get_page(page.next, self.record, "envelope", self._query.verbose,
+                                                self._query.fields)
             self.pages_fetched += 1
             page = self._page(core, number)
             self._query._check(page, first)
@@ -317,10 +351,10 @@ class AsyncPager:
             return first._core
         if not q.parallel or q._wants_progress():  # (a bar: page by page, as Pager._collected)
             cores = [p._core.copy() if p is first else p._core async for p in self._core_pages(ramp=False)]
-            return frames.concat_or_empty(cores, q.record, q.verbose)
+            return await _off_loop(frames.concat_or_empty, cores, q.record, q.verbose)
         numbers = list(range(first.number + 1, first.pages + 1))
         merged = await self._fetcher.collect_pages(first._core, [q._target(n) for n in numbers], q.record,
-                                                   "envelope", q.verbose, first.number, numbers)
+                                                   "envelope", q.verbose, first.number, numbers, q.fields)
         self.pages_fetched += len(numbers)
         return merged
 
@@ -334,15 +368,15 @@ class AsyncPager:
 
     async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
         """Every page in one DataFrame (pages of ``page_size``, default 1000, as Pager.to_pandas)."""
-        return frames.page_to_pandas(await self._bulk_collected(page_size))
+        return await _off_loop(frames.page_to_pandas, await self._bulk_collected(page_size))
 
     async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
         """Every page in one Arrow table."""
-        return frames.page_to_arrow(await self._bulk_collected(page_size))
+        return await _off_loop(frames.page_to_arrow, await self._bulk_collected(page_size))
 
     async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
         """Every page in one polars DataFrame."""
-        return frames.page_to_polars(await self._bulk_collected(page_size))
+        return await _off_loop(frames.page_to_polars, await self._bulk_collected(page_size))
 
     async def iter_pandas(self, page_size: Optional[int] = None) -> AsyncIterator["pd.DataFrame"]:
         """One DataFrame per page (bounded memory)."""
@@ -499,15 +533,15 @@ class AsyncVehiclePager:
 
     async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
         """Every vehicle in one Arrow table (the four crawls in pages of ``page_size``, default 1000)."""
-        return frames.page_to_arrow(await self._joined(page_size))
+        return await _off_loop(frames.page_to_arrow, await self._joined(page_size))
 
     async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
         """Every vehicle in one DataFrame (as ``VehiclePager.to_pandas``)."""
-        return frames.page_to_pandas(await self._joined(page_size))
+        return await _off_loop(frames.page_to_pandas, await self._joined(page_size))
 
     async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
         """Every vehicle in one polars DataFrame."""
-        return frames.page_to_polars(await self._joined(page_size))
+        return await _off_loop(frames.page_to_polars, await self._joined(page_size))
 
     async def iter_arrow(self, page_size: Optional[int] = None) -> AsyncIterator["pa.Table"]:
         """One joined table per trims page (as ``VehiclePager.iter_arrow``): the parts are fetched whole

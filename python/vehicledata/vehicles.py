@@ -308,10 +308,6 @@ class VehiclePager:
     def __init__(self, pagers: Dict[str, "Pager"], after: Sequence[Tuple[str, Dict[str, Any]]]) -> None:
         self._pagers = pagers
         self._after = list(after)
-        # The part pages are decoded into the columns the join takes only (Pager.fields): their copies
-        # of the trim's fields, most of their bytes, are skipped by the decoder.
-        for record, resource in PARTS:
-            pagers[resource].fields = _part_fields(record) + ["trim_id"]
 
     @property
     def trims(self) -> "Pager":
@@ -436,8 +432,12 @@ def searches(search_of: Callable[[str], Any], conditions: Sequence[Any], where: 
     pagers: Dict[str, Any] = {
         "trims": search_of("trims").search(plan.server["trims"], sort=sort, direction=direction, limit=limit,
                                            **options, **filters)}
-    for _, resource in PARTS:
+    for record, resource in PARTS:
         pagers[resource] = search_of(resource).search(plan.server[resource], limit=limit, **options, **filters)
+        # The part pages are decoded into the columns the join takes only (Pager.fields, which the
+        # async pager passes to its engine): their copies of the trim's fields, most of their bytes,
+        # are skipped by the decoder.
+        pagers[resource].fields = _part_fields(record) + ["trim_id"]
     return pagers, plan.after
 
 

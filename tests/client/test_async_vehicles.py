@@ -99,3 +99,24 @@ async def test_vehicles_to_parquet_is_the_sync_dataset(emulator: Emulator, api: 
         assert sorted(pq.read_table(out)["id"].to_pylist()) == sorted(want * 2)
         with pytest.raises(vd.QueryError, match="another query"):
             await aapi.vehicles.search(year=2020, make="Honda").to_parquet(out, partition_cols=["model"])
+
+
+@pytest.mark.asyncio
+async def test_vehicles_part_searches_decode_the_sync_projection(emulator: Emulator, api: vd.Client):
+    """The async part crawls are decoded on the engine with the sync ones' projection (Pager.fields):
+    the same columns, fewer than the record's, the same rows; and the joined frame equals the sync one."""
+    pd = pytest.importorskip("pandas")
+    sync = api.vehicles.search(year=2020, make="Toyota")
+    expected = sync.to_pandas()
+    async with make_async(emulator.url) as aapi:
+        search = aapi.vehicles.search(year=2020, make="Toyota")
+        for resource in ("bodies", "engines", "mileages"):
+            fields = sync._pagers[resource].fields
+            assert fields and search._pagers[resource].fields == fields
+            part = await search._pagers[resource].to_arrow()
+            want = sync._pagers[resource].to_arrow()
+            assert part.column_names == want.column_names
+            assert set(part.column_names) < set(getattr(aapi, resource).fields)
+            assert part.equals(want)
+        got = await aapi.vehicles.search(year=2020, make="Toyota").to_pandas()
+        pd.testing.assert_frame_equal(got, expected)

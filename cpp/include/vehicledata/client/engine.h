@@ -60,6 +60,8 @@ public:
         std::shared_ptr<Download> download;
         std::vector<std::string> targets;
         const schema::Record* record = nullptr;
+        // The decode projection `record` points to when the job owns it (project_record), else null.
+        std::shared_ptr<const schema::Record> projection;
         schema::Shape shape = schema::Shape::Envelope;
         bool verbose = false;
         // Check each page against the crawl it belongs to (PaginationError),
