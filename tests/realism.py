@@ -97,8 +97,10 @@ _NOISE = re.compile(r"^(fwd|awd|rwd|4wd|2wd|4x4|4x2|coupe|convertible|sedan|hatc
 _CODES = frozenset(("grade", "package", "emissions", "fleet", "equipment", "group", "std"))
 
 
-def _trim_words(name: str) -> frozenset:
-    return frozenset(w for w in re.split(r"[^a-z0-9]+", name.lower()) if w and not _NOISE.match(w))
+def _trim_words(name: str, served: bool = False) -> frozenset:
+    words = [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w]
+    kept = frozenset(w for w in words if not _NOISE.match(w))
+    return kept or frozenset(words) if served else kept  # a served "1LT" (Camaro's grades) stays a name
 
 
 POPULAR = ("Ford", "Chevrolet", "Toyota", "Honda", "Nissan", "Jeep", "Ram", "Hyundai", "Kia", "Subaru", "GMC",
@@ -128,7 +130,7 @@ def independent(db: Path, sources: Path) -> Dict[str, object]:
     served: Dict[tuple, List[frozenset]] = {}
     hp_ok = hp_checked = 0
     for year, make, model, trim, size, cyl, hp in rows:
-        served.setdefault((year, make, model), []).append(_trim_words(trim))
+        served.setdefault((year, make, model), []).append(_trim_words(trim, served=True))
         if not hp:
             continue
         try:
