@@ -86,6 +86,88 @@ def measure(db: Path) -> Dict[str, float]:
     }
 
 
+# Makes by US sales (largest first, 2015-2020): the order in which the worst groups are listed.
+# Ford Motor Co. VINs carry no trim (SOURCES.md): vPIC's "trims" there are body, cab and drive words.
+NO_TRIM_IN_VIN = ("Ford", "Lincoln")
+# words vPIC adds to a trim name that the catalogue keeps in the description, and GM's "1LT"-style codes
+_NOISE = re.compile(r"^(fwd|awd|rwd|4wd|2wd|4x4|4x2|coupe|convertible|sedan|hatchback|wagon|hev|phev|fhev|"
+                    r"[0-9][a-z]{2}|[a-z]{2}[0-9])$")
+
+# vPIC names that are plant or equipment codes, not trims a buyer orders ("G Grade", "Fleet")
+_CODES = frozenset(("grade", "package", "emissions", "fleet", "equipment", "group", "std"))
+
+
+def _trim_words(name: str, served: bool = False) -> frozenset:
+    words = [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w]
+    kept = frozenset(w for w in words if not _NOISE.match(w))
+    return kept or frozenset(words) if served else kept  # a served "1LT" (Camaro's grades) stays a name
+
+
+POPULAR = ("Ford", "Chevrolet", "Toyota", "Honda", "Nissan", "Jeep", "Ram", "Hyundai", "Kia", "Subaru", "GMC",
+           "Dodge", "Volkswagen", "Mazda", "Tesla", "BMW", "Mercedes-Benz", "Lexus", "Audi", "Buick", "Chrysler")
+
+
+def independent(db: Path, sources: Path) -> Dict[str, object]:
+    """Second check, from the raw sources and not from hand-written reference rows: every 2015-2020
+    (year, make, model) group whose vPIC full sweep names trims, the share of vPIC's trim names the
+    catalogue serves; and of every served row whose engine the EPA Test Car List tested (same model
+    year, displacement, cylinders, model word), the share whose hp is within 5 % of a tested one."""
+    from vehicledata.dataset import sweep as sweep_mod, testcar
+    sw = sweep_mod.read(sources / sweep_mod.FILE)
+    tested: Dict[tuple, List[tuple]] = {}
+    for path in testcar.files_in(sources / "epa-testcar"):
+        for c in testcar.read_file(path):
+            if 2015 <= c.year <= 2020 and c.hp:
+                tested.setdefault((c.year, round(c.displ, 1), c.cylinders), []).append(
+                    (set(re.split(r"[^a-z0-9]+", c.model.lower())), c.hp))
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = con.execute(
+            "SELECT t.year, t.make, t.model, t.trim, e.size, e.cylinders, e.horsepower_hp FROM trims t "
+            "JOIN engines e ON e.id = t.id WHERE t.year BETWEEN 2015 AND 2020").fetchall()
+    finally:
+        con.close()
+    served: Dict[tuple, List[frozenset]] = {}
+    hp_ok = hp_checked = 0
+    for year, make, model, trim, size, cyl, hp in rows:
+        served.setdefault((year, make, model), []).append(_trim_words(trim, served=True))
+        if not hp:
+            continue
+        try:
+            key = (year, round(float(size or 0.0), 1), int(re.sub(r"[^0-9]", "", cyl or "") or 0))
+        except ValueError:
+            continue
+        word = norm(model.split()[0]) if model.split() else ""
+        cands = [h for words, h in tested.get(key, ()) if word in {norm(w) for w in words}]
+        if cands:
+            hp_checked += 1
+            hp_ok += any(_pct(hp, h) <= 5.0 for h in cands)
+    groups = []
+    for (year, make, model), names in served.items():
+        if make in NO_TRIM_IN_VIN:
+            continue
+        # a vPIC name is served when a served trim has all its words (noise words aside: vPIC "Hybrid"
+        # in "Hybrid XLE") or all of the served trim's words are in it ("LT" for vPIC "LT 1LT")
+        want = {_trim_words(n) for e in sw.entries(year, make, model) for n in sweep_mod.trim_names(e.trim)}
+        want = {w for w in want if w and not w & _CODES}
+        if want:
+            have = {w for w in want if any(t and (t <= w or w <= t) for t in names)}
+            missing = sorted(" ".join(sorted(w)) for w in want - have)
+            share = len(have) / len(want)
+            rank = POPULAR.index(make) if make in POPULAR else len(POPULAR)
+            groups.append((rank, share, year, make, model, missing))
+    worst = sorted((g for g in groups if g[0] < len(POPULAR) and g[1] < 0.7), key=lambda g: (g[0], g[1]))[:30]
+    return {
+        "vpic_groups": len(groups),
+        "vpic_trims_present_mean_pct": 100.0 * statistics.mean(g[1] for g in groups),
+        "vpic_groups_70_pct": 100.0 * sum(g[1] >= 0.7 for g in groups) / len(groups),
+        "hp_rows_checked": hp_checked,
+        "hp_within_5pct_of_tested_pct": 100.0 * hp_ok / hp_checked if hp_checked else float("nan"),
+        "worst": [f"{y} {mk} {md}: {100 * s:.0f} % (missing {', '.join(miss[:6])})"
+                  for _, s, y, mk, md, miss in worst],
+    }
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args:
@@ -95,6 +177,17 @@ def main(argv: Optional[List[str]] = None) -> None:
         db = dataset.ensure_database()
     for k, v in measure(db).items():
         print(f"{k:<28} {v:.1f}" if isinstance(v, float) else f"{k:<28} {v}")
+    import os
+    sources = Path(os.environ.get("VEHICLEDATA_SOURCES", Path(__file__).resolve().parents[2] / "shared" / "sources"))
+    if (sources / "vpic-full-sweep-2015-2024.csv.gz").exists():
+        print("\n# independent check: vPIC full sweep trims, EPA Test Car List hp (2015-2020)")
+        for k, v in independent(db, sources).items():
+            if isinstance(v, list):
+                print(f"{k}:")
+                for line in v:
+                    print(f"  {line}")
+            else:
+                print(f"{k:<32} {v:.1f}" if isinstance(v, float) else f"{k:<32} {v}")
 
 
 if __name__ == "__main__":

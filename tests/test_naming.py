@@ -118,6 +118,11 @@ def test_vpic_join_tables(database: Path) -> None:
     ("Toyota", "Camry XLE/XSE", "Camry", ("Camry", "XLE/XSE")),
     ("BMW", "530i xDrive", "5 Series", ("530i", "Base")),
     ("Ford", "Shelby GT350 Mustang", "Mustang", ("Mustang", "Shelby GT350")),
+    # Tesla's grades keep "Range" (EPA's battery words were cut to "Long", "Mid")
+    ("Tesla", "Model 3 Long Range AWD", "Model 3", ("Model 3", "Long Range")),
+    ("Tesla", "Model 3 Standard Range Plus", "Model 3", ("Model 3", "Standard Range Plus")),
+    # EPA's "New" marks 2018's JL Wrangler, no trim word
+    ("Jeep", "New Wrangler Unlimited 4WD", "Wrangler", ("Wrangler", "Unlimited")),
 ])
 def test_name_vehicle_without_vpic(make: str, epa_model: str, base: str, expect) -> None:
     n = naming.name_vehicle(make, epa_model, base, 2019, None)

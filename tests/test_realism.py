@@ -44,6 +44,15 @@ def test_measured_against_the_reference_set(database: Path) -> None:
     assert m["one_trim_model_years_pct"] <= 15.0
 
 
+def test_independent_check_against_vpic_and_the_test_car_list(database: Path, sources_dir: Path) -> None:
+    """Not from hand-written rows: vPIC's trim names per 2015-2020 group and the Test Car List's hp."""
+    m = realism.independent(database, sources_dir)
+    print("\n" + "\n".join(f"{k}: {v}" for k, v in m.items()))
+    assert m["vpic_groups"] > 1000
+    assert m["vpic_trims_present_mean_pct"] >= 75.0
+    assert m["hp_rows_checked"] > 10000 and m["hp_within_5pct_of_tested_pct"] >= 90.0
+
+
 def test_no_powertrain_words_on_other_powertrains(database: Path) -> None:
     bad = q(database, """SELECT t.year, t.make, t.model, t.trim, e.engine_type FROM trims t JOIN engines e ON e.id = t.id
         WHERE ((' ' || lower(t.trim) || ' ') LIKE '% tdi %' OR (' ' || lower(t.trim) || ' ') LIKE '% diesel %')

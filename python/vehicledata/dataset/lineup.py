@@ -43,6 +43,7 @@ _POWERTRAIN_WORDS = {
 }
 _NOT_TRIM = {"SA", "FL", "FLEET", "SALES", "POLICE", "CANADA", "EXPORT", "USA", "US", "MEXICO", "STD", "STANDARD",
              "N/A", "NA", "GRADE", "BASE GRADE", "PPV", "SSV", "INTERCEPTOR", "CHASSIS"}
+_FOUR_BY_FOUR = re.compile(r"(?i)\bactive drive(?: lock| ii| i)?\b|\bquadra-(?:trac|drive)(?: ii| i)?\b")
 _OPTION_CODE = re.compile(r"^[1-3]([A-Z]{2})$")
 _ABBREVIATIONS = {"LTD": "Limited", "PRM": "Premium", "PREM": "Premium", "PLAT": "Platinum"}
 # Makes whose vPIC Trim values are drive and body words ("xDrive", "Gran Coupe", "4MATIC"): the
@@ -76,9 +77,14 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             return code.group(1)
     name = re.sub(r"\([^)]*\)?", " ", name.split("+")[0])
     name = name.replace(" - ", " ")
+    name = _FOUR_BY_FOUR.sub(" ", name)  # Jeep's 4x4 systems ("Cherokee 4WD Active Drive II")
     words: List[str] = []
-    for w in name.replace(",", " ").split():
+    split = name.replace(",", " ").split()
+    for k, w in enumerate(split):
         up = w.upper()
+        if up == "STANDARD" and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
+            words.append(w)  # Tesla's "Standard Range (Plus)" is a grade
+            continue
         if w in ("base", "mid", "high", "low") or (model and norm(w) == norm(model)):
             continue  # package codes ("STI high+L+KA"), the model's own name
         if up.isalpha() and up == w and len(w) >= 5 and up not in ("DENALI",) and not up.startswith("NISMO"):
@@ -165,9 +171,11 @@ _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of 
 
 # Makes whose grades climb in another order than the generic ladder's: Subaru sells Base (2.5i),
 # Premium, Sport, Limited, Touring (Premium is its second grade, not a top one); Kia L, FE, LX,
-# LXS, S, GT-Line, EX, SX, SXL, GT (its S sits above the LX).
+# LXS, S, GT-Line, EX, SX, SXL, GT (its S sits above the LX); Tesla Standard Range, Standard Range
+# Plus, Mid Range, Long Range, (Long Range) Performance.
 MAKE_LADDERS = {"Subaru": ["BASE", "2.5I", "PREMIUM", "SPORT", "LIMITED", "TOURING", "STI"],
-                "Kia": ["L", "FE", "LX", "LXS", "S", "GT-LINE", "EX", "SX", "SXL", "GT"]}
+                "Kia": ["L", "FE", "LX", "LXS", "S", "GT-LINE", "EX", "SX", "SXL", "GT"],
+                "Tesla": ["STANDARD", "PLUS", "MID", "LONG", "PERFORMANCE"]}
 
 
 def rank(trim: str, make: str = "") -> float:

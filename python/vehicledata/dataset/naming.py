@@ -453,9 +453,13 @@ def name_vehicle(make: str, epa_model: str, base_model: str, year: int, vpic: Op
     if taken:  # parenthesised notes ("(Flex Fuel)", "(11 kW Charger)") are no trim words
         words = words[:taken] + _words(re.sub(r"\([^)]*\)?", " ", " ".join(words[taken:])))
     rest = words[taken:] if taken else [w for w in words if norm(w) != norm(model)]
+    if not taken and len(rest) > 1 and rest[0].upper() == "NEW":
+        rest = rest[1:]  # EPA's generation marker ("New Wrangler Unlimited 4WD", 2018's JL): no trim
     if rest and re.fullmatch(r"\d", rest[0]):
         rest = rest[1:]  # a door count right after the model ("Sonic 5", "Forte 5")
-    hint_words = [w for w in rest if not _is_noise(w)]
+    # "Range" names a Tesla grade after Standard/Mid/Long ("Model 3 Long Range"), noise elsewhere
+    hint_words = [w for k, w in enumerate(rest) if not _is_noise(w) or
+                  (w.upper() == "RANGE" and k > 0 and rest[k - 1].upper() in ("STANDARD", "MID", "LONG"))]
     hint = _first_alternative(" ".join(hint_words).strip(" -/,"))
     base = base_model.strip()
     series = base if _SERIES_RE.match(base) and norm(base) != norm(model) else None

@@ -253,6 +253,13 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
         gas = [i for i in members if etypes[i] in ("gas", "flex-fuel (FFV)")] or members
         names = ladder_order(make, model, year, (t for i in members for t in lineups[i]))
         step = {t: k for k, t in enumerate(names)}
+        # one vPIC price on every grade of the line is the model's base price (2017 Golf: S to
+        # SEL), not each grade's: it stays on the base grade only
+        from_vpic = {(i, t): p for (i, t), p in real.items() if prices.trim_price(year, make, model, t) is None}
+        if len({step[t] for (_, t) in from_vpic}) > 1 and len(set(from_vpic.values())) == 1:
+            for (i, t) in from_vpic:
+                if step[t] > 0:
+                    del real[(i, t)]
         pickup = any("pickup" in vehicles[i].vclass.lower() for i in members)
         if anchor is not None:
             base = float(anchor.base_msrp)
