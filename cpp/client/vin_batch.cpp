@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -101,7 +102,8 @@ static_assert(kTextCols == 10 && kTrimId == kErrorText + 1);
 // row's values (its own `vin`; a 404 row its message with its own VIN) without a decode.  Only
 // rows of decodes whose vPIC error codes hold none of 2-5 are kept (answer_key's terms; the other
 // elements that differ between VINs of one key are no column).  Batches repeat vehicles: the serial number (positions 12-17) is all that
-// differs between most VINs of a make, model and year.  Not thread-safe: one per worker.
+// differs between most VINs of a make, model and year.  Not thread-safe: one per worker (kept
+// between batches in the Offline's pool: WorkerMemo).
 struct RowMemo {
     using Key = std::array<char, 17>;
     struct Hash {
@@ -254,10 +256,35 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
     remember(p, a, rows);
 }
 
+// A worker's memos, kept in the Offline's pool between batches (its rows are answers for one
+// current_year: cleared when the year differs).
+struct WorkerMemo : vin::BatchMemo {
+    vin::RankMemo rank;
+    RowMemo rows;
+    int current_year = 0;
+};
+
+std::unique_ptr<WorkerMemo> take_memo(const vin::Offline& decoder, int current_year) {
+    std::unique_ptr<vin::BatchMemo> pooled = decoder.take_memo();
+    std::unique_ptr<WorkerMemo> memo;
+    if (auto* w = dynamic_cast<WorkerMemo*>(pooled.get())) {
+        pooled.release();
+        memo.reset(w);
+    } else {
+        memo = std::make_unique<WorkerMemo>();
+    }
+    if (memo->current_year != current_year) {
+        memo->rows.rows.clear();
+        memo->current_year = current_year;
+    }
+    return memo;
+}
+
 void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t to, const vin::Offline& decoder,
                   int current_year) {
-    vin::RankMemo memo;
-    RowMemo rows;
+    std::unique_ptr<WorkerMemo> worker = take_memo(decoder, current_year);
+    vin::RankMemo& memo = worker->rank;
+    RowMemo& rows = worker->rows;
     vin::RowAnswer answer;
     for (std::int64_t i = from; i < to; ++i) {
         const std::int64_t j = in.offset + i;
@@ -273,6 +300,7 @@ void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t t
         put_row(p, std::string_view(in.data + begin, static_cast<std::size_t>(end - begin)), is_null, decoder,
                 current_year, memo, rows, answer);
     }
+    decoder.give_memo(std::move(worker));  // not after an exception: that memo is dropped
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <unordered_map>
@@ -31,8 +33,14 @@ int symbol(char c) {
 }
 std::uint64_t bit(char c) { return 1ull << symbol(c); }
 
+// The VIN positions whose use the error codes check (code 14, "Unused position(s)").
+constexpr int kUnusedChecked[] = {4, 5, 6, 7, 8, 11};
+
 struct Key {
     std::array<std::uint64_t, kKeyLen> mask{};
+    // Per kUnusedChecked position, the characters the key constrains it to ('#' as the digits; 0:
+    // unconstrained): what the unused-position check ORs over a pass's items.
+    std::array<std::uint64_t, 6> checked{};
     std::uint8_t len = 0;          // positions constrained by the key
     bool never = false;            // longer than the descriptor: cannot match
     std::uint8_t nonstar = 0;      // LEN(REPLACE(Keys, '*', ''))
@@ -82,6 +90,12 @@ Key compile_key(std::string_view raw) {
         k.mask[pos++] = m;
     }
     k.len = static_cast<std::uint8_t>(pos);
+    for (std::size_t c = 0; c < 6; ++c) {
+        const int kp = kUnusedChecked[c] - 4;
+        if (kp < k.len && k.mask[static_cast<std::size_t>(kp)] != kAny)
+            k.checked[c] = k.mask[static_cast<std::size_t>(kp)] == (1ull << 37) ? ((1ull << 10) - 1)
+                                                                               : k.mask[static_cast<std::size_t>(kp)];
+    }
     return k;
 }
 
@@ -185,7 +199,21 @@ struct Decoder::Impl {
     std::vector<std::string> strings;
     std::unordered_map<std::string, std::uint32_t> string_ids;
     std::vector<Key> keys;
-    std::unordered_map<std::string, std::uint32_t> wmi_index;
+    // The WMIs by code, its bytes packed in a word (codes of 3 and 6 characters: the ones a VIN
+    // names): the lookup of a VIN's WMI without building a string.
+    std::unordered_map<std::uint64_t, std::uint32_t> wmi_codes;
+    static std::uint64_t pack_code(const char* a, std::size_t n, const char* b = nullptr, std::size_t nb = 0) {
+        std::uint64_t k = 0;
+        std::memcpy(&k, a, n);
+        if (nb) std::memcpy(reinterpret_cast<char*>(&k) + n, b, nb);
+        return k;
+    }
+    // The WMI of a well-formed VIN (3 characters, 6 when position 3 is '9'), nullptr if unknown.
+    const Wmi* find_wmi(std::string_view vin) const {
+        const bool nine = vin.size() >= 14 && vin[2] == '9';
+        const auto it = wmi_codes.find(nine ? pack_code(vin.data(), 3, vin.data() + 11, 3) : pack_code(vin.data(), 3));
+        return it == wmi_codes.end() ? nullptr : &wmis[it->second];
+    }
     std::vector<Wmi> wmis;
     std::vector<Schema> schemas;
     std::unordered_map<std::uint32_t, std::vector<std::pair<int, std::uint32_t>>> model_makes;  // model -> (make id, upper name)
@@ -224,17 +252,37 @@ struct Decoder::Impl {
         std::uint32_t value_id = kNoString;   // `value` as an index in strings, if it is one
     };
 
-    // An item's rank as run_pass sorts them: element asc, then (inverted) priority desc, changed
-    // desc, nonstar asc, id asc; `index` is the item's, not compared.
-    struct SortKey {
-        std::uint64_t element_priority, changed_nonstar;
-        std::uint32_t id, index;
-    };
+    // Whether `a` outranks `b` for the same element (spVinDecode_Core's Priority): priority desc,
+    // changed desc, nonstar asc, id asc.  Items equal on all four keep their order of arrival
+    // (run_pass offers them in a fixed order: schemas, key groups and patterns by id, engine
+    // patterns in table order), so the winners are a function of the VIN and the tables.
+    static bool outranks(const Item& a, const Item& b) {
+        if (a.priority != b.priority) return a.priority > b.priority;
+        if (a.changed != b.changed) return a.changed > b.changed;
+        if (a.nonstar != b.nonstar) return a.nonstar < b.nonstar;
+        return a.id < b.id;
+    }
 
     struct Pass {
         int year = 0;
-        std::vector<SortKey> order;   // scratch of the winners' sort
-        std::vector<Item> gathered;   // scratch: the items in sorted order
+        // The winners as run_pass collects them: best[slot[e]] is element e's best item so far
+        // (slot -1: none yet); `multi` the items of multi-valued elements (all kept); `present`
+        // a bit per element offered.  Reset by run_pass as it gathers the winners.
+        std::array<std::int16_t, 256> slot = [] { std::array<std::int16_t, 256> a{}; a.fill(-1); return a; }();
+        std::array<std::uint64_t, 4> present{};
+        std::vector<Item> best, multi;
+        std::vector<Item> gathered;   // scratch: the winners in element order
+        // The best engine model pattern item in order of arrival (the first of the highest priority).
+        bool has_engine = false;
+        int engine_priority = 0;
+        std::uint32_t engine_attr = 0, engine_id = 0;
+        int engine_nonstar = 0;
+        std::int32_t engine_key = -1;
+        // Storage the items' values view (valid until the next decode on this thread): the
+        // descriptor ('#' values are cut from it), the model year, the VIN's descriptor element.
+        char desc[kKeyLen] = {};
+        char year_text[12] = {};
+        std::string descriptor;
         const std::pair<std::uint32_t, int>* schemas = nullptr;  // (schema, priority)
         std::size_t n_schemas = 0;
         std::vector<Item> items;
@@ -249,6 +297,14 @@ struct Decoder::Impl {
         // Positions 4-8 and 11-14 whose character no key of the pass's schemas allows (what
         // spVinDecode_ErrorCode's codes 2-5 count with the full tables).
         int invalid_positions = 0;
+    };
+
+    // A decoding thread's scratch: the two model year passes, and decode()'s values the tables do
+    // not hold (value index, offset in scratch).
+    struct Scratch {
+        Pass passes[2];
+        std::string scratch;
+        std::vector<std::pair<std::size_t, std::size_t>> moved;
     };
 
     std::string_view own(Pass& p, std::string s) const {
@@ -398,7 +454,9 @@ Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
         x.manufacturer_name = mn ? m.intern(upper(*mn)) : 0;
         x.manufacturer_id = w.manufacturer_id ? m.intern(mid) : 0;
         wmi_of[w.id] = static_cast<std::uint32_t>(m.wmis.size());
-        m.wmi_index[upper(w.code)] = static_cast<std::uint32_t>(m.wmis.size());
+        const std::string code = upper(w.code);
+        if (code.size() == 3 || code.size() == 6)
+            m.wmi_codes[Impl::pack_code(code.data(), code.size())] = static_cast<std::uint32_t>(m.wmis.size());
         m.wmis.push_back(std::move(x));
     }
     for (const auto& [wid, make] : t.wmi_makes) {
@@ -496,7 +554,8 @@ void Decoder::Impl::valid_schemas(const Wmi& w, int year, Pass& p) const {
 
 void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const {
     const int year = p.year;
-    char desc[kKeyLen], formula_desc[kKeyLen];
+    char* const desc = p.desc;
+    char formula_desc[kKeyLen];
     for (int i = 0; i < 5; ++i) desc[i] = vin[3 + i];
     desc[5] = '|';
     for (int i = 0; i < 8; ++i) desc[6 + i] = vin[9 + i];
@@ -521,6 +580,27 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
             if (!(k.mask[i] & bits[i])) return false;
         return true;
     };
+    // One winner per element (Priority desc, changed desc, shortest key, id; ties: the first
+    // offered), every item of a multi-valued element: kept as the items are offered, without
+    // keeping or sorting the losers.
+    p.best.clear();
+    p.multi.clear();
+    p.has_engine = false;
+    auto offer = [&p](const Item& it) {
+        const auto e = static_cast<std::size_t>(it.element);  // 0-255: the constructor keeps no other
+        p.present[e >> 6] |= 1ull << (e & 63);
+        if (multi_valued(it.element)) {
+            p.multi.push_back(it);
+            return;
+        }
+        std::int16_t& s = p.slot[e];
+        if (s < 0) {
+            s = static_cast<std::int16_t>(p.best.size());
+            p.best.push_back(it);
+        } else if (outranks(it, p.best[static_cast<std::size_t>(s)])) {
+            p.best[static_cast<std::size_t>(s)] = it;
+        }
+    };
     for (std::size_t v = 0; v < n_valid; ++v) {
         const Schema& schema = schemas[valid[v].first];
         for (int i = 0; i < kKeyLen; ++i) valid_chars[i] |= schema.valid_chars[i];
@@ -528,19 +608,27 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         auto take = [&](const KeyGroup& g) {
             const Key& k = keys[g.key];
             if (!k.formula) {
+                const int priority = valid[v].second;
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
                     const Pat& pat = schema.patterns[j];
-                    p.items.push_back({pat.element, valid[v].second, pat.changed, k.nonstar, pat.id, strings[pat.value],
-                                       static_cast<std::int32_t>(g.key), kPattern, pat.attribute,
-                                       pat.value});
+                    if (pat.element == kEngineModel && (!p.has_engine || priority > p.engine_priority)) {
+                        p.has_engine = true;
+                        p.engine_priority = priority;
+                        p.engine_attr = pat.attribute;
+                        p.engine_id = pat.id;
+                        p.engine_nonstar = k.nonstar;
+                        p.engine_key = static_cast<std::int32_t>(g.key);
+                    }
+                    offer({pat.element, priority, pat.changed, k.nonstar, pat.id, strings[pat.value],
+                           static_cast<std::int32_t>(g.key), kPattern, pat.attribute, pat.value});
                 }
             } else {
                 const int a = k.hash_first, b = k.hash_last;
                 const std::string_view val = a >= 0 && b < kKeyLen ? std::string_view(desc + a, b - a + 1) : std::string_view();
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
                     const Pat& pat = schema.patterns[j];
-                    p.items.push_back({pat.element, 100, pat.changed, k.nonstar, pat.id, own(p, std::string(val)),
-                                       static_cast<std::int32_t>(g.key), kFormula, pat.attribute});
+                    offer({pat.element, 100, pat.changed, k.nonstar, pat.id, val, static_cast<std::int32_t>(g.key),
+                           kFormula, pat.attribute});
                 }
             }
         };
@@ -567,58 +655,59 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         }
     }
     // Engine model patterns of the best engine model item (priority 50).
-    {
-        const Item* best = nullptr;
-        for (const auto& it : p.items)
-            if (it.element == kEngineModel && it.source == kPattern && (!best || it.priority > best->priority)) best = &it;
-        if (best) {
-            auto ei = engine.find(best->attr_id);
-            if (ei != engine.end()) {
-                const Item b = *best;
-                for (const auto& ep : ei->second)
-                    p.items.push_back({ep.element, 50, ep.changed, b.nonstar, b.id, strings[ep.value],
-                                       b.key, kEngine, ep.attribute, ep.value});
-            }
-        }
+    if (p.has_engine) {
+        auto ei = engine.find(p.engine_attr);
+        if (ei != engine.end())
+            for (const auto& ep : ei->second)
+                offer({ep.element, 50, ep.changed, p.engine_nonstar, p.engine_id, strings[ep.value], p.engine_key,
+                       kEngine, ep.attribute, ep.value});
     }
     // WMI items and the model year (priority 100).
-    if (w.vehicle_type_name)
-        p.items.push_back({kVehicleType, 100, 0, 0, 0, strings[w.vehicle_type_name], -1, kWmi});
+    if (w.vehicle_type_name) offer({kVehicleType, 100, 0, 0, 0, strings[w.vehicle_type_name], -1, kWmi});
     if (w.manufacturer_name) {
-        p.items.push_back({kManufacturer, 100, 0, 0, 0, strings[w.manufacturer_name], -1, kWmi});
-        p.items.push_back({kManufacturerId, 100, 0, 0, 0, strings[w.manufacturer_id], -1, kWmi});
+        offer({kManufacturer, 100, 0, 0, 0, strings[w.manufacturer_name], -1, kWmi});
+        offer({kManufacturerId, 100, 0, 0, 0, strings[w.manufacturer_id], -1, kWmi});
     }
-    p.items.push_back({kModelYear, 100, 0, 0, 0, own(p, std::to_string(year)), -1, kYear});
-
-    // One winner per element: Priority desc, changed desc, shortest key, id.  Sorted as packed
-    // keys of 24 bytes (the same comparisons as on the items, so the same order, ties included),
-    // then the items gathered in that order.
     {
-        auto& order = p.order;
-        order.clear();
-        for (std::size_t i = 0; i < p.items.size(); ++i) {
-            const Item& it = p.items[i];
-            order.push_back({(static_cast<std::uint64_t>(static_cast<std::uint32_t>(it.element)) << 32) |
-                                 (0xFFFFFFFFu - (static_cast<std::uint32_t>(it.priority) ^ 0x80000000u)),
-                             (static_cast<std::uint64_t>(~it.changed) << 32) | static_cast<std::uint32_t>(it.nonstar),
-                             it.id, static_cast<std::uint32_t>(i)});
+        char* const end = std::to_chars(p.year_text, p.year_text + sizeof p.year_text, year).ptr;
+        offer({kModelYear, 100, 0, 0, 0, std::string_view(p.year_text, static_cast<std::size_t>(end - p.year_text)),
+               -1, kYear});
+    }
+    // The winners in element order (a multi-valued element's items by rank, ties in order of arrival).
+    {
+        auto& multi = p.multi;
+        for (std::size_t i = 1; i < multi.size(); ++i) {
+            if (!(multi[i].element < multi[i - 1].element ||
+                  (multi[i].element == multi[i - 1].element && outranks(multi[i], multi[i - 1]))))
+                continue;
+            const Item x = multi[i];
+            std::size_t j = i;
+            for (; j > 0 && (x.element < multi[j - 1].element ||
+                             (x.element == multi[j - 1].element && outranks(x, multi[j - 1])));
+                 --j)
+                multi[j] = multi[j - 1];
+            multi[j] = x;
         }
-        std::sort(order.begin(), order.end(), [](const SortKey& a, const SortKey& b) {
-            if (a.element_priority != b.element_priority) return a.element_priority < b.element_priority;
-            if (a.changed_nonstar != b.changed_nonstar) return a.changed_nonstar < b.changed_nonstar;
-            return a.id < b.id;
-        });
-        p.gathered.clear();
-        for (const SortKey& k : order) p.gathered.push_back(p.items[k.index]);
-        p.items.swap(p.gathered);
-    }
-    {
-        std::size_t out = 0;
-        for (std::size_t i = 0; i < p.items.size(); ++i)
-            if (i == 0 || p.items[i].element != p.items[i - 1].element || multi_valued(p.items[i].element))
-                p.items[out++] = p.items[i];
-        p.items.resize(out);
-        p.sorted = out;
+        auto& out = p.gathered;
+        out.clear();
+        std::size_t m = 0;
+        for (std::size_t word = 0; word < p.present.size(); ++word) {
+            std::uint64_t bits = p.present[word];
+            p.present[word] = 0;
+            while (bits) {
+                const std::size_t e = word * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+                bits &= bits - 1;
+                std::int16_t& s = p.slot[e];
+                if (s >= 0) {
+                    out.push_back(p.best[static_cast<std::size_t>(s)]);
+                    s = -1;
+                } else {
+                    for (; m < multi.size() && static_cast<std::size_t>(multi[m].element) == e; ++m) out.push_back(multi[m]);
+                }
+            }
+        }
+        p.items.swap(out);
+        p.sorted = p.items.size();
     }
     auto find = [&](int element) -> Item* {
         for (auto& it : p.items)
@@ -783,16 +872,11 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         unused.clear();
         // A position is used when some item's key constrains it to a set holding the VIN's
         // character ('#' standing for the digits): the OR of those sets, in one walk of the items.
-        static constexpr int kUnusedChecked[] = {4, 5, 6, 7, 8, 11};
         std::array<std::uint64_t, 6> allowed_by_keys{};
         for (const auto& it : p.items) {
             if (it.key < 0) continue;
             const Key& k = keys[static_cast<std::size_t>(it.key)];
-            for (std::size_t c = 0; c < 6; ++c) {
-                const int kp = kUnusedChecked[c] - 4;
-                if (kp < k.len && k.mask[kp] != kAny)
-                    allowed_by_keys[c] |= k.mask[kp] == (1ull << 37) ? ((1ull << 10) - 1) : k.mask[kp];
-            }
+            for (std::size_t c = 0; c < 6; ++c) allowed_by_keys[c] |= k.checked[c];
         }
         for (std::size_t c = 0; c < 6; ++c) {
             const int i = kUnusedChecked[c];
@@ -873,14 +957,15 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         text += " - ";
         text += error_name(c);
     }
-    std::string descriptor(vin.substr(0, nine ? 14 : 11));
+    std::string& descriptor = p.descriptor;
+    descriptor.assign(vin.substr(0, nine ? 14 : 11));
     descriptor[8] = '*';
     p.items.push_back({kSuggestedVin, 999, 0, 0, 0, corrected, -1, kDecoding});
     p.items.push_back({kErrorCode, 999, 0, 0, 0, code_list, -1, kDecoding});
     p.items.push_back({kPossibleValues, 999, 0, 0, 0, error_bytes, -1, kDecoding});
     p.items.push_back({kAdditionalErrorText, 999, 0, 0, 0, additional, -1, kDecoding});
     p.items.push_back({kErrorText, 999, 0, 0, 0, text, -1, kDecoding});
-    p.items.push_back({kDescriptor, 999, 0, 0, 0, own(p, descriptor), -1, kDecoding});
+    p.items.push_back({kDescriptor, 999, 0, 0, 0, descriptor, -1, kDecoding});
 }
 
 void Decoder::answer_key(std::string_view vin, char* out) const {
@@ -888,14 +973,12 @@ void Decoder::answer_key(std::string_view vin, char* out) const {
     std::copy(vin.begin(), vin.begin() + 17, out);
     out[8] = vin[8] == check_digit(vin) ? '1' : '0';
     const bool nine = vin[2] == '9';
-    std::string wmi(vin.substr(0, 3));  // as decode() looks it up (short: no allocation)
-    if (nine) wmi += vin.substr(11, 3);
-    auto wi = m.wmi_index.find(wmi);
-    if (wi == m.wmi_index.end()) return;
+    const Impl::Wmi* wmi = m.find_wmi(vin);
+    if (!wmi) return;
     // Positions 12-17 (descriptor 8-13) that neither the WMI nor a key reads: a digit there only
     // counts as a digit (code 400, checked from position 13 at the earliest, and the check digit,
     // which out[8] already holds).
-    const unsigned reads = m.wmis[wi->second].reads | (nine ? 0x7u << 8 : 0u);
+    const unsigned reads = wmi->reads | (nine ? 0x7u << 8 : 0u);
     for (int i = 8; i < kKeyLen; ++i) {
         char& c = out[i + 3];  // descriptor i >= 6: position i + 4
         if (!((reads >> i) & 1u) && c >= '0' && c <= '9') c = '0';
@@ -907,12 +990,12 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     Result r;
     r.wmi = std::string(vin.substr(0, 3));
     if (vin.size() >= 14 && vin[2] == '9') r.wmi += vin.substr(11, 3);
-    auto wi = m.wmi_index.find(r.wmi);
-    if (wi == m.wmi_index.end()) {
+    const Impl::Wmi* const found = r.wmi.size() == 3 || r.wmi.size() == 6 ? m.find_wmi(vin) : nullptr;
+    if (!found) {
         r.status = Result::Status::unknown_wmi;
         return r;
     }
-    const Impl::Wmi& w = m.wmis[wi->second];
+    const Impl::Wmi& w = *found;
     // fVinModelYear2: position 10 in the 2010 cycle; cars, MPVs and light trucks with a digit in
     // position 7 are a cycle earlier; past current year + 2 is a cycle earlier; otherwise the year
     // is not conclusive and both cycles are decoded.
@@ -927,9 +1010,19 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
         year -= 30;
         conclusive = true;
     }
-    thread_local Impl::Pass passes[2];
+    // The thread's scratch, named once (each naming of a thread_local costs a __tls_get_addr call
+    // in a shared library).
+    thread_local Impl::Scratch tls;
+    Impl::Scratch& t = tls;
+    Impl::Pass* const passes = t.passes;
     int n = 1;
-    for (auto& q : passes) { q.items.clear(); q.owned.clear(); q.codes.clear(); q.make_id = q.model_id = 0; }
+    for (int i = 0; i < 2; ++i) {
+        Impl::Pass& q = passes[i];
+        q.items.clear();
+        q.owned.clear();
+        q.codes.clear();
+        q.make_id = q.model_id = 0;
+    }
     m.valid_schemas(w, year, passes[0]);
     m.run_pass(vin, w, conclusive, passes[0]);
     if (!conclusive) {
@@ -1007,8 +1100,8 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     // Values the tables hold are viewed where they are; the others are gathered in `scratch`
     // (per thread) and copied into the Result's buffer at the end: `moved` lists (value index,
     // offset in scratch) of those.
-    thread_local std::string scratch;
-    thread_local std::vector<std::pair<std::size_t, std::size_t>> moved;
+    std::string& scratch = t.scratch;
+    std::vector<std::pair<std::size_t, std::size_t>>& moved = t.moved;
     scratch.clear();
     moved.clear();
     auto in_tables = [&](const Impl::Item& it) {

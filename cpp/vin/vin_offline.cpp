@@ -147,6 +147,26 @@ Answer Offline::decode(std::string_view raw, bool all_trims, int current_year, R
     return a;
 }
 
+std::unique_ptr<BatchMemo> Offline::take_memo() const {
+    std::lock_guard<std::mutex> lock(memo_mutex_);
+    if (memo_pool_.empty()) return nullptr;
+    std::unique_ptr<BatchMemo> memo = std::move(memo_pool_.back());
+    memo_pool_.pop_back();
+    return memo;
+}
+
+void Offline::give_memo(std::unique_ptr<BatchMemo> memo) const {
+    if (!memo) return;
+    {
+        std::lock_guard<std::mutex> lock(memo_mutex_);
+        if (memo_pool_.size() < kPooledMemos) {
+            memo_pool_.push_back(std::move(memo));
+            return;
+        }
+    }
+    // memo is freed here, outside the lock
+}
+
 void Offline::decode_row(std::string_view raw, int current_year, RankMemo& memo, RowAnswer& out) const {
     if (begin_row(raw, out)) finish_row(current_year, memo, out);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <string_view>
 
 namespace vehicledata::vin {
 
@@ -15,7 +16,7 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-bool contains_word(const std::string& haystack, const std::string& needle) {
+bool contains_word(std::string_view haystack, std::string_view needle) {
     if (needle.empty()) return false;
     for (std::size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) {
         const bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(haystack[at - 1]));
@@ -66,7 +67,7 @@ Facts facts_of(const Result& r) {
 // catalogue's "premium plus", "base / lx" its "lx").
 int score(const Facts& f, const std::string& text) {
     const std::size_t bar = text.find('|');
-    const std::string name = bar == std::string::npos ? std::string() : text.substr(0, bar);
+    const std::string_view name = bar == std::string::npos ? std::string_view() : std::string_view(text).substr(0, bar);
     int s = 0;
     for (std::size_t i = 0; i < f.groups.size(); ++i)
         for (const auto& w : f.groups[i])
@@ -115,12 +116,15 @@ std::vector<std::pair<int, std::int64_t>> rank_trims(const Result& r, const Trim
     const Facts facts = facts_of(r);
     ranked.reserve(trims.size());
     for (const auto& [id, text] : trims) ranked.emplace_back(score(facts, text), id);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     if (!all_trims) {
-        const int top = ranked.front().first;
+        // The best score's trims in list order: what the stable sort below keeps of them.
+        int top = ranked.front().first;
+        for (const auto& x : ranked) top = std::max(top, x.first);
         ranked.erase(std::remove_if(ranked.begin(), ranked.end(), [&](const auto& x) { return x.first < top; }),
                      ranked.end());
+        return ranked;
     }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     return ranked;
 }
 

@@ -3,12 +3,13 @@
 // emulator's /api/vin/{vin} answers (the same decoder, loader and trim ranking: vin.h,
 // vin_load.h, vin_trims.h), without the demo data-set's year limits.
 //
-// Thread safety: an Offline is immutable after construction; decode() may run concurrently
-// from any number of threads.
+// Thread safety: an Offline is immutable after construction (but for its pool of batch memos,
+// which a mutex guards); decode() may run concurrently from any number of threads.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -53,8 +54,17 @@ struct RowAnswer {
     char key[17] = {};            // begin_row: Decoder::answer_key of a well-formed VIN
 };
 
+// What a batch worker remembers between batches (client/vin_batch.cpp derives its memo from it):
+// Offline keeps a pool of them (take_memo / give_memo).
+struct BatchMemo {
+    virtual ~BatchMemo() = default;
+};
+
 class Offline {
 public:
+    // The most memos the pool keeps (each bounded by its owner): memory stays bounded whatever
+    // the number of batches and callers.
+    static constexpr std::size_t kPooledMemos = 8;
     // Opens `db_path` read-only, attaches the vPIC tables its meta `vpic_path` names (relative to
     // its folder) and loads them.  Throws LoadError naming the file and the problem.
     explicit Offline(const std::string& db_path);
@@ -74,6 +84,13 @@ public:
     bool begin_row(std::string_view raw, RowAnswer& out) const;
     void finish_row(int current_year, RankMemo& memo, RowAnswer& out) const;
 
+    // A memo from the pool (nullptr when it is empty), for one worker of one batch; give_memo
+    // returns it after the batch (dropped when the pool holds kPooledMemos).  Thread-safe:
+    // concurrent batches each take their own, so consecutive batches (decode_parquet's, repeated
+    // decode_many calls) start with what earlier ones remembered.
+    std::unique_ptr<BatchMemo> take_memo() const;
+    void give_memo(std::unique_ptr<BatchMemo> memo) const;
+
     const Decoder& decoder() const { return *decoder_; }
     const std::string& path() const { return path_; }
 
@@ -90,6 +107,8 @@ private:
     bool has_map_ = false;                                   // the dataset maps vPIC makes/models
     std::unordered_map<std::uint64_t, TrimTexts> trims_;     // by (year, vPIC model, vPIC make)
     std::unordered_map<int, std::string> make_names_;        // vPIC make id -> catalogue name
+    mutable std::mutex memo_mutex_;                          // guards memo_pool_
+    mutable std::vector<std::unique_ptr<BatchMemo>> memo_pool_;
 };
 
 }  // namespace vehicledata::vin

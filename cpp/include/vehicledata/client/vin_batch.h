@@ -13,7 +13,9 @@
 // A row the API refuses has only vin, error_code and error_text.  No VIN stops the batch.
 // Each worker keeps the decoded rows it wrote by vin::Decoder::answer_key: a VIN of a key seen
 // before (most often the same vehicle with another serial number) is not decoded again; its row
-// is the one a decode would give, byte for byte.
+// is the one a decode would give, byte for byte.  The workers' memos go back to the Offline's
+// pool (vin::Offline::take_memo / give_memo) after the call: the next batch on the same
+// Offline starts with them (bounded: at most 65,536 rows a memo, kPooledMemos memos).
 //
 // Thread safety: decode_vin_batch runs its own workers over a shared, immutable vin::Offline.
 #pragma once
