@@ -46,8 +46,10 @@ struct PyEngine {
     void close() {
         if (!engine) return;
         if (engine->on_engine_thread()) {
-            // Closed from the engine thread (a finalizer run by a collection there): it cannot
-            // wait for itself; another thread ends it once the current job's hand-over returns.
+            // Closed from the engine thread (the logger, or a finalizer run by a collection
+            // there): it cannot wait for itself.  Stopped at once (no result of it reaches a loop
+            // after this: the loops awaiting them may close next), ended by another thread.
+            engine->stop();
             std::thread([e = std::move(engine)]() mutable { e.reset(); }).detach();
             return;
         }

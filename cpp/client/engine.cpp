@@ -49,7 +49,13 @@ void Engine::stop() {
         stopping_ = true;
     }
     batch_.wakeup();
+    if (on_engine_thread()) return;  // it cannot wait for itself: it ends after its current step
     if (thread_.joinable()) thread_.join();
+}
+
+bool Engine::live(std::uint64_t id) const {
+    std::lock_guard<std::mutex> lk(mutex_);
+    return !stopping_ && std::find(cancelled_.begin(), cancelled_.end(), id) == cancelled_.end();
 }
 
 std::uint64_t Engine::submit(Job job) {
@@ -307,7 +313,7 @@ void Engine::complete(std::uint64_t id, Result&& result) {
         std::lock_guard<std::mutex> lk(mutex_);
         --count_;
     }
-    if (r->job.done) r->job.done(std::move(result));
+    if (r->job.done && live(id)) r->job.done(std::move(result));
 }
 
 void Engine::drop_transfers(std::uint64_t id) {

@@ -156,6 +156,31 @@ TEST(ClientEngine, StoppingDropsRunningJobsWithoutTheirCompletion) {
     EXPECT_EQ(w.calls, 0);
 }
 
+TEST(ClientEngine, StoppedFromItsOwnThreadItCallsNoMoreCompletions) {
+    // A completion (as the logger, or a finalizer run there) stops the engine on its own thread:
+    // stop() returns there without waiting for itself, and no completion is called after it
+    // (the loops awaiting them may be closed next); the destructor then runs on this thread.
+    auto o = options(refused_port());
+    o.max_parallel = 8;  // every job's transfer at once: they fail in the same rounds
+    auto engine = std::make_unique<vc::Engine>(o);
+    std::atomic<bool> stop_returned{false};
+    std::atomic<int> stopping_calls{0}, other_calls{0}, after_stop{0};
+    engine->submit(job({"/a"}, [&](vc::Engine::Result&&) {
+        ++stopping_calls;
+        engine->stop();
+        stop_returned = true;
+    }));
+    for (int i = 0; i < 6; ++i)
+        engine->submit(job({"/b"}, [&](vc::Engine::Result&&) {
+            ++other_calls;
+            if (stop_returned) ++after_stop;
+        }));
+    ASSERT_TRUE(eventually([&] { return stop_returned.load(); }, 10));
+    engine.reset();  // joins the engine thread, here
+    EXPECT_EQ(stopping_calls.load(), 1);
+    EXPECT_EQ(after_stop.load(), 0) << other_calls.load() << " other completions";
+}
+
 TEST(ClientEngine, AnEmptyJobCompletesAtOnce) {
     vc::Engine engine(options(refused_port()));
     Waiter w;

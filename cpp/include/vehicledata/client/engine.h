@@ -75,7 +75,8 @@ public:
     };
 
     explicit Engine(ClientOptions options);
-    // Stops the thread: jobs still running are dropped without their completion.
+    // Stops the thread: jobs still running are dropped without their completion
+    // (never on the engine thread: after stop() there, on another one).
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -85,8 +86,11 @@ public:
     // Drop a job: its transfers are removed from the multi handle at once and its
     // completion is not called (a no-op when it already completed).
     void cancel(std::uint64_t id);
-    // Stop the thread now (as the destructor; idempotent).  Not on the engine
-    // thread itself (a completion or the logger): see on_engine_thread().
+    // Stop the thread now (as the destructor; idempotent): no completion is
+    // called once it returns.  On the engine thread itself (a completion or the
+    // logger) it cannot wait for itself: it marks the engine stopping and
+    // returns, the thread ends after its current step, and the destructor must
+    // then run on another thread (see on_engine_thread()).
     void stop();
     // True when called from the engine thread (where stop() and the destructor
     // would wait for themselves: hand the engine to another thread to end it).
@@ -113,6 +117,8 @@ private:
     enum class Cached { No, Served, Completed };
     Cached from_cache(Running& job, std::size_t index);
     void complete(std::uint64_t id, Result&& result);
+    // Whether job `id` may still hand anything over: the engine not stopping, the job not cancelled.
+    bool live(std::uint64_t id) const;
     void fail(std::uint64_t id, std::exception_ptr error);
     // Remove job `id`'s transfers from the multi handle (a cancelled or failed job).
     void drop_transfers(std::uint64_t id);
