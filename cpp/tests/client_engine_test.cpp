@@ -142,6 +142,23 @@ TEST(ClientEngine, CancelRemovesTheTransfersAndNeverCompletes) {
     engine.cancel(12345);
 }
 
+TEST(ClientEngine, AJobsOwnParallelCapsOnlyItsTransfers) {
+    SilentServer silent;
+    auto o = options(silent.port);
+    o.max_parallel = 4;
+    vc::Engine engine(o);
+    Waiter capped, other;
+    auto j = job({"/a", "/b", "/c"}, capped.completion());
+    j.parallel = 1;
+    const auto id = engine.submit(std::move(j));
+    ASSERT_TRUE(eventually([&] { return engine.peak_transfers() >= 1; }));
+    EXPECT_EQ(engine.peak_transfers(), 1u);  // its other two wait for the first (which never answers)
+    engine.submit(job({"/d", "/e"}, other.completion()));
+    ASSERT_TRUE(eventually([&] { return engine.peak_transfers() >= 3; }));  // the next job is not held by it
+    EXPECT_EQ(engine.peak_transfers(), 3u);
+    engine.cancel(id);
+}
+
 TEST(ClientEngine, StoppingDropsRunningJobsWithoutTheirCompletion) {
     SilentServer silent;
     Waiter w;

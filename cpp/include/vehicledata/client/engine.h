@@ -71,6 +71,17 @@ public:
         // reserved for its collection.total), each released once appended,
         // at most Client::reorder_window() - 1 held ahead of a missing one.
         std::optional<Page> first;
+        // A Pages job may hand each page to `each(index, page)` (on the engine
+        // thread, in arrival order) instead of keeping it: its Result then has
+        // no pages.  With `refused`, a target the server refuses for itself
+        // (refused_alone(), after its retries) goes to `refused(index, error)`
+        // and the job goes on (Client::fetch_pages' `on_refused`: a batch of
+        // VINs).  Neither is called once the job is cancelled or the engine stopping.
+        std::function<void(std::size_t, Page&&)> each;
+        std::function<void(std::size_t, const ApiError&)> refused;
+        // At most this many of the job's transfers at once (<= 0: only the
+        // engine's cap, ClientOptions::max_parallel, which holds across all jobs).
+        int parallel = 0;
         Completion done;
     };
 
@@ -109,6 +120,8 @@ private:
     void start_transfers(int& wait_ms);
     void finish(std::size_t key, Response&& r);
     void deliver(Running& job, std::size_t index, Page&& page);
+    // Target `index` of an `each` job the server refused for itself (Job::refused).
+    void passed(Running& job, std::size_t index, const ApiError& error);
     // A Get job's answer of target `index` (completes the job with the last one).
     void answered(Running& job, std::size_t index, Response&& response);
     // Target `index` of a Pages or Get job served from the Client's response
