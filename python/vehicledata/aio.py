@@ -422,7 +422,7 @@ class AsyncPager:
         def pages_from(number: int) -> Iterator[Page]:
             resumed = AsyncPager(self._fetcher, Pager(self._fetcher, bulk.path, bulk.record, bulk.params,  # type: ignore[arg-type]
                                                       start_page=number, parallel=bulk._query.parallel,
-                                                      progress=bulk._query.progress))
+                                                      progress=bulk._query.progress, fields=bulk.fields))
             pages = resumed._core_pages()
 
             async def following() -> Optional[Page]:
