@@ -86,11 +86,15 @@ py::str text(const std::string& s) {
     return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace"));
 }
 
-// Raise vehicledata.errors.<cls>(message, status=..., url=..., exception=..., **extra).
+}  // namespace
+
 // Text that leaves the client: the secrets it holds (its API secret, its JWTs)
 // become "***" (a hostile server may echo the Authorization header).
 py::str safe_text(const std::string& s) { return text(vc::redact(s)); }
 
+namespace {
+
+// Raise vehicledata.errors.<cls>(message, status=..., url=..., exception=..., **extra).
 void raise_error(const char* cls, const std::string& message, py::dict kwargs) {
     py::module_ errors = py::module_::import("vehicledata.errors");
     py::object type = errors.attr(cls);

@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <memory>
+#include <string>
 
 #include "vehicledata/client/client.h"
 
@@ -19,6 +20,9 @@ pybind11::object error_object(std::exception_ptr error);
 pybind11::dict response_dict(const client::Response& r);
 // A download's result: {bytes, resumed, content_type}.
 pybind11::dict download_dict(const client::DownloadResult& r);
+// Text that leaves the client (messages, URLs): the secrets it holds (its API secret, its JWTs)
+// become "***"; bytes that are not UTF-8 become replacement characters.
+pybind11::str safe_text(const std::string& s);
 // A client's counters: {requests, retries, logins, bytes, rate_wait_seconds, reorder_peak, cache_hits}.
 pybind11::dict stats_dict(const client::ClientStats& s);
 

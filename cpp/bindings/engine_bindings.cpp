@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "vehicledata/client/engine.h"
+#include "vehicledata/client/errors.h"
 #include "vehicledata/client/page.h"
 #include "vehicledata/client/paging.h"
 #include "vehicledata/schema.h"
@@ -46,8 +47,10 @@ struct PyEngine {
     void close() {
         if (!engine) return;
         if (engine->on_engine_thread()) {
-            // Closed from the engine thread (a finalizer run by a collection there): it cannot
-            // wait for itself; another thread ends it once the current job's hand-over returns.
+            // Closed from the engine thread (the logger, or a finalizer run by a collection
+            // there): it cannot wait for itself.  Stopped at once (no result of it reaches a loop
+            // after this: the loops awaiting them may close next), ended by another thread.
+            engine->stop();
             std::thread([e = std::move(engine)]() mutable { e.reset(); }).detach();
             return;
         }
@@ -145,6 +148,45 @@ std::uint64_t submit(PyEngine& self, py::object loop, py::object callback, std::
     return self.get().submit(std::move(job));
 }
 
+// Client.fetch_pages_settled on the engine: each page, or each target the server refuses for
+// itself, is scheduled as `on_done(index, page, None, None)` / `on_done(index, None, status,
+// message)` on `loop` as it arrives; `callback(None, error)` when the batch ends.
+std::uint64_t submit_settled(PyEngine& self, py::object loop, py::object callback, std::vector<std::string> targets,
+                             const std::string& record, const std::string& shape, bool verbose, int parallel,
+                             py::object on_done) {
+    if (parallel < 1) throw py::value_error("parallel must be at least 1");
+    vc::Engine::Job job;
+    job.record = sc::find_record(record);
+    if (!job.record) throw py::value_error("no record named '" + record + "' in the schema table");
+    job.shape = shape_named(shape);
+    job.verbose = verbose;
+    job.parallel = parallel;
+    job.targets = std::move(targets);
+    Held held_loop = hold(loop);
+    Held held_on_done = hold(std::move(on_done));
+    auto schedule = [held_loop, held_on_done](std::size_t i, py::object page, py::object status, py::object message) {
+        try {
+            held_loop->attr("call_soon_threadsafe")(*held_on_done, i, page, status, message);
+        } catch (py::error_already_set& e) {  // the loop is closed: nobody waits any more
+            e.discard_as_unraisable("vehicledata AsyncClient (result after the event loop closed)");
+        }
+    };
+    job.each = [schedule](std::size_t i, vc::Page&& page) {
+        auto held = std::make_shared<vc::Page>(std::move(page));
+        py::gil_scoped_acquire g;
+        schedule(i, py::cast(held), py::none(), py::none());
+    };
+    job.refused = [schedule](std::size_t i, const vc::ApiError& e) {
+        py::gil_scoped_acquire g;
+        schedule(i, py::none(), py::int_(e.status), safe_text(e.what()));
+    };
+    follow_log_level(self);
+    job.done = hand_over(std::move(loop), std::move(callback), [](vc::Engine::Result&) -> py::object {
+        return py::none();
+    });
+    return self.get().submit(std::move(job));
+}
+
 std::uint64_t submit_get(PyEngine& self, py::object loop, py::object callback, std::string target) {
     vc::Engine::Job job;
     job.kind = vc::Engine::Job::Kind::Get;
@@ -209,6 +251,13 @@ void bind_engine(py::module_& c) {
              "appended in order) or the list of Pages in target order, error an exception (value None).  With "
              "`first` (page `first_number` of the crawl) each page, numbered by `numbers`, is checked against it.  `fields`: decode only these fields of the record "
              "(None: all, as `first` was decoded).")
+        .def("fetch_pages_settled", &submit_settled, py::arg("loop"), py::arg("callback"), py::arg("targets"),
+             py::arg("record"), py::arg("shape"), py::arg("verbose"), py::arg("parallel"), py::arg("on_done"),
+             "Queue the fetch of `targets` (at most `parallel` transfers of it at once, inside the engine's cap), "
+             "as Client.fetch_pages_settled: `on_done(index, page, None, None)` is scheduled on `loop` as each "
+             "page arrives, `on_done(index, None, status, message)` for a target the server refuses for itself "
+             "(a 4xx other than 401/403/429, after its retries), and the batch goes on; `callback(None, error)` "
+             "when it ends (error: what ended it).  Returns the job id.")
         .def("get", &submit_get, py::arg("loop"), py::arg("callback"), py::arg("target"),
              "Queue a raw GET of `target` (auth, retries, the rate limit; not decoded); returns the job id.  "
              "`callback(value, error)` is scheduled on `loop` with value {status, url, content_type, http_version, "

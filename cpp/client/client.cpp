@@ -420,15 +420,17 @@ std::size_t Client::reorder_window() const {
     return 2 * static_cast<std::size_t>(std::max(1, options_.max_parallel));
 }
 
+bool refused_alone(const ApiError& e) {
+    return e.status >= 400 && e.status < 500 && e.status != 401 && e.status != 403 && e.status != 429;
+}
+
 void Client::fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,
                          const std::function<void(std::size_t, Page&&)>& on_page, bool verbose, std::size_t window,
                          WaitBudget* budget, const std::function<void(std::size_t, const ApiError&)>& on_refused,
                          int parallel) {
     const std::size_t n = targets.size();
     if (n == 0) return;
-    auto refused = [&](const ApiError& e) {
-        return on_refused && e.status >= 400 && e.status < 500 && e.status != 401 && e.status != 403 && e.status != 429;
-    };
+    auto refused = [&](const ApiError& e) { return on_refused && refused_alone(e); };
     if (n == 1) {
         std::optional<Page> page;
         try {

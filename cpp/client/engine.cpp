@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "vehicledata/client/errors.h"
 #include "vehicledata/client/paging.h"
 
 namespace vehicledata::client {
@@ -32,6 +33,7 @@ struct Engine::Running {
     std::size_t next = 0;                   // first target not yet checked (and appended)
     std::size_t window = 0;                 // collecting: targets start only below next + window
     std::size_t done = 0;
+    std::size_t in_flight = 0;              // transfers of this job in the multi handle
     std::exception_ptr failed;
 
     bool in_window(std::size_t i) const { return window == 0 || i < next + window; }
@@ -49,13 +51,21 @@ void Engine::stop() {
         stopping_ = true;
     }
     batch_.wakeup();
+    if (on_engine_thread()) return;  // it cannot wait for itself: it ends after its current step
     if (thread_.joinable()) thread_.join();
+}
+
+bool Engine::live(std::uint64_t id) const {
+    std::lock_guard<std::mutex> lk(mutex_);
+    return !stopping_ && std::find(cancelled_.begin(), cancelled_.end(), id) == cancelled_.end();
 }
 
 std::uint64_t Engine::submit(Job job) {
     if (job.kind == Job::Kind::Download && (!job.download || job.targets.size() != 1))
         throw std::invalid_argument("a download job has its Download and its one target");
     if (job.kind == Job::Kind::Pages && !job.record) throw std::invalid_argument("a page job has a record");
+    if ((job.each || job.refused) && (job.kind != Job::Kind::Pages || job.first || !job.each))
+        throw std::invalid_argument("a job handing each page over is a Pages job, not collecting (refused needs each)");
     std::uint64_t id;
     {
         std::lock_guard<std::mutex> lk(mutex_);
@@ -128,7 +138,7 @@ void Engine::take_queue() {
             r->window = client_.reorder_window();
         } else if (job.kind == Job::Kind::Get) {
             r->answers.resize(n);
-        } else {
+        } else if (!job.each) {
             r->out.resize(n);
         }
         r->job = std::move(job);
@@ -158,7 +168,8 @@ void Engine::start_transfers(int& wait_ms) {
         const std::uint64_t id = current->first;
         if (blocked || batch_.running() >= cap) break;
         Running& r = *current->second;
-        while (batch_.running() < cap && !r.pending.empty()) {
+        const auto own_cap = r.job.parallel > 0 ? static_cast<std::size_t>(r.job.parallel) : cap;
+        while (batch_.running() < cap && r.in_flight < own_cap && !r.pending.empty()) {
             const auto now = Clock::now();
             auto it = std::find_if(r.pending.begin(), r.pending.end(), [&](std::size_t k) {
                 return r.targets[k].not_before <= now && r.in_window(k);
@@ -199,6 +210,7 @@ void Engine::start_transfers(int& wait_ms) {
                 const std::size_t key = next_key_++;
                 transfers_.emplace(key, std::make_pair(id, k));
                 batch_.add(key, std::move(req));
+                ++r.in_flight;
             } catch (...) {
                 r.failed = std::current_exception();
                 failed.push_back(id);
@@ -241,6 +253,7 @@ void Engine::finish(std::size_t key, Response&& response) {
     auto it = running_.find(id);
     if (it == running_.end()) return;
     Running& r = *it->second;
+    --r.in_flight;
     try {
         Running::Target& st = r.targets[k];
         double delay = 0;
@@ -251,16 +264,25 @@ void Engine::finish(std::size_t key, Response&& response) {
                 complete(id, std::move(result));
                 return;
             }
-        } else if ((delay = client_.settle(response, st.retry, st.jwt_used)) < 0) {
-            if (r.job.kind == Job::Kind::Get) {
-                client_.keep(r.job.targets[k], response);
-                answered(r, k, std::move(response));
+        } else {
+            try {
+                delay = client_.settle(response, st.retry, st.jwt_used);
+            } catch (const ApiError& e) {
+                if (!r.job.refused || !refused_alone(e)) throw;
+                passed(r, k, e);  // (may complete the job: `r` is gone)
                 return;
             }
-            if (std::optional<Page> page = client_.accept(response, r.job.targets[k], st.retry, *r.job.record, r.job.shape,
-                                                          r.job.verbose, delay)) {
-                deliver(r, k, std::move(*page));
-                return;
+            if (delay < 0) {
+                if (r.job.kind == Job::Kind::Get) {
+                    client_.keep(r.job.targets[k], response);
+                    answered(r, k, std::move(response));
+                    return;
+                }
+                if (std::optional<Page> page = client_.accept(response, r.job.targets[k], st.retry, *r.job.record,
+                                                              r.job.shape, r.job.verbose, delay)) {
+                    deliver(r, k, std::move(*page));
+                    return;
+                }
             }
         }
         st.not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
@@ -270,11 +292,20 @@ void Engine::finish(std::size_t key, Response&& response) {
     }
 }
 
+void Engine::passed(Running& r, std::size_t k, const ApiError& error) {
+    r.targets[k].delivered = true;
+    ++r.done;
+    if (live(r.id)) r.job.refused(k, error);
+    if (r.done == r.job.targets.size()) complete(r.id, Result{});
+}
+
 void Engine::deliver(Running& r, std::size_t k, Page&& page) {
     r.targets[k].delivered = true;
     ++r.done;
     const Crawl* crawl = r.job.crawl ? &*r.job.crawl : nullptr;
-    if (r.acc) {
+    if (r.job.each) {
+        if (live(r.id)) r.job.each(k, std::move(page));
+    } else if (r.acc) {
         r.waiting.emplace(k, std::move(page));
         for (auto it = r.waiting.find(r.next); it != r.waiting.end(); it = r.waiting.find(r.next)) {
             if (crawl) check_paging(it->second, crawl->numbers.at(r.next), &crawl->first);
@@ -291,7 +322,7 @@ void Engine::deliver(Running& r, std::size_t k, Page&& page) {
     Result result;
     if (r.acc) {
         result.pages.push_back(std::move(*r.acc));
-    } else {
+    } else if (!r.job.each) {
         result.pages.reserve(r.out.size());
         for (auto& p : r.out) result.pages.push_back(std::move(*p));
     }
@@ -307,7 +338,7 @@ void Engine::complete(std::uint64_t id, Result&& result) {
         std::lock_guard<std::mutex> lk(mutex_);
         --count_;
     }
-    if (r->job.done) r->job.done(std::move(result));
+    if (r->job.done && live(id)) r->job.done(std::move(result));
 }
 
 void Engine::drop_transfers(std::uint64_t id) {

@@ -142,6 +142,23 @@ TEST(ClientEngine, CancelRemovesTheTransfersAndNeverCompletes) {
     engine.cancel(12345);
 }
 
+TEST(ClientEngine, AJobsOwnParallelCapsOnlyItsTransfers) {
+    SilentServer silent;
+    auto o = options(silent.port);
+    o.max_parallel = 4;
+    vc::Engine engine(o);
+    Waiter capped, other;
+    auto j = job({"/a", "/b", "/c"}, capped.completion());
+    j.parallel = 1;
+    const auto id = engine.submit(std::move(j));
+    ASSERT_TRUE(eventually([&] { return engine.peak_transfers() >= 1; }));
+    EXPECT_EQ(engine.peak_transfers(), 1u);  // its other two wait for the first (which never answers)
+    engine.submit(job({"/d", "/e"}, other.completion()));
+    ASSERT_TRUE(eventually([&] { return engine.peak_transfers() >= 3; }));  // the next job is not held by it
+    EXPECT_EQ(engine.peak_transfers(), 3u);
+    engine.cancel(id);
+}
+
 TEST(ClientEngine, StoppingDropsRunningJobsWithoutTheirCompletion) {
     SilentServer silent;
     Waiter w;
@@ -154,6 +171,31 @@ TEST(ClientEngine, StoppingDropsRunningJobsWithoutTheirCompletion) {
         EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
     }
     EXPECT_EQ(w.calls, 0);
+}
+
+TEST(ClientEngine, StoppedFromItsOwnThreadItCallsNoMoreCompletions) {
+    // A completion (as the logger, or a finalizer run there) stops the engine on its own thread:
+    // stop() returns there without waiting for itself, and no completion is called after it
+    // (the loops awaiting them may be closed next); the destructor then runs on this thread.
+    auto o = options(refused_port());
+    o.max_parallel = 8;  // every job's transfer at once: they fail in the same rounds
+    auto engine = std::make_unique<vc::Engine>(o);
+    std::atomic<bool> stop_returned{false};
+    std::atomic<int> stopping_calls{0}, other_calls{0}, after_stop{0};
+    engine->submit(job({"/a"}, [&](vc::Engine::Result&&) {
+        ++stopping_calls;
+        engine->stop();
+        stop_returned = true;
+    }));
+    for (int i = 0; i < 6; ++i)
+        engine->submit(job({"/b"}, [&](vc::Engine::Result&&) {
+            ++other_calls;
+            if (stop_returned) ++after_stop;
+        }));
+    ASSERT_TRUE(eventually([&] { return stop_returned.load(); }, 10));
+    engine.reset();  // joins the engine thread, here
+    EXPECT_EQ(stopping_calls.load(), 1);
+    EXPECT_EQ(after_stop.load(), 0) << other_calls.load() << " other completions";
 }
 
 TEST(ClientEngine, AnEmptyJobCompletesAtOnce) {

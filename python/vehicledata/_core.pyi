@@ -267,6 +267,9 @@ class _Engine:
                record: str, shape: str = ..., verbose: bool = ..., first: Optional[_Page] = ...,
                first_number: int = ..., numbers: Optional[Sequence[int]] = ..., collect: bool = ...,
                single: bool = ..., fields: Optional[Sequence[str]] = ...) -> int: ...
+    def fetch_pages_settled(self, loop: Any, callback: Callable[[Any, Optional[BaseException]], Any],
+                            targets: Sequence[str], record: str, shape: str, verbose: bool, parallel: int,
+                            on_done: Callable[[int, Optional[_Page], Optional[int], Optional[str]], Any]) -> int: ...
     def get(self, loop: Any, callback: Callable[[Any, Optional[BaseException]], Any], target: str) -> int: ...
     def download(self, loop: Any, callback: Callable[[Any, Optional[BaseException]], Any], target: str, path: str,
                  resume: bool = ..., progress: Optional[Callable[[int, int], Any]] = ..., timeout: float = ...,

@@ -158,6 +158,17 @@ class AsyncFetcher:
         return await self._submit(targets, record, shape, verbose, first, first_number, numbers, collect=True,
                                   fields=fields)
 
+    async def fetch_pages_settled(self, targets: Sequence[str], record: str, shape: str, parallel: int,
+                                  on_done: Callable[[int, Any, Optional[int], Optional[str]], None]) -> None:
+        """The core client's ``fetch_pages_settled`` on the engine, awaited: ``targets`` fetched at most
+        ``parallel`` at once (inside the engine's ``max_parallel``, the rate limit, the retries per
+        target); ``on_done(index, page, None, None)`` runs on the loop as each page arrives, or
+        ``on_done(index, None, status, message)`` for one the server refuses for itself (the batch
+        goes on); what else fails ends the batch and is raised."""
+        if targets:
+            await self._job(lambda engine, loop, settle: engine.fetch_pages_settled(
+                loop, settle, list(targets), record, shape, False, parallel, on_done))
+
     async def one(self, target: str, record: str, verbose: bool = False) -> Record:
         """The single record an object-shaped endpoint answers."""
         return records_of(await self.get_page(check_target(target), record, "object", verbose))[0]
@@ -411,7 +422,7 @@ class AsyncPager:
         def pages_from(number: int) -> Iterator[Page]:
             resumed = AsyncPager(self._fetcher, Pager(self._fetcher, bulk.path, bulk.record, bulk.params,  # type: ignore[arg-type]
                                                       start_page=number, parallel=bulk._query.parallel,
-                                                      progress=bulk._query.progress))
+                                                      progress=bulk._query.progress, fields=bulk.fields))
             pages = resumed._core_pages()
 
             async def following() -> Optional[Page]:
@@ -687,6 +698,50 @@ class AsyncDataFeed:
             return await asyncio.to_thread(read, archive, **options)
 
 
+class AsyncVinAccessor:
+    """``api.vin`` of an :class:`AsyncClient`: ``await api.vin(v)`` decodes one VIN,
+    ``await api.vin.decode_many(vins)`` a batch (as ``vd.Client``'s ``api.vin``)."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: "AsyncClient") -> None:
+        self._client = client
+
+    async def __call__(self, vin: str, *, verbose: Optional[bool] = None,
+                       all_trims: Optional[bool] = None) -> "VinResult":
+        """Decode a VIN (as ``vd.Client``'s ``api.vin(vin)``)."""
+        from .vin import VinResult
+
+        target, record = self._client._client._vin_request(vin, verbose, all_trims)
+        return VinResult.of(await self._client._fetcher.one(target, record))
+
+    async def decode_many(self, vins: Any, *, concurrency: Optional[int] = None,
+                          checkpoint: Union[None, str, "os.PathLike[str]"] = None,
+                          progress: Optional[bool] = None) -> "pa.Table":
+        """``vd.Client``'s ``api.vin.decode_many``, awaited: the same arguments, table, checkpoint,
+        progress bar and errors (its steps, ``vin_online.VinBatch``).  The requests run on the
+        client's engine, ``concurrency`` at once (default and at most the client's ``max_parallel``,
+        which the engine holds across all of the client's requests), inside its rate limit and
+        retries; each answer is taken on the loop as it arrives (its row, the checkpoint line, the
+        bar).  Reading the input and the checkpoint and building the table run on a worker thread
+        (``_off_loop``).  Cancelling the task stops the requests at once; the checkpoint keeps the
+        answers taken before, for a resume."""
+        from .vin_online import VinBatch
+
+        fetcher = self._client._fetcher
+        batch = await _off_loop(VinBatch, fetcher, vins, concurrency, checkpoint, progress)
+        if batch.targets:
+            try:
+                await fetcher.fetch_pages_settled(batch.targets, batch.record, "object", batch.concurrency,
+                                                  batch.on_done)
+            finally:
+                batch.finish()
+        return await _off_loop(batch.table)
+
+    def __repr__(self) -> str:
+        return "<AsyncVinAccessor: await api.vin(vin), await api.vin.decode_many(vins)>"
+
+
 class _EngineClient(Client):
     """The options, checks and request builders of ``vd.Client`` over an Engine (no I/O of its own)."""
 
@@ -799,13 +854,12 @@ class AsyncClient:
 
         return json_of(await self._fetcher.get(json_target(path, params)))
 
-    async def vin(self, vin: str, *, verbose: Optional[bool] = None,
-                  all_trims: Optional[bool] = None) -> "VinResult":
-        """Decode a VIN (as ``vd.Client.vin``)."""
-        from .vin import VinResult
-
-        target, record = self._client._vin_request(vin, verbose, all_trims)
-        return VinResult.of(await self._fetcher.one(target, record))
+    @property
+    def vin(self) -> AsyncVinAccessor:
+        """``await api.vin(vin)`` decodes a VIN (``VinResult``); ``await api.vin.decode_many(vins,
+        concurrency=, checkpoint=, progress=)`` a batch into the offline decoder's table (as
+        ``vd.Client.vin``; docs/vin.md)."""
+        return AsyncVinAccessor(self)
 
     async def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate (as ``vd.Client.license_plate``)."""
@@ -848,4 +902,4 @@ class AsyncClient:
 
 
 __all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher", "AsyncVehiclesResource",
-           "AsyncVehiclePager", "AsyncDataFeed"]
+           "AsyncVehiclePager", "AsyncDataFeed", "AsyncVinAccessor"]

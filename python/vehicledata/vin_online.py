@@ -3,7 +3,9 @@
     table = api.vin.decode_many(vins, concurrency=4, checkpoint="vins.ckpt", progress=True)
 
 The batch is fetched by the client's C++ crawl machinery (libcurl multi, the client's token bucket
-and retries, ``concurrency`` transfers at once) and answers the same table as the offline
+and retries, ``concurrency`` transfers at once; ``vd.AsyncClient``'s ``await api.vin.decode_many``
+runs the same steps, :class:`VinBatch`, with its requests on the client's I/O engine:
+vehicledata.aio) and answers the same table as the offline
 ``vehicledata.vin.Decoder.decode_many`` (``vehicledata.vin.COLUMNS``, one row per input VIN in
 input order).  A VIN that ``vehicledata.vin.validate`` refuses is not sent (the API's 400 message is
 the one ``validate`` gives); one the service refuses (404) gets its row with the service's message.
@@ -62,78 +64,121 @@ class VinAccessor:
         and the API's message); nothing in the batch raises for them.  ``checkpoint``: a file
         answers are appended to; VINs it already holds are not requested again.  ``progress``: a
         tqdm bar of the requests (default: the client's setting)."""
+        fetcher = self._client._fetcher
+        batch = VinBatch(fetcher, vins, concurrency, checkpoint, progress)
+        if batch.targets:
+            try:
+                fetcher._core().fetch_pages_settled(batch.targets, batch.record, "object", False, batch.concurrency,
+                                                    batch.on_done)
+            finally:
+                batch.finish()
+        return batch.table()
+
+
+class VinBatch:
+    """The steps of one ``decode_many`` call, for both clients (``vd.Client``'s ``api.vin`` above and
+    ``vd.AsyncClient``'s, which fetch ``targets`` their own way and hand each answer to ``on_done``):
+    the arguments checked, each input's row or the VIN to request, the checkpoint read and appended
+    to, the progress bar, the table.  Made, the bar and the checkpoint are open when there is
+    something to request: ``finish()`` closes them (answers handed over after it are dropped)."""
+
+    def __init__(self, fetcher: Any, vins: Any, concurrency: Optional[int],
+                 checkpoint: Union[None, str, "os.PathLike[str]"], progress: Optional[bool]) -> None:
         from . import vin as vin_module
-        from .pager import records_of
-        from .vin import VinResult
 
         if concurrency is None:
-            concurrency = self._client.max_parallel
+            concurrency = fetcher.max_parallel
         if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
             raise QueryError(f"concurrency must be a positive int, not {concurrency!r}", field="concurrency")
+        self.concurrency: int = concurrency
         values: List[Optional[str]] = []
         for chunk in vin_module._string_chunks(vins):
             values.extend(chunk.to_pylist())
-        rows: List[Optional[Dict[str, Any]]] = [None] * len(values)
-        done: Dict[str, Dict[str, Any]] = {}
+        self._rows: List[Optional[Dict[str, Any]]] = [None] * len(values)
         path = Path(os.fspath(checkpoint)) if checkpoint is not None else None
-        if path is not None:
-            done = read_vin_checkpoint(path)
-        wanted: Dict[str, List[int]] = {}  # normalized VIN -> input positions still to answer
+        done = read_vin_checkpoint(path) if path is not None else {}
+        self._wanted: Dict[str, List[int]] = {}  # normalized VIN -> input positions still to answer
         for i, raw in enumerate(values):
             if raw is None:
-                rows[i] = _error_row(None, "invalid_vin", "VIN is null")
+                self._rows[i] = _error_row(None, "invalid_vin", "VIN is null")
                 continue
             try:
                 vin = vin_module.validate(raw)
             except QueryError as e:
-                rows[i] = _error_row(raw, "invalid_vin", e.message)
+                self._rows[i] = _error_row(raw, "invalid_vin", e.message)
                 continue
             if vin in done:
-                rows[i] = done[vin]
+                self._rows[i] = done[vin]
             else:
-                wanted.setdefault(vin, []).append(i)
-        order = list(wanted)
-        if order:
-            ep = schema.endpoint_for("vin")
-            targets = [check_target(build_target(endpoint_path(ep, vin), [])) for vin in order]
-            fetcher = self._client._fetcher
-            bar = fetcher.progress_bar(progress, len(order), "VINs", "VIN")
-            out: Optional[IO[str]] = None
-            if path is not None:
-                if path.exists():  # a last line cut short by a crash: dropped before appending
-                    with open(path, "rb+") as f:
-                        data = f.read()
-                        if data and not data.endswith(b"\n"):
-                            f.truncate(data.rfind(b"\n") + 1)
-                fresh = not path.exists() or path.stat().st_size == 0
-                out = open(path, "a", encoding="utf-8")
-                if fresh:
-                    out.write(json.dumps(CHECKPOINT_HEADER) + "\n")
-                    out.flush()
-
-            def on_done(index: int, page: Any, status: Optional[int], message: Optional[str]) -> None:
-                vin = order[index]
-                if page is not None:
-                    row = _result_row(vin, VinResult.of(records_of(page)[0]))
-                else:
-                    code = "not_found" if status == 404 else ("invalid_vin" if status == 400 else f"http_{status}")
-                    row = _error_row(vin, code, message or "")
-                for i in wanted[vin]:
-                    rows[i] = row
-                if out is not None:
-                    out.write(json.dumps({"vin": vin, "row": row}, ensure_ascii=False) + "\n")
-                    out.flush()
-                if bar is not None:
-                    bar.update(1)
-
+                self._wanted.setdefault(vin, []).append(i)
+        self._order = list(self._wanted)
+        ep = schema.endpoint_for("vin")
+        #: The requests to send, one per distinct VIN still to answer, and the record their answers decode as.
+        self.targets: List[str] = [check_target(build_target(endpoint_path(ep, vin), [])) for vin in self._order]
+        self.record: str = ep.record
+        self._out: Optional[IO[str]] = None
+        self._bar: Any = None
+        self._finished = False
+        if self.targets:
+            self._bar = fetcher.progress_bar(progress, len(self._order), "VINs", "VIN")
             try:
-                fetcher._core().fetch_pages_settled(targets, ep.record, "object", False, concurrency, on_done)
-            finally:
-                if out is not None:
-                    out.close()
-                if bar is not None:
-                    bar.close()
-        return _table(rows)
+                if path is not None:
+                    self._out = _append_to(path)
+            except BaseException:
+                self.finish()
+                raise
+
+    def on_done(self, index: int, page: Any, status: Optional[int], message: Optional[str]) -> None:
+        """Target ``index`` answered: its core ``page``, or the ``status`` and ``message`` the server
+        refused it with (the core client's ``fetch_pages_settled``)."""
+        from .pager import records_of
+        from .vin import VinResult
+
+        if self._finished:  # (an answer already on its way when the batch was cancelled)
+            return
+        vin = self._order[index]
+        if page is not None:
+            row = _result_row(vin, VinResult.of(records_of(page)[0]))
+        else:
+            code = "not_found" if status == 404 else ("invalid_vin" if status == 400 else f"http_{status}")
+            row = _error_row(vin, code, message or "")
+        for i in self._wanted[vin]:
+            self._rows[i] = row
+        if self._out is not None:
+            self._out.write(json.dumps({"vin": vin, "row": row}, ensure_ascii=False) + "\n")
+            self._out.flush()
+        if self._bar is not None:
+            self._bar.update(1)
+
+    def finish(self) -> None:
+        """Close the checkpoint and the bar (idempotent)."""
+        self._finished = True
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def table(self) -> Any:
+        """The ``pyarrow.Table`` of the rows (a VIN not answered: a row of nulls)."""
+        return _table(self._rows)
+
+
+def _append_to(path: Path) -> IO[str]:
+    """The checkpoint opened for appending: a last line cut short by a crash dropped, the header
+    written to a new (or empty) file."""
+    if path.exists():
+        with open(path, "rb+") as f:
+            data = f.read()
+            if data and not data.endswith(b"\n"):
+                f.truncate(data.rfind(b"\n") + 1)
+    fresh = not path.exists() or path.stat().st_size == 0
+    out = open(path, "a", encoding="utf-8")
+    if fresh:
+        out.write(json.dumps(CHECKPOINT_HEADER) + "\n")
+        out.flush()
+    return out
 
 
 def _error_row(vin: Optional[str], code: str, text: str) -> Dict[str, Any]:

@@ -102,9 +102,10 @@ async def test_vehicles_to_parquet_is_the_sync_dataset(emulator: Emulator, api: 
 
 
 @pytest.mark.asyncio
-async def test_vehicles_part_searches_decode_the_sync_projection(emulator: Emulator, api: vd.Client):
+async def test_vehicles_part_searches_decode_the_sync_projection(emulator: Emulator, api: vd.Client, tmp_path: Path):
     """The async part crawls are decoded on the engine with the sync ones' projection (Pager.fields):
-    the same columns, fewer than the record's, the same rows; and the joined frame equals the sync one."""
+    the same columns, fewer than the record's, the same rows (whole, page by page, and written to
+    Parquet); and the joined frame equals the sync one."""
     pd = pytest.importorskip("pandas")
     sync = api.vehicles.search(year=2020, make="Toyota")
     expected = sync.to_pandas()
@@ -118,5 +119,11 @@ async def test_vehicles_part_searches_decode_the_sync_projection(emulator: Emula
             assert part.column_names == want.column_names
             assert set(part.column_names) < set(getattr(aapi, resource).fields)
             assert part.equals(want)
+            pages = [t async for t in search._pagers[resource].iter_arrow(page_size=100)]
+            assert len(pages) > 1 and all(t.column_names == want.column_names for t in pages)
+            written = await search._pagers[resource].to_parquet(tmp_path / resource, page_size=100)
+            on_disk = pq.read_table(written)
+            assert on_disk.column_names == want.column_names
+            assert on_disk.equals(sync._pagers[resource].to_arrow(page_size=100))
         got = await aapi.vehicles.search(year=2020, make="Toyota").to_pandas()
         pd.testing.assert_frame_equal(got, expected)

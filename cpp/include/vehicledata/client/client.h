@@ -89,6 +89,12 @@ struct DownloadResult {
 
 class Client;
 
+// Whether a final error is the server refusing one target for itself: a 4xx
+// other than 401, 403 and 429 (those are about the client: its credentials,
+// its rate).  A batch that hands refusals over goes on after one
+// (Client::fetch_pages' `on_refused`, the Engine's Job::refused).
+bool refused_alone(const ApiError& e);
+
 // One download (Client::download) across its attempts, for a driver of its own
 // transfers: start() gives the next attempt's request (streaming into the file,
 // resumed from what it holds), finish() judges the attempt.  Client::download()
@@ -157,8 +163,8 @@ public:
     // `window` (> 0), target i is not sent until every target before
     // i - window + 1 has been handed over, so at most window - 1 pages arrive
     // ahead of one still missing.
-    // With `on_refused`, a target the server refuses for itself (a 4xx answer
-    // other than 401, 403 and 429, after its retries) is handed to
+    // With `on_refused`, a target the server refuses for itself (refused_alone(),
+    // after its retries) is handed to
     // `on_refused(index, error)` and the batch goes on (api.vin.decode_many's
     // bad VINs); without it, that ApiError ends the batch.
     void fetch_pages(const std::vector<std::string>& targets, const schema::Record& record, schema::Shape shape,

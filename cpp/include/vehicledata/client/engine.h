@@ -71,11 +71,23 @@ public:
         // reserved for its collection.total), each released once appended,
         // at most Client::reorder_window() - 1 held ahead of a missing one.
         std::optional<Page> first;
+        // A Pages job may hand each page to `each(index, page)` (on the engine
+        // thread, in arrival order) instead of keeping it: its Result then has
+        // no pages.  With `refused`, a target the server refuses for itself
+        // (refused_alone(), after its retries) goes to `refused(index, error)`
+        // and the job goes on (Client::fetch_pages' `on_refused`: a batch of
+        // VINs).  Neither is called once the job is cancelled or the engine stopping.
+        std::function<void(std::size_t, Page&&)> each;
+        std::function<void(std::size_t, const ApiError&)> refused;
+        // At most this many of the job's transfers at once (<= 0: only the
+        // engine's cap, ClientOptions::max_parallel, which holds across all jobs).
+        int parallel = 0;
         Completion done;
     };
 
     explicit Engine(ClientOptions options);
-    // Stops the thread: jobs still running are dropped without their completion.
+    // Stops the thread: jobs still running are dropped without their completion
+    // (never on the engine thread: after stop() there, on another one).
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -85,8 +97,11 @@ public:
     // Drop a job: its transfers are removed from the multi handle at once and its
     // completion is not called (a no-op when it already completed).
     void cancel(std::uint64_t id);
-    // Stop the thread now (as the destructor; idempotent).  Not on the engine
-    // thread itself (a completion or the logger): see on_engine_thread().
+    // Stop the thread now (as the destructor; idempotent): no completion is
+    // called once it returns.  On the engine thread itself (a completion or the
+    // logger) it cannot wait for itself: it marks the engine stopping and
+    // returns, the thread ends after its current step, and the destructor must
+    // then run on another thread (see on_engine_thread()).
     void stop();
     // True when called from the engine thread (where stop() and the destructor
     // would wait for themselves: hand the engine to another thread to end it).
@@ -105,6 +120,8 @@ private:
     void start_transfers(int& wait_ms);
     void finish(std::size_t key, Response&& r);
     void deliver(Running& job, std::size_t index, Page&& page);
+    // Target `index` of an `each` job the server refused for itself (Job::refused).
+    void passed(Running& job, std::size_t index, const ApiError& error);
     // A Get job's answer of target `index` (completes the job with the last one).
     void answered(Running& job, std::size_t index, Response&& response);
     // Target `index` of a Pages or Get job served from the Client's response
@@ -113,6 +130,8 @@ private:
     enum class Cached { No, Served, Completed };
     Cached from_cache(Running& job, std::size_t index);
     void complete(std::uint64_t id, Result&& result);
+    // Whether job `id` may still hand anything over: the engine not stopping, the job not cancelled.
+    bool live(std::uint64_t id) const;
     void fail(std::uint64_t id, std::exception_ptr error);
     // Remove job `id`'s transfers from the multi handle (a cancelled or failed job).
     void drop_transfers(std::uint64_t id);
