@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import difflib
+import os
+import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -301,6 +303,29 @@ class Whole:
         return frames.page_to_arrow(self._core)
 
 
+_POOL: Optional[concurrent.futures.ThreadPoolExecutor] = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The three threads the part crawls run on, kept between calls: a new thread per call would
+    also allocate and page in its decoder's parser buffers (thread-local) for every call."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join")
+        return _POOL
+
+
+def _forget_pool() -> None:  # a forked child has none of its parent's threads
+    global _POOL, _POOL_LOCK
+    _POOL, _POOL_LOCK = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 class VehiclePager:
     """The vehicles of one search: four pagers joined on the trim id (see the module docstring)."""
 
@@ -315,10 +340,13 @@ class VehiclePager:
 
     def _joined(self, page_size: Optional[int]) -> Any:
         """The vehicles as one core page: the four whole-result crawls concurrently, then :func:`join_pages`."""
-        with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join") as pool:
-            futures = {rec: pool.submit(self._pagers[res]._bulk_collected, page_size) for rec, res in PARTS}
+        pool = _pool()
+        futures = {rec: pool.submit(self._pagers[res]._bulk_collected, page_size) for rec, res in PARTS}
+        try:
             trims = self._pagers["trims"]._bulk_collected(page_size)
-            parts = {rec: f.result() for rec, f in futures.items()}
+        finally:
+            concurrent.futures.wait(list(futures.values()))  # the crawls end before the call does
+        parts = {rec: f.result() for rec, f in futures.items()}
         return join_pages(trims, parts, self._after)
 
     def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
@@ -341,9 +369,9 @@ class VehiclePager:
             yield join(table, parts, self._after)
 
     def _parts_only(self, page_size: Optional[int]) -> Dict[str, "pa.Table"]:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join") as pool:
-            futures = {rec: pool.submit(self._pagers[res].to_arrow, page_size) for rec, res in PARTS}
-            return {rec: f.result() for rec, f in futures.items()}
+        pool = _pool()
+        futures = {rec: pool.submit(self._pagers[res].to_arrow, page_size) for rec, res in PARTS}
+        return {rec: f.result() for rec, f in futures.items()}
 
     def iter_pandas(self, page_size: Optional[int] = None) -> Iterator["pd.DataFrame"]:
         """One DataFrame per trims page (see iter_arrow)."""
