@@ -477,19 +477,22 @@ void bind_client(py::module_& m) {
     bind_engine(c);
 
     c.def("decode", [](py::bytes body, const std::string& record, const std::string& shape, const std::string& url,
-                       bool verbose) {
+                       bool verbose, std::optional<std::vector<std::string>> fields) {
         char* data = nullptr;
         py::ssize_t size = 0;
         if (PyBytes_AsStringAndSize(body.ptr(), &data, &size) != 0) throw py::error_already_set();
         std::string text;
         text.reserve(static_cast<std::size_t>(size) + 64);  // simdjson padding, no second copy
         text.assign(data, static_cast<std::size_t>(size));
-        const sc::Record& r = record_of(record);
+        std::optional<sc::Record> held;
+        const sc::Record& r = decoded_record(record, fields, held);
         sc::Shape s = shape_of(shape);
         py::gil_scoped_release nogil;
         return std::make_shared<vc::Page>(vc::decode_page(text, r, s, url, verbose));
     }, py::arg("body"), py::arg("record"), py::arg("shape") = "envelope", py::arg("url") = "", py::arg("verbose") = false,
-       "Decode a body into a Page (raises DecodeError with the position).");
+       py::arg("fields") = py::none(),
+       "Decode a body into a Page (raises DecodeError with the position); `fields`: decode only these fields of "
+       "the record (None: all).");
 
     c.def("concat", [](std::vector<std::shared_ptr<vc::Page>> pages) {
         std::vector<vc::Page*> raw;
@@ -530,6 +533,32 @@ void bind_client(py::module_& m) {
     }, py::arg("sources"), py::arg("rows"), py::arg("record"),
        "A page of `rows` rows gathered from sources [(page, rows: int64 array (-1: null) or None: every row, "
        "column names, their names in the result)], in order (a join on computed row indices, or a filter).");
+
+    c.def("join", [](std::shared_ptr<vc::Page> left, std::string left_key, std::vector<std::string> names,
+                     std::vector<std::string> as, const std::vector<py::tuple>& rights, std::string record) {
+        std::vector<std::shared_ptr<vc::Page>> keep;  // the pages stay alive while the GIL is released
+        std::vector<vc::JoinSource> in;
+        for (const py::tuple& t : rights) {
+            if (t.size() != 4) throw py::value_error("join: each right side is (page, key, names, as)");
+            vc::JoinSource s;
+            keep.push_back(t[0].cast<std::shared_ptr<vc::Page>>());
+            s.page = keep.back().get();
+            s.key = t[1].cast<std::string>();
+            s.names = t[2].cast<std::vector<std::string>>();
+            s.as = t[3].cast<std::vector<std::string>>();
+            in.push_back(std::move(s));
+        }
+        if (!left) throw py::value_error("join: no left page");
+        py::gil_scoped_release nogil;
+        try {
+            return std::make_shared<vc::Page>(vc::join_columns(*left, left_key, names, as, in, std::move(record)));
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
+        }
+    }, py::arg("left"), py::arg("left_key"), py::arg("names"), py::arg("as_"), py::arg("rights"), py::arg("record"),
+       "A left outer join on integer keys: every row of `left` (its columns `names`, named `as_`), then each right "
+       "side's columns [(page, key column, names, their names in the result)] at its first row whose key equals "
+       "left's `left_key` (nulls where none), in one hash lookup per row, GIL released.");
 
     c.def("parse_timestamp", [](const std::string& text) -> py::object {
         std::int64_t us;

@@ -142,15 +142,33 @@ namespace {
 
 // `src` at `rows` (or every row) into the empty column `out`: the result as a row by row copy
 // would give it (a null slot holds 0, NaN for a float missing from its source, no text), made one
-// kind at a time.  Every row of a column without nulls is its buffers copied whole.
+// kind at a time.  Every row of a column whose null slots already hold that (the decoder's) is
+// its buffers copied whole.
+// True when every null slot of `c` holds what a gathered null slot holds (0, no text; a float's
+// slot is copied either way): then a copy of its buffers is its row by row gather.
+bool canonical_nulls(const Column& c) {
+    if (c.null_count == 0 || c.kind == ColumnKind::Float64) return true;
+    const std::size_t n = c.valid.size();
+    if (stringy(c.kind)) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (!c.valid[i] && c.offsets[i + 1] != c.offsets[i]) return false;
+        return true;
+    }
+    const bool offsets = c.kind == ColumnKind::Timestamp;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!c.valid[i] && (c.ints[i] != 0 || (offsets && c.utc_offset_minutes[i] != 0))) return false;
+    return true;
+}
+
 void gather_column(const Column& src, const ColumnSource& s, std::size_t rows, Column& out) {
-    if (s.all_rows && src.null_count == 0) {
+    if (s.all_rows && canonical_nulls(src)) {
         out.ints = src.ints;
         out.floats = src.floats;
         out.offsets = src.offsets;
         out.bytes = src.bytes;
         out.utc_offset_minutes = src.utc_offset_minutes;
         out.valid = src.valid;
+        out.null_count = src.null_count;
         return;
     }
     auto row = [&](std::size_t i) { return s.all_rows ? static_cast<std::int64_t>(i) : s.rows[i]; };
@@ -243,6 +261,69 @@ Page gather_columns(const std::vector<ColumnSource>& sources, std::size_t rows, 
     out.collection.next.clear();
     out.collection.prev.clear();
     return out;
+}
+
+std::vector<std::int64_t> match_rows(const Column& keys, const Column& lookup) {
+    if (keys.kind != ColumnKind::Int64 || lookup.kind != ColumnKind::Int64)
+        throw std::invalid_argument("match_rows: join keys '" + keys.name + "' and '" + lookup.name +
+                                    "' must both be integer columns");
+    // Open addressing, linear probing, at most half full: slot -> row of lookup + 1 (0: empty).
+    const std::size_t n = lookup.size();
+    std::size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    const std::size_t mask = cap - 1;
+    int shift = 64;
+    for (std::size_t c = cap; c > 1; c >>= 1) --shift;
+    auto slot_of = [&](std::int64_t v) {  // Fibonacci hashing: the high bits of v * 2^64/phi
+        return static_cast<std::size_t>((static_cast<std::uint64_t>(v) * 0x9E3779B97F4A7C15ull) >> shift) & mask;
+    };
+    std::vector<std::int64_t> table(cap, 0);
+    for (std::size_t r = 0; r < n; ++r) {
+        if (!lookup.valid[r]) continue;
+        const std::int64_t v = lookup.ints[r];
+        for (std::size_t s = slot_of(v);; s = (s + 1) & mask) {
+            if (table[s] == 0) { table[s] = static_cast<std::int64_t>(r) + 1; break; }
+            if (lookup.ints[static_cast<std::size_t>(table[s] - 1)] == v) break;  // the first row stays
+        }
+    }
+    std::vector<std::int64_t> out(keys.size(), -1);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!keys.valid[i]) continue;
+        const std::int64_t v = keys.ints[i];
+        for (std::size_t s = slot_of(v); table[s] != 0; s = (s + 1) & mask)
+            if (lookup.ints[static_cast<std::size_t>(table[s] - 1)] == v) { out[i] = table[s] - 1; break; }
+    }
+    return out;
+}
+
+Page join_columns(const Page& left, const std::string& left_key, const std::vector<std::string>& names,
+                  const std::vector<std::string>& as, const std::vector<JoinSource>& rights, std::string record) {
+    const Column* keys = left.column(left_key);
+    if (!keys) throw std::invalid_argument("join_columns: no column '" + left_key + "' in a page of " + left.record);
+    std::vector<ColumnSource> sources(1 + rights.size());
+    sources[0].page = &left;
+    sources[0].all_rows = true;
+    sources[0].names = names;
+    sources[0].as = as;
+    for (std::size_t k = 0; k < rights.size(); ++k) {
+        const JoinSource& r = rights[k];
+        if (!r.page) throw std::invalid_argument("join_columns: a right side without a page");
+        const Column* lookup = r.page->column(r.key);
+        if (!lookup) throw std::invalid_argument("join_columns: no column '" + r.key + "' in a page of " + r.page->record);
+        ColumnSource& s = sources[k + 1];
+        s.page = r.page;
+        s.rows = match_rows(*keys, *lookup);
+        // Parts in the trims' order, one each (the usual case): every row in order, copied whole.
+        bool identity = r.page->rows == left.rows;
+        for (std::size_t i = 0; identity && i < s.rows.size(); ++i) identity = s.rows[i] == static_cast<std::int64_t>(i);
+        if (identity) {
+            s.all_rows = true;
+            s.rows.clear();
+        }
+        s.names = r.names;
+        s.as = r.as;
+    }
+    return gather_columns(sources, left.rows, std::move(record));
 }
 
 }  // namespace vehicledata::client

@@ -2,6 +2,8 @@
 // reserved once (no regrowth: a regrown column is resident twice while it is copied).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -113,4 +115,84 @@ TEST(ClientPageOps, SyntheticFieldsParseAndMergeOnAppend) {
     EXPECT_EQ(all.synthetic, (std::vector<std::string>{"msrp", "invoice"}));
     vc::Page acc = vc::empty_like(all, 10);
     EXPECT_EQ(acc.synthetic, all.synthetic);
+}
+
+namespace {
+
+// An Int64 column of `values` (nullopt: a null).
+vc::Column ints(const std::string& name, const std::vector<std::optional<std::int64_t>>& values) {
+    vc::Column c;
+    c.name = name;
+    c.type = sc::Type::Int64;
+    c.kind = vc::ColumnKind::Int64;
+    for (const auto& v : values) {
+        c.ints.push_back(v.value_or(0));
+        c.valid.push_back(v ? 1 : 0);
+        c.null_count += v ? 0 : 1;
+    }
+    return c;
+}
+
+}  // namespace
+
+TEST(ClientPageOps, MatchRowsFindsTheFirstRowOfEachKeyAndNoneForNullsOrMissingKeys) {
+    // Keys far apart (ids of another catalogue) and many colliding ones: the table probes on.
+    std::vector<std::optional<std::int64_t>> lookup_values = {7, std::nullopt, 9000000000LL, 7, -3, 42};
+    for (std::int64_t i = 0; i < 1000; ++i) lookup_values.push_back(100000 + i * 1024);
+    const vc::Column lookup = ints("trim_id", lookup_values);
+    const vc::Column keys = ints("id", {42, 7, std::nullopt, 8, 9000000000LL, -3, 100000 + 999 * 1024, 0});
+    EXPECT_EQ(vc::match_rows(keys, lookup), (std::vector<std::int64_t>{5, 0, -1, -1, 2, 4, 1005, -1}));
+    EXPECT_EQ(vc::match_rows(keys, ints("trim_id", {})), std::vector<std::int64_t>(8, -1));
+    vc::Column text = lookup;
+    text.kind = vc::ColumnKind::String;
+    EXPECT_THROW(vc::match_rows(keys, text), std::invalid_argument);
+}
+
+TEST(ClientPageOps, JoinColumnsKeepsTheLeftRowsAndGathersEachRightSide) {
+    vc::Page trims = decode(trims_body(5, 1, 12));
+    vc::Page part;  // rows for trims 4, 2, 4 again (the first one is taken) and 99 (no trim)
+    part.record = "part";
+    part.rows = 4;
+    part.columns.push_back(ints("trim_id", {4, 2, 4, 99}));
+    part.columns.push_back(ints("id", {40, 20, 41, 990}));
+    vc::Page empty;
+    empty.record = "empty";
+    empty.columns.push_back(ints("trim_id", {}));
+    empty.columns.push_back(ints("id", {}));
+    vc::Page out = vc::join_columns(trims, "id", {"id", "description"}, {"id", "description"},
+                                    {{&part, "trim_id", {"id"}, {"part_id"}}, {&empty, "trim_id", {"id"}, {"empty_id"}}},
+                                    "vehicle");
+    ASSERT_EQ(out.rows, 5u);
+    EXPECT_EQ(out.record, "vehicle");
+    EXPECT_EQ(out.column("id")->ints, (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
+    EXPECT_EQ(out.column("description")->str(4), trims.column("description")->str(4));
+    const vc::Column* p = out.column("part_id");
+    EXPECT_EQ(p->valid, (std::vector<std::uint8_t>{0, 1, 0, 1, 0}));
+    EXPECT_EQ(p->ints[1], 20);
+    EXPECT_EQ(p->ints[3], 40);
+    EXPECT_EQ(p->null_count, 3u);
+    EXPECT_EQ(out.column("empty_id")->null_count, 5u);
+    EXPECT_THROW(vc::join_columns(trims, "nope", {}, {}, {}, "vehicle"), std::invalid_argument);
+    EXPECT_THROW(vc::join_columns(trims, "id", {}, {}, {{&part, "nope", {"id"}, {"x"}}}, "vehicle"), std::invalid_argument);
+}
+
+TEST(ClientPageOps, JoinColumnsOfAPartInTheLeftOrderCopiesItsColumnsWhole) {
+    vc::Page trims = decode(trims_body(4, 1, 12));
+    vc::Page part;  // one row per trim, in the trims' order, with nulls
+    part.record = "part";
+    part.rows = 4;
+    part.columns.push_back(ints("trim_id", {1, 2, 3, 4}));
+    part.columns.push_back(ints("doors", {2, std::nullopt, 4, std::nullopt}));
+    vc::Page odd = part;  // a null slot holding a value: gathered row by row, the slot zeroed
+    odd.columns[1].ints[1] = 7;
+    vc::Page out = vc::join_columns(trims, "id", {"id"}, {"id"},
+                                    {{&part, "trim_id", {"doors"}, {"doors"}}, {&odd, "trim_id", {"doors"}, {"odd"}}},
+                                    "vehicle");
+    for (const char* name : {"doors", "odd"}) {
+        SCOPED_TRACE(name);
+        const vc::Column* c = out.column(name);
+        EXPECT_EQ(c->valid, (std::vector<std::uint8_t>{1, 0, 1, 0}));
+        EXPECT_EQ(c->ints, (std::vector<std::int64_t>{2, 0, 4, 0}));
+        EXPECT_EQ(c->null_count, 2u);
+    }
 }

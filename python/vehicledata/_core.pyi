@@ -308,12 +308,19 @@ class _Client:
     ClientOptions = _ClientOptions
     Retry = _Retry
     @staticmethod
-    def decode(body: bytes, record: str, shape: str = ..., url: str = ..., verbose: bool = ...) -> _Page: ...
+    def decode(body: bytes, record: str, shape: str = ..., url: str = ..., verbose: bool = ...,
+               fields: Optional[Sequence[str]] = ...) -> _Page: ...
     @staticmethod
     def concat(pages: Sequence[_Page]) -> _Page: ...
     @staticmethod
     def gather(sources: Sequence[Tuple[_Page, Any, Sequence[str], Sequence[str]]], rows: int, record: str) -> _Page:
         """A page of ``rows`` rows gathered from (page, int64 row indices (-1: null) or None, names, new names)."""
+        ...
+    @staticmethod
+    def join(left: _Page, left_key: str, names: Sequence[str], as_: Sequence[str],
+             rights: Sequence[Tuple[_Page, str, Sequence[str], Sequence[str]]], record: str) -> _Page:
+        """A left outer join on integer keys: ``left``'s columns, then each right side's at its first
+        row whose key equals ``left_key`` (nulls where none)."""
         ...
     @staticmethod
     def parse_timestamp(text: str) -> Optional[Tuple[int, int]]: ...

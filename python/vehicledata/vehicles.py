@@ -6,8 +6,9 @@
 
 A search runs four crawls concurrently (trims, bodies, engines, mileages; each one the C++ core's
 whole-result fetch, GIL released) with the same keyword filters, and joins the three parts to the
-trims on ``trim_id``, keeping the trims' order: Arrow's ``index_in`` finds each trim's part row, the
-C++ core gathers the columns into one page (:func:`join_pages`, ``_core.client.gather``), which
+trims on ``trim_id``, keeping the trims' order: the C++ core finds each trim's part row (a hash
+table of the part's trim ids) and gathers the columns into one page (:func:`join_pages`,
+``_core.client.join``), which
 takes the core's fast paths to pandas, Arrow and polars; page by page (``iter_arrow``) the join is
 Arrow's ``take`` (:func:`join`).  Columns: the trim's, then each part's own fields; a name that two of the four records share
 (``id``) is prefixed ``body_``, ``engine_`` or ``mileage_``; the parts' copies of the trim's
@@ -29,6 +30,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import difflib
+import os
+import threading
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import frames, query, schema
@@ -232,44 +236,41 @@ def join(trims: "pa.Table", parts: Dict[str, "pa.Table"], after: Sequence[Tuple[
     return t
 
 
+@lru_cache(maxsize=1)
+def _join_layout() -> Tuple[Tuple[List[str], List[str]], Dict[str, Tuple[List[str], List[str]]]]:
+    """(fields, columns) of the trim and of each part in a vehicle row (from the schema table, once)."""
+    cols = columns()
+
+    def of(record: str) -> Tuple[List[str], List[str]]:
+        return [f for rec, f in cols.values() if rec == record], [col for col, (rec, _) in cols.items() if rec == record]
+
+    return of("trim"), {record: of(record) for record, _ in PARTS}
+
+
 def join_pages(trims: Any, parts: Dict[str, Any], after: Sequence[Tuple[str, Dict[str, Any]]] = ()) -> Any:
     """:func:`join` on the C++ core's pages (whole-result crawls): the vehicle rows as one core Page.
 
-    Arrow finds the rows (``index_in`` of each part's ``trim_id``, on the pages' zero-copy Arrow
-    export), the core gathers the columns into one page (``_core.client.gather``, GIL released),
-    and the ``after`` conditions select its rows (a second gather).  The result takes the core's
-    fast paths to pandas, Arrow and polars, as a search's own pages do."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+    The core joins in one call, GIL released (``_core.client.join``): a hash table of each part's
+    ``trim_id`` finds every trim's row (the first one; none: nulls), and each column is gathered
+    once into the result page; the ``after`` conditions then select its rows (Arrow compute on the
+    page's zero-copy export, then a second gather).  The result takes the core's fast paths to
+    pandas, Arrow and polars, as a search's own pages do."""
     from . import _core
 
-    cols = columns()
-    trims_ids = frames.page_to_arrow(trims).column("id")
-    sources: List[Tuple[Any, Any, List[str], List[str]]] = [
-        (trims, None, [f for col, (rec, f) in cols.items() if rec == "trim"],
-         [col for col, (rec, _) in cols.items() if rec == "trim"])]
-    for record, _ in PARTS:
-        part = parts[record]
-        names = [f for col, (rec, f) in cols.items() if rec == record]
-        out = [col for col, (rec, _) in cols.items() if rec == record]
-        if part.rows:
-            found = pc.index_in(trims_ids, value_set=frames.page_to_arrow(part).column("trim_id").combine_chunks())
-            rows = pc.fill_null(found, -1).cast(pa.int64()).to_numpy()
-        else:
-            import numpy as np
-
-            rows = np.full(trims.rows, -1, dtype="int64")
-        sources.append((part, rows, names, out))
-    joined = _core.client.gather(sources, trims.rows, "vehicle")
+    (trim_names, trim_as), layout = _join_layout()
+    rights = [(parts[record], "trim_id") + layout[record] for record, _ in PARTS]
+    joined = _core.client.join(trims, "id", trim_names, trim_as, rights, "vehicle")
     if after and joined.rows:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         t = frames.page_to_arrow(joined)
         mask = None
         for col, d in after:
             m = _mask(pa, pc, t.column(col), d)
             mask = m if mask is None else pc.and_kleene(mask, m)
         keep = pc.indices_nonzero(pc.fill_null(mask, False)).cast(pa.int64()).to_numpy()  # NULL drops the row
-        names = list(cols)
+        names = list(columns())
         joined = _core.client.gather([(joined, keep, names, names)], len(keep), "vehicle")
     return joined
 
@@ -302,6 +303,29 @@ class Whole:
         return frames.page_to_arrow(self._core)
 
 
+_POOL: Optional[concurrent.futures.ThreadPoolExecutor] = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The three threads the part crawls run on, kept between calls: a new thread per call would
+    also allocate and page in its decoder's parser buffers (thread-local) for every call."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join")
+        return _POOL
+
+
+def _forget_pool() -> None:  # a forked child has none of its parent's threads
+    global _POOL, _POOL_LOCK
+    _POOL, _POOL_LOCK = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 class VehiclePager:
     """The vehicles of one search: four pagers joined on the trim id (see the module docstring)."""
 
@@ -316,10 +340,13 @@ class VehiclePager:
 
     def _joined(self, page_size: Optional[int]) -> Any:
         """The vehicles as one core page: the four whole-result crawls concurrently, then :func:`join_pages`."""
-        with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join") as pool:
-            futures = {rec: pool.submit(self._pagers[res]._bulk_collected, page_size) for rec, res in PARTS}
+        pool = _pool()
+        futures = {rec: pool.submit(self._pagers[res]._bulk_collected, page_size) for rec, res in PARTS}
+        try:
             trims = self._pagers["trims"]._bulk_collected(page_size)
-            parts = {rec: f.result() for rec, f in futures.items()}
+        finally:
+            concurrent.futures.wait(list(futures.values()))  # the crawls end before the call does
+        parts = {rec: f.result() for rec, f in futures.items()}
         return join_pages(trims, parts, self._after)
 
     def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
@@ -342,9 +369,9 @@ class VehiclePager:
             yield join(table, parts, self._after)
 
     def _parts_only(self, page_size: Optional[int]) -> Dict[str, "pa.Table"]:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=3, thread_name_prefix="vehicledata-join") as pool:
-            futures = {rec: pool.submit(self._pagers[res].to_arrow, page_size) for rec, res in PARTS}
-            return {rec: f.result() for rec, f in futures.items()}
+        pool = _pool()
+        futures = {rec: pool.submit(self._pagers[res].to_arrow, page_size) for rec, res in PARTS}
+        return {rec: f.result() for rec, f in futures.items()}
 
     def iter_pandas(self, page_size: Optional[int] = None) -> Iterator["pd.DataFrame"]:
         """One DataFrame per trims page (see iter_arrow)."""

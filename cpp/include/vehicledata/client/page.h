@@ -99,6 +99,26 @@ struct ColumnSource {
 // outside its page or a source with another number of rows than `rows`.
 Page gather_columns(const std::vector<ColumnSource>& sources, std::size_t rows, std::string record);
 
+// Per value of `keys` (an Int64 column), the row of `lookup` (an Int64 column) holding the same
+// value, the first such row when several do; -1 where there is none or either value is null
+// (a left join's row indices, found with one hash table of `lookup`).  Throws
+// std::invalid_argument for a column of another kind.
+std::vector<std::int64_t> match_rows(const Column& keys, const Column& lookup);
+
+// One right side of join_columns(): the columns `names` of `page` (named `as` in the result),
+// its rows matched on its column `key`.
+struct JoinSource {
+    const Page* page = nullptr;
+    std::string key;
+    std::vector<std::string> names;
+    std::vector<std::string> as;
+};
+// A left outer join on integer keys: every row of `left` in order with its columns `names`
+// (named `as`), then each right side's columns at the row whose `key` equals left's `left_key`
+// (match_rows(): the first such row; nulls where none).  gather_columns() of the matched rows.
+Page join_columns(const Page& left, const std::string& left_key, const std::vector<std::string>& names,
+                  const std::vector<std::string>& as, const std::vector<JoinSource>& rights, std::string record);
+
 // The fields decode_page() makes columns of: record.record_fields(verbose).
 // A record whose endpoints have Quirk::LegacyTrimVerbose (the legacy trim) in the
 // older verbose shape (arrays bodies, engines, mileages, exterior_colors,
