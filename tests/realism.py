@@ -94,11 +94,16 @@ _NOISE = re.compile(r"^(fwd|awd|rwd|4wd|2wd|4x4|4x2|coupe|convertible|sedan|hatc
                     r"[0-9][a-z]{2}|[a-z]{2}[0-9])$")
 
 # vPIC names that are plant or equipment codes, not trims a buyer orders ("G Grade", "Fleet")
-_CODES = frozenset(("grade", "package", "emissions", "fleet", "equipment", "group", "std"))
+_CODES = frozenset(("grade", "package", "emissions", "fleet", "equipment", "group", "std", "police", "services"))
+# equipment words vPIC adds to a grade ("LT w/ ...", Honda's "EX Sensing", "EXL-N" navigation, "-R"/"RES"
+# rear entertainment): set aside as the catalogue's trim rule (dataset/lineup.py) sets them aside
+_EQUIPMENT = frozenset(("w", "honda", "sensing", "navi", "res", "n", "r", "nr"))
 
 
 def _trim_words(name: str, served: bool = False) -> frozenset:
-    words = [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w]
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"(?i)\bEXL\b", "EX-L", name).lower()) if w]
+    if not served and len(words) > 1:
+        words = [w for w in words if w not in _EQUIPMENT] or words
     kept = frozenset(w for w in words if not _NOISE.match(w))
     return kept or frozenset(words) if served else kept  # a served "1LT" (Camaro's grades) stays a name
 

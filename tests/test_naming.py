@@ -123,11 +123,14 @@ def test_vpic_join_tables(database: Path) -> None:
     ("Tesla", "Model 3 Standard Range Plus", "Model 3", ("Model 3", "Standard Range Plus")),
     # EPA's "New" marks 2018's JL Wrangler, no trim word
     ("Jeep", "New Wrangler Unlimited 4WD", "Wrangler", ("Wrangler", "Unlimited")),
+    # BMW's M SUVs are models of their own; the Ram 1500 Classic (the old DS) too
+    ("BMW", "X6 M Competition", "X6", ("X6 M", "Competition")),
+    ("Ram", "1500 Classic 4WD", "1500", ("1500 Classic", "Base")),
 ])
 def test_name_vehicle_without_vpic(make: str, epa_model: str, base: str, expect) -> None:
     n = naming.name_vehicle(make, epa_model, base, 2019, None)
     assert (n.model, n.submodel) == expect
-    if make == "BMW":  # BMW USA's grade name keeps its drive word ("530i xDrive")
+    if make == "BMW" and n.model == "530i":  # BMW USA's grade name keeps its drive word ("530i xDrive")
         assert n.exact and n.trim == epa_model
     else:
         assert not n.exact and not re.search(r"(?i)FFV|GVWR|2WD|4WD|xDrive", n.trim)

@@ -297,3 +297,48 @@ def test_bmw_2019_lineup_uses_bmw_names(database: Path) -> None:
     for model, trim, drive in got:
         if re.fullmatch(r"M?\d{3}[ie]", model) and drive == "all wheel drive":
             assert "xDrive" in trim, (model, trim)
+
+
+def test_lineup_rules_for_body_lines_equipment_words_and_bmw_order() -> None:
+    """EPA's "Unlimited" (2018 Wrangler) starts vPIC's trim names: those are its lineup; vPIC's
+    equipment words ("w/", Honda's "Sensing", "-N") and a package's "Base" are no part of a trim;
+    BMW's grades climb sDrive, xDrive, M Performance, Competition."""
+    cands = ["Sport", "Sahara", "Rubicon", "Unlimited Sport", "Unlimited Sahara", "Unlimited Rubicon"]
+    assert lineup.lineup(["Unlimited"], cands, set(), "Base") == ["Unlimited Sport", "Unlimited Sahara",
+                                                                  "Unlimited Rubicon"]
+    assert lineup.lineup([], cands, {"unlimitedsport", "unlimitedsahara", "unlimitedrubicon"}, "Base") == \
+        ["Sport", "Sahara", "Rubicon"]
+    assert lineup.lineup(["LE"], ["LE", "LE Eco"], set(), "Base") == ["LE"]   # a trim of its own stays one
+    assert lineup.clean("Stingray LT w", "gas") == "Stingray LT"
+    assert lineup.clean("EX Honda Sensing", "gas") == "EX"
+    assert lineup.clean("EXL-N", "gas") == "EX-L" and lineup.clean("EXL", "gas") == "EX-L"
+    assert lineup.clean("SR5 Premium Base", "gas") == "SR5 Premium"
+    assert lineup.clean("Special Services Vehicle", "gas") is None
+    assert sorted(["M50i", "xDrive40i", "sDrive40i", "Competition"], key=lambda t: lineup.rank(t, "BMW")) == \
+        ["sDrive40i", "xDrive40i", "M50i", "Competition"]
+    assert lineup.reviewed("Chevrolet", "Corvette", 2017, 6.2, False, "gas", supercharged=True) == ["Z06"]
+    assert "Grand Sport" in (lineup.reviewed("Chevrolet", "Corvette", 2017, 6.2, False, "gas") or [])
+
+
+def test_known_misses_of_the_first_vehicles_an_analyst_opens(database: Path) -> None:
+    """2018 Wrangler: the JK is "Wrangler JK" and "Unlimited" is a body line, not a trim; BMW's M
+    SUVs are models ("X6 M"), the M4 has its base grade; Corvette grades, not vPIC equipment
+    groups; Lexus grades carry the model letters ("RX 350")."""
+    def trims(year: int, make: str, model: str) -> set:
+        return {t for (t,) in q(database, "SELECT DISTINCT trim FROM trims WHERE year = ? AND make = ? AND model = ?",
+                                year, make, model)}
+    jeep = {m for (m,) in q(database, "SELECT DISTINCT model FROM trims WHERE year = 2018 AND make = 'Jeep'")}
+    assert {"Wrangler", "Wrangler JK"} <= jeep
+    for model in ("Wrangler", "Wrangler JK"):
+        got = trims(2018, "Jeep", model)
+        assert {"Sport", "Rubicon", "Unlimited Sport", "Unlimited Rubicon"} <= got and "Unlimited" not in got, got
+    assert q(database, "SELECT count(*) FROM trims WHERE year = 2018 AND make = 'Jeep' AND model = 'Wrangler' "
+                       "AND description LIKE '%5A)'") == [(0,)]   # the JK's 5-speed automatic is not a JL
+    for year in (2015, 2016, 2019):
+        assert trims(year, "BMW", "X6 M") and "Base" not in trims(year, "BMW", "X6"), year
+    assert "M4" in trims(2016, "BMW", "M4") and "M4" in trims(2019, "BMW", "M4")
+    vette = set().union(*(trims(y, "Chevrolet", "Corvette") for y in range(2015, 2020)))
+    assert not {t for t in vette if re.search(r"\bw$|Preferred|Premium", t)}, vette
+    assert {"Stingray 1LT", "Grand Sport", "Z06", "ZR1"} <= trims(2019, "Chevrolet", "Corvette")
+    assert {"RX 350", "RX 450h"} <= trims(2019, "Lexus", "RX")
+    assert "SLT" in trims(2019, "Ram", "1500 Classic") and "Classic" not in trims(2019, "Ram", "1500")

@@ -42,7 +42,12 @@ _POWERTRAIN_WORDS = {
     "ev": ("electric",),
 }
 _NOT_TRIM = {"SA", "FL", "FLEET", "SALES", "POLICE", "CANADA", "EXPORT", "USA", "US", "MEXICO", "STD", "STANDARD",
-             "N/A", "NA", "GRADE", "BASE GRADE", "PPV", "SSV", "INTERCEPTOR", "CHASSIS"}
+             "N/A", "NA", "GRADE", "BASE GRADE", "PPV", "SSV", "INTERCEPTOR", "CHASSIS", "SPECIAL", "SERVICES", "VEHICLE",
+             # equipment words vPIC appends to a grade: "LT w/ ...", Honda's "EX Sensing", "EXL-N" (navigation),
+             # "-R"/"RES" (rear entertainment): the grade is the trim
+             "W", "W/", "HONDA", "SENSING", "NAVI", "RES"}
+# Honda's vPIC grade codes: "EXL" (EX-L) with "-N" (navigation), "-R"/"-NR" (rear entertainment)
+_HONDA_CODE = re.compile(r"^(EXL|EX-L|EX)-(?:N|R|NR)$")
 _FOUR_BY_FOUR = re.compile(r"(?i)\bactive drive(?: lock| ii| i)?\b|\bquadra-(?:trac|drive)(?: ii| i)?\b")
 _OPTION_CODE = re.compile(r"^[1-3]([A-Z]{2})$")
 _ABBREVIATIONS = {"LTD": "Limited", "PRM": "Premium", "PREM": "Premium", "PLAT": "Platinum"}
@@ -87,6 +92,13 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             continue
         if w in ("base", "mid", "high", "low") or (model and norm(w) == norm(model)):
             continue  # package codes ("STI high+L+KA"), the model's own name
+        if up == "BASE" and len(split) > 1:
+            continue  # "SR5 Premium Base", "TRD Pro Base": a package's base, the grade is the trim
+        hc = _HONDA_CODE.match(up)
+        if hc:
+            w = up = hc.group(1)
+        if up == "EXL":
+            w = up = "EX-L"
         if up.isalpha() and up == w and len(w) >= 5 and up not in ("DENALI",) and not up.startswith("NISMO"):
             w = w.title()  # "TOURING" -> "Touring"
         m = _OPTION_CODE.match(up)
@@ -99,7 +111,8 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             continue
         words.append(w)
     words = [_ABBREVIATIONS.get(w.upper().rstrip("."), w) for w in words]
-    while len(words) > 1 and len(words[-1]) == 1 and words[-1].isupper() and words[-2].upper() != "TYPE":
+    while (len(words) > 1 and len(words[-1]) == 1 and words[-1].isupper() and words[-2].upper() != "TYPE"
+           and not re.fullmatch(r"[XZ]\d", words[-2])):  # BMW's "X6 M" is a model
         words.pop()  # Toyota/Subaru package letters: "LE X", "XLE M", "Base P"
     if len(words) == 1 and len(words[0]) == 1 and words[0] not in ("L", "S"):
         return None  # a lone package letter ("G", "M")
@@ -122,13 +135,16 @@ def candidates(entries: Sequence[Entry], engine_type: str, model: str = "") -> L
     return list(seen.values())
 
 
-def hinted(submodel: str, engine_type: str, model: str = "") -> List[str]:
-    """EPA's own trim words as names ("LE/SE" -> LE, SE); [] where EPA names none."""
+def hinted(submodel: str, engine_type: str, model: str = "", make: str = "") -> List[str]:
+    """EPA's own trim words as names ("LE/SE" -> LE, SE); [] where EPA names none. Lexus grades
+    carry the model letters ("RX 350", "ES 300h", "ES 350 F Sport"; EPA: "RX 350 AWD")."""
     if submodel == "Base":
         return []
     out: List[str] = []
     for raw in trim_names(submodel):
         c = clean(raw, engine_type, model)
+        if c and make == "Lexus" and re.fullmatch(r"[A-Z]{2,3}", model) and re.match(r"\d{3}[A-Za-z]{0,2}\b", c):
+            c = f"{model} {c}"
         if c and norm(c) not in {norm(x) for x in out}:
             out.append(c)
     if all(x.lower() in _ONLY_POWERTRAIN for x in out):
@@ -140,7 +156,15 @@ def lineup(own: List[str], cands: List[str], claimed: set, fallback: str, engine
     """The trims one EPA vehicle stands for (first = the one keeping EPA's id)."""
     if own:
         spelled = {norm(c): c for c in cands}
-        return [spelled.get(norm(x), x) for x in own][:MAX_TRIMS]
+        out: List[str] = []
+        for x in own:
+            n = len(x.split())
+            # EPA's "Unlimited" (2018 Wrangler) starts vPIC's "Unlimited Sport", "Unlimited Rubicon":
+            # the hint is a body line and those are its trims
+            longer = [] if norm(x) in spelled else [
+                c for c in cands if len(c.split()) > n and norm(" ".join(c.split()[:n])) == norm(x)]
+            out.extend(t for t in (longer or [spelled.get(norm(x), x)]) if t not in out)
+        return out[:MAX_TRIMS]
     rest = [c for c in cands if norm(c) not in claimed]
     if rest:
         return rest[:MAX_TRIMS]
@@ -172,15 +196,33 @@ _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of 
 # Makes whose grades climb in another order than the generic ladder's: Subaru sells Base (2.5i),
 # Premium, Sport, Limited, Touring (Premium is its second grade, not a top one); Kia L, FE, LX,
 # LXS, S, GT-Line, EX, SX, SXL, GT (its S sits above the LX); Tesla Standard Range, Standard Range
-# Plus, Mid Range, Long Range, (Long Range) Performance.
+# Plus, Mid Range, Long Range, (Long Range) Performance; Jeep Sport, Sport S, Latitude, Altitude,
+# Sahara, Limited, Trailhawk, Overland, Rubicon (Grand Cherokee: Laredo first, then Summit, SRT,
+# Trackhawk; "Unlimited Sahara" ranks as Sahara).
 MAKE_LADDERS = {"Subaru": ["BASE", "2.5I", "PREMIUM", "SPORT", "LIMITED", "TOURING", "STI"],
                 "Kia": ["L", "FE", "LX", "LXS", "S", "GT-LINE", "EX", "SX", "SXL", "GT"],
-                "Tesla": ["STANDARD", "PLUS", "MID", "LONG", "PERFORMANCE"]}
+                "Tesla": ["STANDARD", "PLUS", "MID", "LONG", "PERFORMANCE"],
+                "Jeep": ["LAREDO", "SPORT", "S", "LATITUDE", "ALTITUDE", "SAHARA", "LIMITED", "TRAILHAWK", "OVERLAND",
+                         "RUBICON", "SUMMIT", "SRT", "TRACKHAWK"]}
+
+
+def _bmw_rank(trim: str) -> float:
+    """BMW's grades of one model: rear drive (sDrive, plain "330i"), then xDrive, then the M
+    Performance grades ("M40i"), Competition, and the editions ("CS", "GTS")."""
+    if re.search(r"\b(CS|GTS|Edition)\b", trim):
+        return 4.0
+    if "Competition" in trim:
+        return 3.0
+    if re.match(r"M\d\d[ie]\b", trim):
+        return 2.0
+    return 1.0 if re.search(r"(?i)\bxdrive", trim) else 0.0
 
 
 def rank(trim: str, make: str = "") -> float:
-    """Position of a trim on its make's ladder (MAKE_LADDERS), else on the generic one (unknown
-    names sit in the middle)."""
+    """Position of a trim on its make's ladder (MAKE_LADDERS; BMW: `_bmw_rank`), else on the
+    generic one (unknown names sit in the middle)."""
+    if make == "BMW":
+        return _bmw_rank(trim) - 10.0  # below every generic rank: the make's order decides
     own = MAKE_LADDERS.get(make)
     if own:
         words = trim.upper().split()
@@ -197,7 +239,7 @@ def rank(trim: str, make: str = "") -> float:
 # ---- reviewed lineups of makes that keep trims out of their VINs (Ford) ---------------------
 
 REVIEWED_FILE = Path(__file__).resolve().parent / "lineups_reviewed.csv"
-_ENGINE_SPEC = re.compile(r"^(\d\.\d)([TDHP]?)$")
+_ENGINE_SPEC = re.compile(r"^(\d\.\d)([TSDHP]?)$")
 
 
 @dataclass(frozen=True)
@@ -207,7 +249,7 @@ class Reviewed:
     first: int
     last: int
     displ: Optional[float]   # None: any engine
-    tag: str                 # "" gas, "T" turbo, "D" diesel, "H" hybrid, "P" plug-in hybrid
+    tag: str                 # "" gas, "T" turbo, "S" supercharged, "D" diesel, "H" hybrid, "P" plug-in hybrid
     trims: Tuple[str, ...]
     source: str
 
@@ -238,13 +280,13 @@ def _reviewed_index() -> Dict[Tuple[str, str, int], List[Reviewed]]:
 
 
 def reviewed(make: str, model: str, year: int, displ: Optional[float], turbo: bool,
-             engine_type: str) -> Optional[List[str]]:
+             engine_type: str, supercharged: bool = False) -> Optional[List[str]]:
     """The reviewed trims of this make, model, year and engine, or None where the table has none."""
     rows = _reviewed_index().get((make, model, year))
     if not rows:
         return None
     tag = {"diesel": "D", "hybrid": "H", "mild hybrid": "H", "plug-in hybrid": "P"}.get(
-        engine_type, "T" if turbo else "")
+        engine_type, "T" if turbo else "S" if supercharged else "")
     out: List[str] = []
     for r in rows:
         if r.displ is None:

@@ -87,6 +87,9 @@ EXCEPTIONS: List[Tuple[str, "re.Pattern[str]", str, str]] = [
     ("GMC", re.compile(r"(?i)^Sierra\b"), "Sierra 1500", "Sierra"),
     ("Ford", re.compile(r"(?i)^F150\b"), "F-150", "F-150"),
     ("Ford", re.compile(r"(?i)^Shelby GT\d+ Mustang"), "Mustang", "Mustang"),
+    # the carried-over DS Ram sold beside the new DT from 2019 is a model of its own (Ram's price
+    # lists: "Ram 1500 Classic"), with its own trims (Tradesman, Express, Big Horn, SLT, Warlock)
+    ("Ram", re.compile(r"(?i)^1500 Classic\b"), "1500 Classic", "1500"),
 ]
 # Reviewed base trims of models whose EPA rows and vPIC patterns name no trim (the entry trim
 # of the manufacturer's US price list for those years).
@@ -409,6 +412,27 @@ def _clean_vpic_trim(value: str) -> Optional[str]:
     return None
 
 
+# BMW's M SUVs ("X6 M", "X5 M Competition"; not the "X3 M40i" grade): models of their own
+_BMW_M_SUV = re.compile(r"^(X\d) M(?=\s|$)")
+
+
+def generation_model(model: str, vpic_ids: Tuple[int, ...], make: str, year: int,
+                     vpic: Optional[VpicNames]) -> Tuple[str, Tuple[int, ...]]:
+    """The carried-over generation of a model whose new generation EPA marks "New" in the same
+    year (2018: "New Wrangler" is the JL, "Wrangler" the JK): vPIC's model of that year named
+    "<model> <chassis code>" ("Wrangler JK"), else the model unchanged."""
+    all_models, this_year = vpic.model_names(make, year) if vpic else ({}, set())
+    for key in sorted(this_year):
+        entry = all_models.get(key)
+        if entry is None:
+            continue
+        words = _words(entry[0])
+        if (len(words) == len(_words(model)) + 1 and norm(" ".join(words[:-1])) == norm(model)
+                and re.fullmatch(r"[A-Z]{2}", words[-1])):
+            return entry[0], tuple(sorted(entry[1]))
+    return model, vpic_ids
+
+
 def marketed_model(make: str, epa_model: str, base_model: str, year: int,
                    vpic: Optional[VpicNames]) -> Tuple[str, int, Tuple[int, ...]]:
     """(model name, number of EPA words it took, vPIC model ids it stands for)."""
@@ -417,7 +441,13 @@ def marketed_model(make: str, epa_model: str, base_model: str, year: int,
     for emake, rx, name, vpic_name in EXCEPTIONS:
         if emake == make and rx.search(epa_model):
             ids = all_models.get(norm(vpic_name), ("", set()))[1]
-            return name, (0 if name == "Mustang" else 1), tuple(sorted(ids))
+            n = len(_words(name))
+            taken = n if norm(" ".join(words[:n])) == norm(name) else (0 if name == "Mustang" else 1)
+            return name, taken, tuple(sorted(ids))
+    m = _BMW_M_SUV.match(epa_model) if make == "BMW" else None
+    if m:  # "X6 M", "X5 M Competition": BMW sells the M SUVs as models of their own
+        name = f"{m.group(1).upper()} M"
+        return name, 2, tuple(sorted(all_models.get(norm(name), ("", set()))[1]))
     best: Optional[Tuple[int, int, str, Set[int]]] = None
     for n in range(min(len(words), 4), 0, -1):
         key = norm(" ".join(words[:n]))
@@ -446,9 +476,13 @@ def marketed_model(make: str, epa_model: str, base_model: str, year: int,
     return base, taken, tuple(sorted(entry[1])) if entry else ()
 
 
-def name_vehicle(make: str, epa_model: str, base_model: str, year: int, vpic: Optional[VpicNames]) -> Name:
-    """The service's names for one EPA vehicle (see the module docstring)."""
+def name_vehicle(make: str, epa_model: str, base_model: str, year: int, vpic: Optional[VpicNames],
+                 old_generation: bool = False) -> Name:
+    """The service's names for one EPA vehicle (see the module docstring). `old_generation`: EPA
+    marks another row of this model and year "New" (see `generation_model`)."""
     model, taken, ids = marketed_model(make, epa_model, base_model, year, vpic)
+    if old_generation:
+        model, ids = generation_model(model, ids, make, year, vpic)
     words = _words(epa_model)
     if taken:  # parenthesised notes ("(Flex Fuel)", "(11 kW Charger)") are no trim words
         words = words[:taken] + _words(re.sub(r"\([^)]*\)?", " ", " ".join(words[taken:])))
@@ -464,6 +498,8 @@ def name_vehicle(make: str, epa_model: str, base_model: str, year: int, vpic: Op
     base = base_model.strip()
     series = base if _SERIES_RE.match(base) and norm(base) != norm(model) else None
     trim = hint
+    if make == "Lexus" and re.fullmatch(r"[A-Z]{2,3}", model) and re.fullmatch(r"\d{3}[A-Za-z]{0,2}", hint.split(" ")[0]):
+        trim = f"{model} {hint}"  # Lexus grades: "RX 350", "RX 450h", "ES 300h" (EPA "RX 350 AWD")
     if vpic is not None:
         if series is None:
             for value in vpic.series(make, model, year):
@@ -472,7 +508,7 @@ def name_vehicle(make: str, epa_model: str, base_model: str, year: int, vpic: Op
                     break
         if not trim:
             trim = BASE_TRIMS.get((make, model), "")
-        if not trim:
+        if not trim and make != "BMW":  # BMW's vPIC trims are editions ("GTS", "CS"): the grade is the trim
             for value in vpic.trims(make, model, year):
                 cleaned = _clean_vpic_trim(value)
                 if cleaned:

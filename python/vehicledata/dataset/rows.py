@@ -177,23 +177,29 @@ def _powertrain(v: Vehicle, etype: str, dtype: Optional[str]) -> Tuple[object, .
 def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named: List[naming.Name],
              etypes: List[str], dtypes: List[Optional[str]], facts_of: List[Dict[str, object]]) -> List[List[str]]:
     """The trims each EPA vehicle stands for (see dataset/lineup.py), first the one keeping its id."""
-    own = [lineup.hinted(sub, et, mdl) for (_, mdl, sub), et in zip(idents, etypes)]
+    own = [lineup.hinted(sub, et, mdl, mk) for (mk, mdl, sub), et in zip(idents, etypes)]
+    cands_of: List[List[str]] = []
+    for i, v in enumerate(vehicles):
+        make, model, _ = idents[i]
+        entries = facts_of[i]["entries"]
+        cands_of.append(lineup.reviewed(make, model, v.year, v.displ, v.turbo, etypes[i], v.supercharged) or (
+            [] if make in lineup.MODEL_IS_TRIM else lineup.candidates(entries, etypes[i], model)))  # type: ignore[arg-type]
     claimed: Dict[Tuple[object, ...], set] = {}
     for i, v in enumerate(vehicles):
         if own[i]:
             key = (v.year, idents[i][0], idents[i][1], _powertrain(v, etypes[i], dtypes[i]))
-            claimed.setdefault(key, set()).update(naming.norm(x) for x in own[i])
+            # a hint that starts vPIC's names ("Unlimited": "Unlimited Sport", "Unlimited Rubicon")
+            # claims those names too
+            claimed.setdefault(key, set()).update(
+                naming.norm(x) for x in lineup.lineup(own[i], cands_of[i], set(), named[i].trim, etypes[i]))
     out: List[List[str]] = []
     for i, v in enumerate(vehicles):
         make, model, _ = idents[i]
-        entries = facts_of[i]["entries"]
-        cands = lineup.reviewed(make, model, v.year, v.displ, v.turbo, etypes[i]) or (
-            [] if make in lineup.MODEL_IS_TRIM else lineup.candidates(entries, etypes[i], model))  # type: ignore[arg-type]
         if named[i].exact:  # the maker's full grade name (BMW "330i xDrive"): one trim, as named
             out.append([named[i].trim])
             continue
         key = (v.year, make, model, _powertrain(v, etypes[i], dtypes[i]))
-        out.append(lineup.lineup(own[i], cands, claimed.get(key, set()), named[i].trim, etypes[i]))
+        out.append(lineup.lineup(own[i], cands_of[i], claimed.get(key, set()), named[i].trim, etypes[i]))
     return out
 
 
@@ -265,13 +271,18 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             base = float(anchor.base_msrp)
             rate = (anchor.top_msrp / base) ** (1.0 / max(1, len(names) - 1)) - 1.0
         else:
+            rate = _step_rate(make, pickup)
             lowest = [p for (i, t), p in real.items() if i in gas and step[t] == 0]
+            # without a price of the base trim, the cheapest priced trim stepped down the ladder
+            # (2020 Model 3: Standard Range from Standard Range Plus), else the class formula
+            priced = [p / (1.0 + rate) ** step[t] for (i, t), p in real.items() if i in gas]
             if lowest:
                 base = float(min(lowest))
+            elif priced:
+                base = float(min(priced))
             else:
                 base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
                                                      facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
-            rate = _step_rate(make, pickup)
         # the engine-size premium counts from the base trim's engine (2019 Sonata SE: 2.4 L; its
         # 1.6 T Eco is no cheaper base), else from the line's smallest engine
         carrying = [i for i in members if names and names[0] in lineups[i]] or members
@@ -359,9 +370,14 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
     makes = canonical_makes(vehicles)
     idents = []
     named: List[naming.Name] = []
+    # EPA's "New" marks a new generation sold beside the old one (2018 "New Wrangler" = JL)
+    new_generation = {(makes[v.make], v.year, naming.norm(v.base_model)) for v in vehicles
+                      if v.model.upper().startswith("NEW ")}
     for v in vehicles:
         make = makes[v.make]
-        name = naming.name_vehicle(make, v.model, v.base_model, v.year, names)
+        old_generation = ((make, v.year, naming.norm(v.base_model)) in new_generation
+                          and not v.model.upper().startswith("NEW "))
+        name = naming.name_vehicle(make, v.model, v.base_model, v.year, names, old_generation)
         named.append(name)
         idents.append((make, name.model, name.submodel))
     make_ids = stable_ids(((m,) for m, _, _ in idents), *MAKE_IDS)
