@@ -285,13 +285,17 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
                                                      facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
         # the engine-size premium counts from the base trim's engine (2019 Sonata SE: 2.4 L; its
         # 1.6 T Eco is no cheaper base), else from the line's smallest engine
-        carrying = [i for i in members if names and names[0] in lineups[i]] or members
+        # (gas rows first: a diesel carrying the base trim does not make the gas engine a premium one)
+        carrying = ([i for i in members if i in gas and names and names[0] in lineups[i]]
+                    or [i for i in members if names and names[0] in lineups[i]] or members)
         small = min((vehicles[i].displ or 0.0) for i in carrying)
+        # the drive premium only where the line is also sold with two-wheel drive (a Subaru is AWD at its base price)
+        awd = ("all wheel drive", "four wheel drive")
+        drive_premium = 2000 if any(dtypes[i] not in awd for i in members) else 0
         is_real: Dict[Tuple[int, str], bool] = {}
         for i in members:
             v = vehicles[i]
-            extra = float(_PREMIUM.get(etypes[i], 0) + (2000 if dtypes[i] in ("all wheel drive", "four wheel drive")
-                                                         else 0))
+            extra = float(_PREMIUM.get(etypes[i], 0) + (drive_premium if dtypes[i] in awd else 0))
             extra += 2500 * max(0.0, (v.displ or 0.0) - small)
             # The line's prices only go up from its base trim: vPIC's prices kept where they rise
             # (one below an earlier one is not used), each ladder price held between the vPIC
