@@ -352,8 +352,10 @@ public:
     // socket is full (what it did not take stays in c.out) or all is sent. True unless the
     // connection failed or the provider stopped (the connection is then closed by the caller).
     static bool pump(Conn& c) {
-        if (!send_now(c)) return false;
-        while (c.out.empty() && c.provider) {
+        // The head goes out with the body's first piece in one sendmsg (send_with_out): one
+        // segment for a small answer, so the client wakes once for it, not for a head and a body.
+        if (!head_before_body(c) && !send_now(c)) return false;
+        while (c.provider && (c.out.empty() || head_before_body(c))) {
             if (c.provided >= c.provide_end) {
                 c.provider = nullptr;  // releases what it holds (the cached body, the feed's file)
                 break;
@@ -412,6 +414,13 @@ public:
         }
         return true;
     }
+
+    // c.out holds only an answer's head (at most kHeadMax bytes, none sent yet) and its deferred
+    // body has not started: pump sends them together.
+    static bool head_before_body(const Conn& c) {
+        return c.provider && c.provided == 0 && c.out_pos == 0 && c.out.size() <= kHeadMax;
+    }
+    static constexpr std::size_t kHeadMax = 16384;
 
     // Sends c.out from c.out_pos without waiting; true unless the connection failed.
     static bool send_now(Conn& c) {
@@ -764,29 +773,64 @@ struct Gate::Impl {
         return true;
     }
 
+    // What a worker does after a response when the connection's next request is not buffered whole.
+    enum class Next {
+        Serve,    // the next request is complete and this worker answers it (in its turn)
+        Reactor,  // back to the reactor (nothing within kKeepMs, a partial or refused request, end of input)
+        Queued,   // the next request is complete but every turn is taken: queued for the next free one
+    };
+
     // On a worker, after a response: whether the connection's next request is complete, read
     // here without a trip through the reactor (the wait for it bounded by kKeepMs, and only
     // while no other connection's request is queued and at most half the workers wait so).
-    // Anything else (nothing yet, a partial or refused request, end of input) goes back to the
-    // reactor, which applies the deadlines and refusals as for any other bytes.
-    bool next_request(Conn& c) {
-        if (stopping.load(std::memory_order_relaxed) || queued.load(std::memory_order_relaxed) > 0) return false;
+    // The wait leaves the worker's turn of the cores to the others (`turn` false meanwhile); with
+    // the request in, it takes a turn if one is free, else queues the connection as the reactor
+    // would, without the reactor's two wake-ups. Anything else (nothing yet, a partial or refused
+    // request, end of input) goes back to the reactor, which applies the deadlines and refusals
+    // as for any other bytes.
+    Next next_request(Conn& c, bool& turn) {
+        if (stopping.load(std::memory_order_relaxed) || queued.load(std::memory_order_relaxed) > 0) return Next::Reactor;
         if (c.buf.empty()) {
-            if (keeping.fetch_add(1) >= std::max(1, compute / 2)) {
+            if (keeping.fetch_add(1) >= std::max(1, limits.threads / 2)) {
                 keeping.fetch_sub(1);
-                return false;
+                return Next::Reactor;
             }
+            leave_turn(turn);
             pollfd p{c.fd, POLLIN, 0};
             const int n = ::poll(&p, 1, kKeepMs);
             keeping.fetch_sub(1);
-            if (n <= 0) return false;
+            if (n <= 0) return Next::Reactor;
         }
         read_available(c);
-        if (c.eof || c.buf.empty()) return false;
+        if (c.eof || c.buf.empty()) return Next::Reactor;
         const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
-        if (s.kind != RequestScan::Ready) return false;
+        if (s.kind != RequestScan::Ready) return Next::Reactor;
         take(c, s);
-        return true;
+        if (turn) return Next::Serve;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (running < compute) {
+                ++running;
+                turn = true;
+                return Next::Serve;
+            }
+            ready.push_back(&c);  // as evaluate() queues it; a worker ending its turn takes it
+            queued.store(ready.size() + fresh.size(), std::memory_order_relaxed);
+        }
+        return Next::Queued;
+    }
+
+    // The worker holding `turn` gives it up (another may take a queued request meanwhile).
+    void leave_turn(bool& turn) {
+        if (!turn) return;
+        bool more;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            --running;
+            more = can_take();
+        }
+        turn = false;
+        if (more) cv.notify_one();
     }
 
     void work() {
@@ -806,6 +850,8 @@ struct Gate::Impl {
                 queued.store(ready.size() + fresh.size(), std::memory_order_relaxed);
             }
             busy.fetch_add(1, std::memory_order_relaxed);
+            bool turn = true;  // this worker counts in `running`
+            Next next = Next::Reactor;
             for (;;) {
                 ConnStream strm(*c, limits);
                 bool closed = false;
@@ -824,17 +870,23 @@ struct Gate::Impl {
                     break;
                 }
                 if (pending(*c)) break;  // a slow reader: the reactor sends the rest
-                if (c->eof ? !next_buffered(*c) : !next_request(*c)) break;
+                if (c->eof) {
+                    if (!next_buffered(*c)) break;
+                    continue;
+                }
+                next = next_request(*c, turn);
+                if (next != Next::Serve) break;
             }
+            busy.fetch_sub(1, std::memory_order_relaxed);
+            if (next == Next::Queued) continue;  // another worker has it (or will): not ours to touch
             // The last answer is out: the client sees its end now, not when the epoll thread
             // next turns (it closes the descriptor).
             if (c->close_after && !pending(*c)) ::shutdown(c->fd, SHUT_WR);
-            busy.fetch_sub(1, std::memory_order_relaxed);
             bool more;
             {
                 std::lock_guard<std::mutex> lock(mutex);
                 done.push_back(c);
-                --running;
+                if (turn) --running;
                 more = can_take();
             }
             if (more) cv.notify_one();
