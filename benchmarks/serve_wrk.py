@@ -2,14 +2,14 @@
 """Emulator throughput and latency with wrk: against nginx serving the same bytes and the Prism mock.
 
 Cases: trims pages of 100 and 1000 records, a filtered `json` query (100 records) and
-`/api/vin/{vin}`, each at 1 and 8 connections (`wrk -t1|2 --latency`). nginx (2 workers,
+`/api/vin/{vin}`, each at 1, 8, 64 and 256 connections (`wrk -t1|2 --latency`; `--quick` keeps 1 and 8). nginx (2 workers,
 `sendfile on`, access log off, loopback, temporary config) serves each case's exact bytes, captured
 from the emulator, as static files. Prism (`@stoplight/prism-cli`, npm, pinned; `prism mock`)
 serves the public OpenAPI document read at run time from ../shared/reference (never committed): it
 answers `/api/trims/v2` and `/api/vin/{vin}` with the document's examples (other bytes, so only
 an indication). Targets: >= 0.8x nginx, >= 10x Prism; p50/p99 reported.
 
-    python benchmarks/serve_wrk.py [--rounds 2] [--quick]     (BENCH_SERVE_CONNECTIONS=1,8,64,256)
+    python benchmarks/serve_wrk.py [--rounds 2] [--quick]     (BENCH_SERVE_CONNECTIONS=1,8 for fewer)
 """
 from __future__ import annotations
 
@@ -41,9 +41,10 @@ CASES = {  # name -> (target, Prism serves it)
     "filtered json query": ("/api/trims/v2?limit=100&json=" + quote(FILTER), False),
     "vin decode": ("/api/vin/" + VIN, True),
 }
-# Connection counts; BENCH_SERVE_CONNECTIONS=1,8,64,256 adds the crowded ones (benchmarks/serve_peers.py
-# compares 64 and 256 with nginx and Debian's event-driven HTTP libraries in one table).
-CONNECTIONS = tuple(int(c) for c in os.environ.get("BENCH_SERVE_CONNECTIONS", "1,8").split(","))
+# Connection counts (BENCH_SERVE_CONNECTIONS overrides; --quick keeps the first two). 64 and 256 are
+# the crowded ones: benchmarks/serve_peers.py compares them with nginx and Debian's event-driven HTTP
+# libraries in one table.
+CONNECTIONS = tuple(int(c) for c in os.environ.get("BENCH_SERVE_CONNECTIONS", "1,8,64,256").split(","))
 OPENAPI = harness.ROOT.parent / "shared" / "reference" / "openapi-2.1.29.json"
 # Where the emulator's time goes per case (hand-written; valgrind --tool=callgrind on the emulator,
 # --threads 1, 1 keep-alive connection, 5 warm-up requests then 200, 2026-11-23: instructions per
@@ -191,7 +192,7 @@ def run(ctx: harness.Context) -> List[harness.Result]:
             for i, name in enumerate(CASES):
                 assert get(f"http://127.0.0.1:{nport}/case{i}.json") == bodies[name], "nginx serves the same bytes"
             results = []
-            for conns in CONNECTIONS:
+            for conns in (CONNECTIONS[:2] if ctx.quick else CONNECTIONS):
                 for i, (name, (target, in_prism)) in enumerate(CASES.items()):
                     urls = {"emulator": (ctx.url + target, auth),
                             "nginx (same bytes)": (f"http://127.0.0.1:{nport}/case{i}.json", {})}
