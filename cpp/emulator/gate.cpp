@@ -279,7 +279,7 @@ bool pending(const Conn& c) { return !c.out.empty() || static_cast<bool>(c.provi
 // that request only. Writes go to the connection's output buffer (c.out), which the worker tries
 // to send at once and otherwise leaves to the reactor: a slow reader costs a buffer, not a
 // worker. A deferred body (defer(): the direct path's answers) is pulled from its provider as the
-// socket drains, at most kPullBytes at a time, by whichever thread sends. An answer written on
+// socket drains, by whichever thread sends, without a copy (pump). An answer written on
 // httplib's path that is larger than the buffer's bound, or any such answer while all
 // connections' buffers together are at their bound, is written by the worker itself as the
 // socket drains, within the response's total deadline (then dropped).
@@ -349,8 +349,11 @@ public:
     bool failed() const { return failed_; }
 
     // Sends c.out, then pulls the deferred body and sends it, without waiting: stops when the
-    // socket is full (what it did not take stays in c.out) or all is sent. True unless the
-    // connection failed or the provider stopped (the connection is then closed by the caller).
+    // socket is full (what it did not take of c.out stays there; of the body, nothing is copied:
+    // the provider is asked again from the first byte not taken) or all is sent. The provider is
+    // asked for all the rest at once, so a body in memory goes out in one sendmsg when the socket
+    // takes it. True unless the connection failed or the provider stopped (the connection is then
+    // closed by the caller).
     static bool pump(Conn& c) {
         // The head goes out with the body's first piece in one sendmsg (send_with_out): one
         // segment for a small answer, so the client wakes once for it, not for a head and a body.
@@ -360,18 +363,26 @@ public:
                 c.provider = nullptr;  // releases what it holds (the cached body, the feed's file)
                 break;
             }
-            bool ok = true;
+            bool ok = true, full = false;
             const std::size_t before = c.provided;
             httplib::DataSink sink;
-            sink.write = [&c, &ok](const char* d, std::size_t l) -> bool {
+            sink.write = [&c, &ok, &full](const char* d, std::size_t l) -> bool {
                 if (!ok) return false;
-                if (!send_with_out(c, d, l)) return ok = false;
-                c.provided += l;
+                if (full) return true;  // pulled again, from c.provided, when the socket drains
+                const ssize_t took = send_with_out(c, d, l);
+                if (took < 0) return ok = false;
+                c.provided += static_cast<std::size_t>(took);
+                if (static_cast<std::size_t>(took) < l) full = true;
                 return true;
             };
-            sink.is_writable = [&ok] { return ok; };
-            const std::size_t want = std::min(kPullBytes, c.provide_end - c.provided);
-            if (!c.provider(c.provided, want, sink) || !ok || c.provided == before) {
+            sink.is_writable = [&ok, &full] { return ok && !full; };
+            if (!c.provider(c.provided, c.provide_end - c.provided, sink) || !ok) {
+                c.provider = nullptr;
+                release_out(c);
+                return false;
+            }
+            if (full) break;  // the reactor goes on at EPOLLOUT
+            if (c.provided == before) {  // the provider gave nothing
                 c.provider = nullptr;
                 release_out(c);
                 return false;
@@ -380,10 +391,12 @@ public:
         return true;
     }
     // Sends what is left of c.out and then d[0, l) in one call, without waiting; keeps what the
-    // socket did not take in c.out. False when the connection failed.
-    static bool send_with_out(Conn& c, const char* d, std::size_t l) {
+    // socket did not take of c.out in c.out (none of d: the caller pulls it again). Returns the
+    // bytes of d the socket took, -1 when the connection failed.
+    static ssize_t send_with_out(Conn& c, const char* d, std::size_t l) {
         iovec iov[2] = {{c.out.data() + c.out_pos, c.out.size() - c.out_pos}, {const_cast<char*>(d), l}};
         int first = iov[0].iov_len == 0 ? 1 : 0;
+        if (first == 1 && l == 0) return 0;
         while (first < 2) {
             msghdr m{};
             m.msg_iov = iov + first;
@@ -393,7 +406,7 @@ public:
             if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
             if (w <= 0) {
                 release_out(c);
-                return false;
+                return -1;
             }
             std::size_t done = static_cast<std::size_t>(w);
             while (first < 2 && done >= iov[first].iov_len) done -= iov[first++].iov_len;
@@ -402,17 +415,12 @@ public:
                 iov[first].iov_len -= done;
             }
         }
-        if (first >= 1) {
-            release_out(c);  // c.out is sent
-        } else {
+        if (first == 0) {
             c.out_pos = c.out.size() - iov[0].iov_len;
+            return 0;
         }
-        if (first < 2) {  // the rest of d waits in c.out
-            const char* rest = static_cast<const char*>(iov[1].iov_base);
-            c.out.append(rest, iov[1].iov_len);
-            g_out_bytes.fetch_add(iov[1].iov_len, std::memory_order_relaxed);
-        }
-        return true;
+        release_out(c);  // c.out is sent
+        return static_cast<ssize_t>(first == 2 ? l : l - iov[1].iov_len);
     }
 
     // c.out holds only an answer's head (at most kHeadMax bytes, none sent yet) and its deferred

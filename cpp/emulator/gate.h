@@ -17,10 +17,12 @@
 // a buffer, not a worker.  Each response has a total deadline (write_timeout_ms).
 // A body the direct path answers (direct.h: every GET/HEAD of the data endpoints
 // and the feed download) is not written by the worker at all: it hands the body's
-// content provider to the stream (DeferringStream), and the epoll thread pulls it
-// in pieces of at most kPullBytes as the socket drains (the feed ZIP straight from
-// its file), so no worker waits on a socket for it.  An answer on httplib's own
-// path (requests with a body or an Expect header) goes to the output buffer
+// content provider to the stream (DeferringStream), and whichever thread sends pulls
+// it as the socket drains, offering the socket all that the provider yields (a body in
+// memory whole, the feed ZIP 64 KiB at a time straight from its file) and asking again
+// from the first byte not taken, so nothing is copied and no worker waits on a
+// socket for it.  An answer on httplib's own path (requests with a body or an
+// Expect header) goes to the output buffer
 // whole, also when it is larger than max_output (counted: GateStats::large_handed),
 // and the epoll thread sends it the same way; only one made while all buffers
 // together are at max_output_total is still written by the worker itself, within
@@ -33,7 +35,8 @@
 // leaves its turn to another meanwhile; so does a worker waiting (at most 2 ms, at most
 // half the workers at once) for its kept connection's next request, which it then answers
 // itself if a turn is free and otherwise queues, without a trip through the epoll thread.
-// A deferred body's first piece leaves with the answer's head in one sendmsg.
+// A deferred body's first piece leaves with the answer's head in one sendmsg (a cached
+// body in memory: all of it, when the socket takes it).
 //
 // Thread safety: run() on one thread; stop() from any thread.
 #pragma once
@@ -73,13 +76,17 @@ struct GateLimits {
 
 // A stream that can finish an answer by itself (the gate's connection stream): after the head,
 // the writer hands over the body instead of writing it, and the gate sends it as the socket
-// drains, calling `provider` as httplib does (offset, bytes wanted, sink) for at most
-// kPullBytes at a time. `length` > 0; the provider (and what it holds) lives until the body
-// is sent or the connection is closed.
+// drains, calling `provider` as httplib does (offset, bytes wanted: all the rest, sink). What
+// the socket does not take of a piece is not kept: the provider is called again from that
+// offset when the socket drains, so it must yield the same bytes for the same offset (a body
+// in memory, a file read with pread). `length` > 0; the provider (and what it holds) lives
+// until the body is sent or the connection is closed.
 class DeferringStream : public httplib::Stream {
 public:
     virtual void defer(httplib::ContentProvider provider, std::size_t length) = 0;
 };
+// A rendered body over this size is deferred rather than written to the connection's buffer
+// (direct.h).
 constexpr std::size_t kPullBytes = 64 * 1024;
 
 // The server's own answer to one complete request, bypassing httplib's parsing (direct.h):

@@ -74,7 +74,7 @@ def test_slow_feed_readers_hold_no_worker_and_no_copy(emulator: Emulator, tokens
             assert code == 200 and len(json.loads(body)["data"]) == 2
             took.append(t)
         assert max(took) < 2, f"normal requests took {took} s beside {READERS} slow feed readers"
-        # The ZIP is not copied per connection: at most the pull size (64 KiB) each stays buffered.
+        # The ZIP is not copied per connection: what a socket does not take is read again later.
         grown = rss_kib(pid) - before
         assert grown < READERS * len(full) // 1024 // 2, f"RSS grew {grown} KiB with a {len(full)} byte ZIP"
         # Every reader still gets all three answers, whole, once it reads.  They read at once (one
