@@ -41,7 +41,7 @@ from typing import Dict, List, Optional, Tuple
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from serve_wrk import CASES  # noqa: E402
+from serve_wrk import CASES, stop_process  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -90,13 +90,7 @@ class Emu:
         return {"cpu": cpu, "vol": float(vol), "invol": float(invol)}
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
 
 
 def wrk(url: str, conns: int, duration: float, headers: Dict[str, str]) -> Tuple[int, float]:

@@ -24,7 +24,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 from urllib.parse import quote
 
 import harness
@@ -146,13 +146,18 @@ class Server:
             raise
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
+
+
+def stop_process(proc: "subprocess.Popen[Any]") -> None:
+    """SIGTERM, then SIGKILL after 10 s; waits for the process either way."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def run(ctx: harness.Context) -> List[harness.Result]:
