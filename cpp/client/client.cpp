@@ -393,10 +393,7 @@ Page Client::collect_pages(const Page& first, const std::vector<std::string>& ta
         expected = std::max(expected, std::min(static_cast<std::size_t>(first.collection.total),
                                                first.rows * (targets.size() + 1)));
     Page acc = empty_like(first, expected);
-    {
-        Page copy = first;
-        append_page(acc, std::move(copy));
-    }
+    append_page(acc, first);  // copied once, into the reserved page
     // Pages that arrive before an earlier one wait here; fetch_pages' window
     // (reorder_window()) bounds them while the earlier page is retried.
     std::map<std::size_t, Page> waiting;

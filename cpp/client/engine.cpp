@@ -133,8 +133,7 @@ void Engine::take_queue() {
                 expected = std::max(expected, std::min(static_cast<std::size_t>(first.collection.total),
                                                        first.rows * (n + 1)));
             r->acc = empty_like(first, expected);
-            Page copy = first;
-            append_page(*r->acc, std::move(copy));
+            append_page(*r->acc, first);  // copied once, into the reserved page
             r->window = client_.reorder_window();
         } else if (job.kind == Job::Kind::Get) {
             r->answers.resize(n);

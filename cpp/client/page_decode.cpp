@@ -100,10 +100,27 @@ struct Builder {
     std::size_t row = 0;
     // Quirk LegacyTrimVerbose of the record's endpoints: its older keys (schema.h), else null.
     const std::vector<schema::LegacyAlias>* aliases = nullptr;
-    // skipped[n]: the key (no escape) the n-th field of an earlier record had when it matched no
-    // column. Records come in one order, so a projection's skipped keys are recognised by one
-    // comparison instead of a scan of every column.
-    std::vector<std::string> skipped;
+    // The key plan: plan[n] is the key (raw text, no escape) the n-th field of an earlier record
+    // had and the column it filled (kSkip: none, its value is skipped). The records of a page
+    // come with their keys in one order, so one comparison per field finds its column, and a
+    // skipped value costs only the parser's walk over it.
+    static constexpr int kSkip = -1;
+    struct Step {
+        std::string key;
+        int column = kSkip;
+        bool known = false;
+    };
+    std::vector<Step> plan;
+
+    void learn(std::size_t pos, od::raw_json_string raw, int column) {
+        const char* k = reinterpret_cast<const char*>(raw.raw());
+        std::size_t len = 0;
+        while (k[len] != '"') ++len;
+        if (plan.size() <= pos) plan.resize(pos + 1);
+        plan[pos].key.assign(k, len);
+        plan[pos].column = column;
+        plan[pos].known = true;
+    }
 
     void null_at(Column& c) {
         c.valid.push_back(0);
@@ -293,19 +310,31 @@ struct Builder {
             od::field field;
             if (std::move(field_result).get(field)) fail("malformed record object", at);
             const std::size_t pos = n++;
-            // Fast path: the raw key equals the next expected column (records
-            // come in schema order), or the key this record's position had when it matched no
-            // column; then any column; then the unescaped key.
             od::raw_json_string raw = field.key();
+            // Fast path: the key this position had in an earlier record (the plan).
+            if (pos < plan.size() && plan[pos].known && raw.unsafe_is_equal(plan[pos].key)) {
+                const int k = plan[pos].column;
+                // a key of no column, or repeated: skip its value (consumed by the iterator)
+                if (k == kSkip || cols[static_cast<std::size_t>(k)].valid.size() != row) continue;
+                hint = static_cast<std::size_t>(k) + 1;
+                value_into(cols[static_cast<std::size_t>(k)], field.value());
+                continue;
+            }
+            // Else the raw key equals the next expected column (records come in schema order);
+            // then any column; then the unescaped key.
             Column* target = nullptr;
             std::string_view key;  // the unescaped key, when the raw one matched no column
             if (hint < cols.size() && raw.unsafe_is_equal(cols[hint].name)) {
                 target = &cols[hint];
-            } else if (pos < skipped.size() && !skipped[pos].empty() && raw.unsafe_is_equal(skipped[pos])) {
-                continue;  // a key of no column: skip its value (consumed by the iterator)
+                learn(pos, raw, static_cast<int>(hint));
             } else {
                 for (std::size_t i = 0; i < cols.size(); ++i)
-                    if (raw.unsafe_is_equal(cols[i].name)) { target = &cols[i]; hint = i; break; }
+                    if (raw.unsafe_is_equal(cols[i].name)) {
+                        target = &cols[i];
+                        hint = i;
+                        learn(pos, raw, static_cast<int>(i));
+                        break;
+                    }
                 // A key with no escape is its raw text: none of the columns (a projection skips
                 // most keys of a record: no unescaping, no second scan).
                 if (!target && (aliases || has_escape(raw))) {
@@ -325,13 +354,7 @@ struct Builder {
             }
             if (!target || target->valid.size() != row) {
                 // unknown or repeated key: skip its value (consumed by the iterator)
-                if (!target && !aliases && key.empty()) {  // raw text without escape: remember it
-                    const char* k = reinterpret_cast<const char*>(raw.raw());
-                    std::size_t len = 0;
-                    while (k[len] != '"') ++len;
-                    if (skipped.size() <= pos) skipped.resize(pos + 1);
-                    skipped[pos].assign(k, len);
-                }
+                if (!target && !aliases && key.empty()) learn(pos, raw, kSkip);  // raw text without escape
                 continue;
             }
             ++hint;

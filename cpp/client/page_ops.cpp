@@ -92,30 +92,42 @@ Page empty_like(const Page& src, std::size_t reserve_rows, std::size_t reserve_b
     return out;
 }
 
-void append_page(Page& dst, Page&& src) {
+void append_page(Page& dst, const Page& src) {
     if (src.record != dst.record || src.columns.size() != dst.columns.size())
         throw std::invalid_argument("cannot append a page of record '" + src.record + "' to one of '" + dst.record + "'");
     for (std::size_t k = 0; k < dst.columns.size(); ++k) {
         Column& d = dst.columns[k];
-        Column& s = src.columns[k];
+        const Column& s = src.columns[k];
         if (d.name != s.name || d.kind != s.kind) throw std::invalid_argument("pages have different columns");
         if (stringy(d.kind)) {
             const std::int64_t base = static_cast<std::int64_t>(d.bytes.size());
             for (std::size_t i = 1; i < s.offsets.size(); ++i) d.offsets.push_back(base + s.offsets[i]);
             d.bytes.append(s.bytes);
-            std::string().swap(s.bytes);
-            std::vector<std::int64_t>{0}.swap(s.offsets);
         }
-        take(d.ints, s.ints);
-        take(d.floats, s.floats);
-        take(d.utc_offset_minutes, s.utc_offset_minutes);
-        take(d.valid, s.valid);
+        d.ints.insert(d.ints.end(), s.ints.begin(), s.ints.end());
+        d.floats.insert(d.floats.end(), s.floats.begin(), s.floats.end());
+        d.utc_offset_minutes.insert(d.utc_offset_minutes.end(), s.utc_offset_minutes.begin(), s.utc_offset_minutes.end());
+        d.valid.insert(d.valid.end(), s.valid.begin(), s.valid.end());
         d.null_count += s.null_count;
-        s.null_count = 0;
     }
     merge_synthetic(dst.synthetic, src.synthetic);
     dst.rows += src.rows;
     dst.body_bytes += src.body_bytes;
+}
+
+void append_page(Page& dst, Page&& src) {
+    append_page(dst, static_cast<const Page&>(src));
+    for (Column& s : src.columns) {
+        if (stringy(s.kind)) {
+            std::string().swap(s.bytes);
+            std::vector<std::int64_t>{0}.swap(s.offsets);
+        }
+        std::vector<std::int64_t>().swap(s.ints);
+        std::vector<double>().swap(s.floats);
+        std::vector<std::int16_t>().swap(s.utc_offset_minutes);
+        std::vector<std::uint8_t>().swap(s.valid);
+        s.null_count = 0;
+    }
     src.rows = 0;
 }
 

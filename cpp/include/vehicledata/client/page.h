@@ -79,6 +79,8 @@ Page empty_like(const Page& src, std::size_t reserve_rows = 0, std::size_t reser
 // Append src's rows to dst (same record and columns) and release src's
 // buffers.  Throws std::invalid_argument on mismatched pages.
 void append_page(Page& dst, Page&& src);
+// The same, copying: src is left as it was (a crawl's first page, kept by its caller).
+void append_page(Page& dst, const Page& src);
 // Concatenate pages of one record (reserved exactly: capacity == size), releasing each
 // source's buffers as it goes.
 Page concat_pages(const std::vector<Page*>& pages);
