@@ -27,3 +27,27 @@ def test_without_a_process_pool_the_list_is_read_here(sources_dir: Path, monkeyp
     here = testcar.Reading(files)
     assert here._pool is None and here._futures == []
     assert _key(here.result()) == _key(pooled) and pooled.by_key
+
+
+def test_calamine_and_openpyxl_read_the_same_configurations(sources_dir: Path) -> None:
+    """The builder reads XLSX with python-calamine where installed, else openpyxl: the content
+    hash must not depend on which one a machine has."""
+    pytest.importorskip("python_calamine")
+    pytest.importorskip("openpyxl")
+    folder = sources_dir / paths.TESTCAR_DIR
+    xlsx = [p for p in testcar.files_in(folder) if p.suffix.lower() == ".xlsx"]
+    assert xlsx, folder
+    smallest = min(xlsx, key=lambda p: p.stat().st_size)
+    fast = testcar._read_xlsx(smallest)
+    assert len(fast) > 1000
+    assert fast == testcar._read_xlsx_openpyxl(smallest)
+    assert any(c.hp for c in fast) and all(isinstance(c.year, int) and isinstance(c.mfr_code, str) for c in fast)
+
+
+@pytest.mark.parametrize("reader", ["_read_xlsx", "_read_xlsx_openpyxl"])
+def test_a_damaged_xlsx_is_a_source_error_naming_the_file(tmp_path: Path, reader: str) -> None:
+    pytest.importorskip("python_calamine" if reader == "_read_xlsx" else "openpyxl")
+    bad = tmp_path / "19tstcar.xlsx"
+    bad.write_bytes(b"PK\x03\x04 not really a workbook")
+    with pytest.raises(testcar.SourceError, match="19tstcar.xlsx: not a readable XLSX file"):
+        getattr(testcar, reader)(bad)

@@ -295,9 +295,11 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
 
             store.create_indexes(con, tick)
             timings["indexes"] = stage.close()
+            con.execute("COMMIT")  # the rows are in the file: two processes hash its tables at once
             stage = rep.stage("content hash")
-            digest = store.content_hash_con(con)
+            digest = store.content_hash(tmp)
             timings["hash"] = stage.close(digest[:16])
+            con.execute("BEGIN")
             meta = {
                 "built_at": eastern_stamp(),
                 "schema_version": store.schema_version(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import sqlite3
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -54,8 +55,13 @@ def schema_version() -> str:
 def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None]) -> Iterable[tuple]:
     cols = columns(table)
     names = [c.name for c in cols]
-    enums = {c.name: frozenset(c.enum) for c in cols if c.enum}
+    # the checks run on the row's tuple (positions of `names`), not on the dict: one C call for
+    # the NOT NULL columns, one index per enumerated value
+    enums = [(i, frozenset(c.enum)) for i, c in enumerate(cols) if c.enum]
     not_null = [c.name for c in cols if not c.nullable]
+    at = [names.index(n) for n in not_null]
+    required: Callable[[tuple], tuple] = (
+        (lambda t: ()) if not at else (lambda t: (t[at[0]],)) if len(at) == 1 else operator.itemgetter(*at))
     nullable = {c.name for c in cols if c.nullable}
     known: Optional[frozenset] = None
     values: Callable[[dict], tuple] = lambda row: tuple(row.get(n) for n in names)
@@ -81,14 +87,15 @@ def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None
                 values = lambda row: (row[one],)  # noqa: E731
             else:
                 values = operator.itemgetter(*names)
-        for name in not_null:
-            if row[name] is None:
-                raise SchemaMismatch(f"{table}.{name} is NULL for row {row.get('id', row.get('code'))}")
-        for name, allowed in enums.items():
-            value = row.get(name)
+        t = values(row)
+        if None in required(t):
+            name = next(n for n in not_null if t[names.index(n)] is None)
+            raise SchemaMismatch(f"{table}.{name} is NULL for row {row.get('id', row.get('code'))}")
+        for i, allowed in enums:
+            value = t[i]
             if value is not None and value not in allowed:
-                raise SchemaMismatch(f"{table}.{name}: {value!r} is not an allowed value")
-        yield values(row)
+                raise SchemaMismatch(f"{table}.{names[i]}: {value!r} is not an allowed value")
+        yield t
 
 
 def create(con: sqlite3.Connection) -> None:
@@ -170,39 +177,84 @@ def _order_by(table: str) -> str:
     return ", ".join(names)
 
 
-def content_hash_con(con: sqlite3.Connection) -> str:
-    """SHA-256 over every schema table and the provenance table, rows in key order (meta,
-    which holds the build time, is left out)."""
-    h = hashlib.sha256()
+def _hash_parts(con: sqlite3.Connection) -> List[Tuple[str, str]]:
+    """(name, SELECT) of every part the content hash covers, rows in key order: the schema tables,
+    the VIN decoder's id maps and value origins where present, and the provenance table."""
+    parts = []
     for table in sorted(schema.tables()):
         names = [c.name for c in columns(table)]
-        h.update(f"\x00{table}\x00{','.join(names)}\x00".encode())
-        cur = con.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY {_order_by(table)}")
-        while True:
-            chunk = cur.fetchmany(20000)
-            if not chunk:
-                break
-            h.update(repr(chunk).encode())
+        parts.append((f"{table}\x00{','.join(names)}",
+                      f"SELECT {', '.join(names)} FROM {table} ORDER BY {_order_by(table)}"))
     for table, key in (("vpic_makes", "vpic_make_id"), ("vpic_models", "vpic_model_id"), ("value_origins", "id")):
         if con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
-            h.update(f"\x00{table}\x00".encode())
-            h.update(repr(con.execute(f"SELECT * FROM {table} ORDER BY {key}").fetchall()).encode())
-    h.update(b"\x00provenance\x00")
-    h.update(repr(con.execute("SELECT table_name, column_name, origin, note FROM provenance "
-                              "ORDER BY table_name, column_name").fetchall()).encode())
+            parts.append((table, f"SELECT * FROM {table} ORDER BY {key}"))
+    parts.append(("provenance", "SELECT table_name, column_name, origin, note FROM provenance "
+                                "ORDER BY table_name, column_name"))
+    return parts
+
+
+def _part_digest(con: sqlite3.Connection, sql: str) -> str:
+    h = hashlib.sha256()
+    cur = con.execute(sql)
+    while True:
+        chunk = cur.fetchmany(20000)
+        if not chunk:
+            break
+        h.update(repr(chunk).encode())
     return h.hexdigest()
 
 
-def content_hash(db_path: Path) -> str:
-    """Content hash of a built database (see content_hash_con)."""
+def _part_digest_of_file(path: str, sql: str) -> str:
+    """_part_digest in a worker process, on the database file opened read-only."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return _part_digest(con, sql)
+    finally:
+        con.close()
+
+
+def _combine(parts: List[Tuple[str, str]], digests: List[str]) -> str:
+    h = hashlib.sha256()
+    for (name, _), digest in zip(parts, digests):
+        h.update(f"\x00{name}\x00{digest}".encode())
+    return h.hexdigest()
+
+
+def content_hash_con(con: sqlite3.Connection) -> str:
+    """SHA-256 over every schema table and the provenance table, rows in key order (meta,
+    which holds the build time, is left out): one SHA-256 per table (its rows' repr), then one
+    over the tables' names and digests."""
+    parts = _hash_parts(con)
+    return _combine(parts, [_part_digest(con, sql) for _, sql in parts])
+
+
+def content_hash(db_path: Path, workers: int = 2) -> str:
+    """Content hash of a built database (see content_hash_con), its tables hashed by `workers`
+    processes at once (the largest first; one process where there are no POSIX semaphores)."""
     path = Path(db_path)
     if not path.is_file():
         raise FileNotFoundError(f"no database at {path}")
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        return content_hash_con(con)
+        parts = _hash_parts(con)
+        if workers < 2:
+            return _combine(parts, [_part_digest(con, sql) for _, sql in parts])
+        sizes = [_part_rows(con, sql) for _, sql in parts]
     finally:
         con.close()
+    try:
+        pool = ProcessPoolExecutor(max_workers=workers)
+    except OSError:  # no /dev/shm (a bare chroot, AWS Lambda)
+        return content_hash(path, workers=1)
+    with pool:
+        order = sorted(range(len(parts)), key=lambda i: -sizes[i])
+        futures = {i: pool.submit(_part_digest_of_file, str(path), parts[i][1]) for i in order}
+        return _combine(parts, [futures[i].result() for i in range(len(parts))])
+
+
+def _part_rows(con: sqlite3.Connection, sql: str) -> int:
+    table = sql.split(" FROM ", 1)[1].split(" ", 1)[0]
+    return int(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
 
 def read_meta(db_path: Path) -> Dict[str, str]:
