@@ -60,8 +60,11 @@ def _checked_tuples(table: str, rows: Iterable[dict], warn: Callable[[str], None
     enums = [(i, frozenset(c.enum)) for i, c in enumerate(cols) if c.enum]
     not_null = [c.name for c in cols if not c.nullable]
     at = [names.index(n) for n in not_null]
-    required: Callable[[tuple], tuple] = (
-        (lambda t: ()) if not at else (lambda t: (t[at[0]],)) if len(at) == 1 else operator.itemgetter(*at))
+    def required(t: tuple) -> tuple:
+        return tuple(t[i] for i in at)
+
+    if len(at) > 1:
+        required = operator.itemgetter(*at)  # type: ignore[assignment]  # one C call per row
     nullable = {c.name for c in cols if c.nullable}
     known: Optional[frozenset] = None
     values: Callable[[dict], tuple] = lambda row: tuple(row.get(n) for n in names)
