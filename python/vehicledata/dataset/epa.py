@@ -6,6 +6,7 @@ import io
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, TextIO
 
@@ -88,6 +89,15 @@ def _num(value: str) -> float:
             return 0.0
 
 
+# every column _row_to_vehicle reads (read_vehicles passes only these)
+_COLUMNS_READ = (
+    "id", "year", "cylinders", "displ", "make", "model", "baseModel", "VClass", "drive", "trany", "fuelType",
+    "fuelType1", "fuelType2", "atvType", "eng_dscr", "tCharger", "sCharger", "evMotor", "city08", "highway08",
+    "comb08", "cityA08", "highwayA08", "combA08", "cityE", "highwayE", "combE", "range", "rangeA", "rangeCity",
+    "rangeHwy", "charge240", "pv2", "pv4", "hpv", "lv2", "lv4", "hlv", "createdOn", "modifiedOn", "mfrCode",
+)
+
+
 def _row_to_vehicle(r: Dict[str, str], line: int) -> Vehicle:
     try:
         vid = int(r["id"])
@@ -149,13 +159,31 @@ def read_vehicles(path: Path, tick: Optional[Callable[[int], None]] = None) -> L
     """
     out: List[Vehicle] = []
     with _open_text(path) as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+        reader = csv.reader(fh)
+        try:
+            header = next(reader, None) or []
+        except (csv.Error, zipfile.BadZipFile, EOFError, OSError) as exc:
+            raise SourceError(f"{path}: unreadable at row 1 ({exc})") from None
+        missing = [c for c in REQUIRED_COLUMNS if c not in header]
         if missing:
             raise SourceError(f"{path}: not EPA's vehicles.csv, missing columns {missing}")
+        # Only the columns _row_to_vehicle reads, by index (a repeated name: the last one, as
+        # csv.DictReader would); blank rows are skipped and short rows padded with None, as
+        # DictReader does.
+        where = {name: i for i, name in enumerate(header)}
+        names = tuple(c for c in _COLUMNS_READ if c in where)
+        idx = [where[c] for c in names]
+        width = len(header)
+        pick = itemgetter(*idx)
         try:
-            for n, row in enumerate(reader, start=2):
-                out.append(_row_to_vehicle(row, n))
+            n = 1
+            for row in reader:
+                if not row:
+                    continue
+                n += 1
+                if len(row) < width:
+                    row = row + [None] * (width - len(row))  # type: ignore[list-item]
+                out.append(_row_to_vehicle(dict(zip(names, pick(row))), n))
                 if tick and len(out) % 5000 == 0:
                     tick(len(out))
         except (csv.Error, zipfile.BadZipFile, EOFError, OSError) as exc:
