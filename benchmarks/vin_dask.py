@@ -1,27 +1,32 @@
-"""The Dask recipe of docs/vin.md, timed: Decoder.decode_pandas by map_partitions on a
-dask.distributed LocalCluster of 1, then 2 worker processes (one thread each), same VINs.
+"""The Dask recipe of docs/vin.md, timed: Decoder.decode_pandas by map_partitions over
+dd.read_parquet on a dask.distributed LocalCluster of 2 worker processes (one thread each), with
+rounds on one worker (the tasks restricted to it) and on both, alternating.
 
 Steady throughput, not start-up: the cluster is started, the tables opened in every worker
-(`client.run`), the VINs persisted on the workers and spread evenly over them
-(`client.replicate`: every worker holds every partition; without it one worker may hold 14 of
-16, and map_partitions runs a partition where it lies), and one untimed round run (first decodes: the workers' scratch and memo
-pools, the tables' pages) before the clock starts; each timed round persists the decoded
-partitions on the workers (nothing comes back to the client) and waits.  Prints per setting the
-best and median of `--rounds`, where the partitions lay, and the workers' busy share (task time /
-(workers x wall)); then the 2-vs-1 ratio, beside the same decode run by `client.run` on every
-worker at once without the scheduler (`raw`: what the two cores give right now; a ratio well
-under 2 there is the machine, not Dask), and the load average.
+(`client.run`) and one untimed round run on each setting (the first decodes: the workers'
+scratch and memo pools, the tables' pages) before the clock starts. The input is the recipe's:
+one Parquet file per partition (in /dev/shm, so that the disk is not measured), read by the
+tasks themselves, so the scheduler hands them out as workers free up. (Persisted in-memory
+partitions, this script's earlier input, were not: the scheduler placed most tasks on one
+worker, the other idle.) Each task decodes its partition into the recipe's frame and returns
+only its row count, which the round checks (a decoded partition kept in memory would make a
+one-worker round hold twice what each of two workers holds).
+Prints per setting the best and median throughput, the workers' busy share (task time /
+(workers x wall)) and their CPU seconds per round; the 2-vs-1 ratio of each pair of adjacent
+rounds (the machine's load drifts; adjacent rounds share it) and their median; and the same
+decode run by `client.run` on one worker, then on both at once, without the scheduler (`raw`:
+what the two cores give right now; a ratio well under 2 there is the machine, not Dask).
 A script, not a `make bench` scenario and not a test (timings).
 
-    python benchmarks/vin_dask.py [--rows 2000000] [--partitions 16] [--rounds 5]
+    python benchmarks/vin_dask.py [--rows 4000000] [--partitions 16] [--rounds 7]
 """
 from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 import statistics
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -51,74 +56,101 @@ def raw_decode(path: str, rows: int, reps: int) -> float:
     return rows / best
 
 
-def placement(client: Any, collection: Any) -> List[int]:
-    """Partitions per worker, most first."""
-    counts = Counter(w for ws in client.who_has(collection).values() for w in ws)
-    return sorted(counts.values(), reverse=True)
-
-
-def run(workers: int, rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
+def run(rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
+    """One LocalCluster of 2 worker processes; rounds alternate between one worker (the tasks
+    restricted to it) and both, so that each 2-vs-1 ratio compares two adjacent rounds under the
+    same machine load, and the cluster, scheduler and client are the same for both."""
     import dask.dataframe as dd
     import pandas as pd
-    from dask.distributed import Client, LocalCluster, get_task_stream, wait
+    import psutil  # a dependency of distributed
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from dask.distributed import Client, LocalCluster, get_task_stream
 
     import vehicledata as vd
 
     dec = vd.vin.Decoder()
     base = load_vins()
     vins = (base * (rows // len(base) + 1))[:rows]
-    frame = pd.DataFrame({"vin": pd.array(vins, dtype="string[pyarrow]")})
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    per = -(-rows // partitions)
+    with tempfile.TemporaryDirectory(prefix="vin-dask-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp, \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
+        for i in range(partitions):  # the recipe's input: one Parquet file per partition
+            pq.write_table(pa.table({"vin": pa.array(vins[i * per:(i + 1) * per], pa.string())}),
+                           os.path.join(tmp, f"part-{i:03d}.parquet"))
         client.run(lambda: vd.vin.Decoder(dec.path) and None)  # each worker process opens the tables
-        source = dd.from_pandas(frame, npartitions=partitions).persist()
-        wait(source)
-        before = placement(client, source)
-        client.replicate(source)  # every worker holds every partition: any worker can take any task
-        after = placement(client, source)
+        source = dd.read_parquet(tmp, columns=["vin"])
+        addresses = sorted(client.scheduler_info()["workers"])
+        pids = client.run(os.getpid)
+        procs = {addr: psutil.Process(pid) for addr, pid in pids.items()}
 
         def decode_round() -> Any:
-            return source.map_partitions(lambda part, d: d.decode_pandas(part["vin"], threads=1), dec,
-                                         meta=dec.decode_pandas([]))
+            # the recipe's decode; each task keeps only its row count (a decoded partition held in
+            # memory would make a one-worker round hold twice what each of two workers holds)
+            return source.map_partitions(lambda part, d: pd.DataFrame({"rows": [len(d.decode_pandas(part["vin"], threads=1))]}),
+                                         dec, meta=pd.DataFrame({"rows": pd.Series([], dtype="int64")}))
 
-        out = decode_round().persist()  # untimed: the first decodes on each worker
-        wait(out)
-        del out
-        times, busy = [], []
-        for _ in range(rounds):
+        def timed(workers: List[str]) -> Any:
             graph = decode_round()
+            cpu0 = {a: sum(p.cpu_times()[:2]) for a, p in procs.items()}
             with get_task_stream(client) as stream:
                 start = time.perf_counter()
-                out = graph.persist()
-                wait(out)
+                counted = client.compute(graph, workers=workers, allow_other_workers=False).result()
                 wall = time.perf_counter() - start
-            times.append(wall)
+            assert int(counted["rows"].sum()) == rows, "not every VIN was decoded"
             task_seconds = sum(s["stop"] - s["start"] for t in stream.data for s in t["startstops"]
                                if s["action"] == "compute")
-            busy.append(task_seconds / (workers * wall))
-            del out
-        raw = client.run(raw_decode, dec.path, rows // partitions, 3)
-    return {"best": rows / min(times), "median": rows / statistics.median(times), "placed": before,
-            "rebalanced": after, "busy": statistics.median(busy), "raw": sum(raw.values())}
+            ran_on = len({t["worker"] for t in stream.data})
+            cpu = sum(sum(p.cpu_times()[:2]) - cpu0[a] for a, p in procs.items())
+            return wall, task_seconds / (len(workers) * wall), ran_on, cpu
+
+        for workers in ([addresses[0]], addresses):  # untimed: the first decodes on each worker
+            timed(workers)
+        one: List[float] = []
+        two: List[float] = []
+        busy: Dict[int, List[float]] = {1: [], 2: []}
+        cpus: Dict[int, List[float]] = {1: [], 2: []}
+        used: Dict[int, set] = {1: set(), 2: set()}
+        for i in range(rounds):
+            order = (1, 2) if i % 2 == 0 else (2, 1)  # neither setting always goes first
+            for n in order:
+                wall, share, ran_on, cpu = timed([addresses[0]] if n == 1 else addresses)
+                cpus[n].append(cpu)
+                (one if n == 1 else two).append(wall)
+                print(f"  {n} worker(s): {wall:.2f} s, workers' CPU {cpu:.2f} s", flush=True)
+                busy[n].append(share)
+                used[n].add(ran_on)
+        raw_one = client.run(raw_decode, dec.path, rows // partitions, 3, workers=[addresses[0]])
+        raw_both = client.run(raw_decode, dec.path, rows // partitions, 3)
+    ratios = [a / b for a, b in zip(one, two)]
+    return {"one": [rows / t for t in one], "two": [rows / t for t in two], "ratios": ratios,
+            "cpu1": statistics.median(cpus[1]), "cpu2": statistics.median(cpus[2]), "busy1": statistics.median(busy[1]),
+            "busy2": statistics.median(busy[2]), "ran_on": (sorted(used[1]), sorted(used[2])),
+            "raw1": sum(raw_one.values()), "raw2": sum(raw_both.values())}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=2_000_000)
+    ap.add_argument("--rows", type=int, default=4_000_000)
     ap.add_argument("--partitions", type=int, default=16)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=7)
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()}")
-    got = {}
-    for workers in (1, 2):
-        r = got[workers] = run(workers, args.rows, args.partitions, args.rounds)
-        print(f"{workers} worker(s): best {r['best']:,.0f} VINs/s, median {r['median']:,.0f} ({args.rows:,} VINs, "
-              f"{args.partitions} partitions, {args.rounds} rounds); partitions per worker {r['placed']} -> "
-              f"replicated {r['rebalanced']}; workers busy {100 * r['busy']:.0f} %; raw decode on every worker at "
-              f"once {r['raw']:,.0f} VINs/s; load average {os.getloadavg()}", flush=True)
-    print(f"2 workers / 1 worker: {got[2]['best'] / got[1]['best']:.2f}x best, "
-          f"{got[2]['median'] / got[1]['median']:.2f}x median; raw (client.run, no scheduler) "
-          f"{got[2]['raw'] / got[1]['raw']:.2f}x")
+    r = run(args.rows, args.partitions, args.rounds)
+    print(f"{args.rows:,} VINs in {args.partitions} Parquet files (dd.read_parquet, the recipe's input); "
+          f"{args.rounds} pairs of rounds, one worker and both, alternating")
+    for n, key in ((1, "one"), (2, "two")):
+        rates = r[key]
+        print(f"{n} worker(s): best {max(rates):,.0f} VINs/s, median {statistics.median(rates):,.0f}; workers busy "
+              f"{100 * r['busy%d' % n]:.0f} %; tasks ran on {r['ran_on'][n - 1]} worker(s); worker CPU per round "
+              f"{r['cpu%d' % n]:.2f} s (median)")
+    ratios = r["ratios"]
+    print("2 workers / 1 worker, per pair of adjacent rounds: " + ", ".join(f"{x:.2f}" for x in ratios))
+    print(f"2 workers / 1 worker: {statistics.median(ratios):.2f}x median of the pairs "
+          f"({min(ratios):.2f}-{max(ratios):.2f}), {max(r['two']) / max(r['one']):.2f}x best; raw decode without the "
+          f"scheduler (client.run on one worker, then on both at once) {r['raw2'] / r['raw1']:.2f}x; "
+          f"load average {os.getloadavg()}")
 
 
 if __name__ == "__main__":
