@@ -30,8 +30,16 @@ test: install typecheck test-cpp test-py test-fuzz
 test-cpp: install
 	ctest --test-dir $$(ls -d build/cp3*/ | head -n 1) --output-on-failure -j2
 
-test-py: install
+# Debian packages only the tests need: Java for the Spark recipe (tests/client/test_vin_spark.py)
+TEST_DEB := openjdk-17-jre-headless
+test-py: install $(STAMP)/test-deb
 	$(VPY) -m pytest -q -m 'not wheels' tests
+
+$(STAMP)/test-deb:
+	@mkdir -p $(STAMP)
+	@missing=$$(for p in $(TEST_DEB); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
+	@touch $@
 
 typecheck: install
 	$(VPY) -m mypy
