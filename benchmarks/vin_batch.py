@@ -235,8 +235,8 @@ def run(ctx: harness.Context) -> List[harness.Result]:
                 cpu_ms += [1e3 * c for c in got["cpu"]]
                 loads.append(got["load"])
             extra[OURS_DISTINCT] = {"VINs/s of CPU time (median)": round(m / (sorted(cpu_ms)[len(cpu_ms) // 2] / 1e3)),
-                                    "CPU ms per run": [round(c, 1) for c in cpu_ms],
-                                    "load average": [round(x, 2) for x in loads]}
+                                    "CPU ms per run": ", ".join(f"{c:.0f}" for c in cpu_ms),
+                                    "load average": ", ".join(f"{x:.1f}" for x in loads)}
         except Exception as e:
             print(f"vin_batch: {OURS_DISTINCT} not measured: {e}", file=sys.stderr)
         for name, kind in ((OURS_MANY, "ours_many"), (UV_BATCH, "uv_batch"), (OURS_PARQUET, "ours_parquet"),
