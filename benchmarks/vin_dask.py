@@ -18,7 +18,7 @@ decode run by `client.run` on one worker, then on both at once, without the sche
 what the two cores give right now; a ratio well under 2 there is the machine, not Dask).
 A script, not a `make bench` scenario and not a test (timings).
 
-    python benchmarks/vin_dask.py [--rows 4000000] [--partitions 16] [--rounds 7]
+    python benchmarks/vin_dask.py [--rows 4000000] [--partitions 16] [--rounds 8]
 """
 from __future__ import annotations
 
@@ -79,6 +79,7 @@ def run(rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
         for i in range(partitions):  # the recipe's input: one Parquet file per partition
             pq.write_table(pa.table({"vin": pa.array(vins[i * per:(i + 1) * per], pa.string())}),
                            os.path.join(tmp, f"part-{i:03d}.parquet"))
+        client.wait_for_workers(2)
         client.run(lambda: vd.vin.Decoder(dec.path) and None)  # each worker process opens the tables
         source = dd.read_parquet(tmp, columns=["vin"])
         addresses = sorted(client.scheduler_info()["workers"])
@@ -94,6 +95,7 @@ def run(rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
         def timed(workers: List[str]) -> Any:
             graph = decode_round()
             cpu0 = {a: sum(p.cpu_times()[:2]) for a, p in procs.items()}
+            here0 = sum(os.times()[:2])  # this process: the client and the scheduler
             with get_task_stream(client) as stream:
                 start = time.perf_counter()
                 counted = client.compute(graph, workers=workers, allow_other_workers=False).result()
@@ -103,38 +105,49 @@ def run(rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
                                if s["action"] == "compute")
             ran_on = len({t["worker"] for t in stream.data})
             cpu = sum(sum(p.cpu_times()[:2]) - cpu0[a] for a, p in procs.items())
-            return wall, task_seconds / (len(workers) * wall), ran_on, cpu
+            here = sum(os.times()[:2]) - here0
+            return wall, task_seconds / (len(workers) * wall), ran_on, cpu, here
 
         for workers in ([addresses[0]], addresses):  # untimed: the first decodes on each worker
             timed(workers)
         one: List[float] = []
         two: List[float] = []
+        alone: Dict[str, List[float]] = {a: [] for a in addresses}
         busy: Dict[int, List[float]] = {1: [], 2: []}
         cpus: Dict[int, List[float]] = {1: [], 2: []}
+        heres: Dict[int, List[float]] = {1: [], 2: []}
         used: Dict[int, set] = {1: set(), 2: set()}
         for i in range(rounds):
-            order = (1, 2) if i % 2 == 0 else (2, 1)  # neither setting always goes first
+            order = (1, 2) if i % 4 < 2 else (2, 1)  # neither setting always goes first
+            single = addresses[i % 2]  # nor does one worker stand for "one worker" every time
             for n in order:
-                wall, share, ran_on, cpu = timed([addresses[0]] if n == 1 else addresses)
+                wall, share, ran_on, cpu, here = timed([single] if n == 1 else addresses)
+                heres[n].append(here)
                 cpus[n].append(cpu)
                 (one if n == 1 else two).append(wall)
-                print(f"  {n} worker(s): {wall:.2f} s, workers' CPU {cpu:.2f} s", flush=True)
+                if n == 1:
+                    alone[single].append(rows / wall)
+                print(f"  {n} worker(s){' (' + single + ')' if n == 1 else ''}: {wall:.2f} s, "
+                      f"workers' CPU {cpu:.2f} s, scheduler and client {here:.2f} s", flush=True)
                 busy[n].append(share)
                 used[n].add(ran_on)
-        raw_one = client.run(raw_decode, dec.path, rows // partitions, 3, workers=[addresses[0]])
+        raw_alone = [sum(client.run(raw_decode, dec.path, rows // partitions, 3, workers=[a]).values())
+                     for a in addresses]
         raw_both = client.run(raw_decode, dec.path, rows // partitions, 3)
     ratios = [a / b for a, b in zip(one, two)]
     return {"one": [rows / t for t in one], "two": [rows / t for t in two], "ratios": ratios,
-            "cpu1": statistics.median(cpus[1]), "cpu2": statistics.median(cpus[2]), "busy1": statistics.median(busy[1]),
+            "cpu1": statistics.median(cpus[1]), "cpu2": statistics.median(cpus[2]),
+            "here1": statistics.median(heres[1]), "here2": statistics.median(heres[2]), "busy1": statistics.median(busy[1]),
             "busy2": statistics.median(busy[2]), "ran_on": (sorted(used[1]), sorted(used[2])),
-            "raw1": sum(raw_one.values()), "raw2": sum(raw_both.values())}
+            "alone": {a: statistics.median(r) for a, r in alone.items() if r},
+            "raw1": statistics.mean(raw_alone), "raw_alone": raw_alone, "raw2": sum(raw_both.values())}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=4_000_000)
     ap.add_argument("--partitions", type=int, default=16)
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=8)
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()}")
     r = run(args.rows, args.partitions, args.rounds)
@@ -144,12 +157,14 @@ def main() -> None:
         rates = r[key]
         print(f"{n} worker(s): best {max(rates):,.0f} VINs/s, median {statistics.median(rates):,.0f}; workers busy "
               f"{100 * r['busy%d' % n]:.0f} %; tasks ran on {r['ran_on'][n - 1]} worker(s); worker CPU per round "
-              f"{r['cpu%d' % n]:.2f} s (median)")
+              f"{r['cpu%d' % n]:.2f} s, the scheduler's and client's {r['here%d' % n]:.2f} s (medians)")
+    print("one worker alone, median per worker: " + ", ".join(f"{a}: {v:,.0f} VINs/s" for a, v in r["alone"].items())
+          + "; raw decode alone: " + ", ".join(f"{v:,.0f}" for v in r["raw_alone"]) + " VINs/s")
     ratios = r["ratios"]
     print("2 workers / 1 worker, per pair of adjacent rounds: " + ", ".join(f"{x:.2f}" for x in ratios))
     print(f"2 workers / 1 worker: {statistics.median(ratios):.2f}x median of the pairs "
           f"({min(ratios):.2f}-{max(ratios):.2f}), {max(r['two']) / max(r['one']):.2f}x best; raw decode without the "
-          f"scheduler (client.run on one worker, then on both at once) {r['raw2'] / r['raw1']:.2f}x; "
+          f"scheduler (client.run on each worker alone, their mean, then on both at once) {r['raw2'] / r['raw1']:.2f}x; "
           f"load average {os.getloadavg()}")
 
 

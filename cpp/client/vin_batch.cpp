@@ -6,6 +6,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -19,7 +20,7 @@ enum Col { kVin, kYear, kMake, kModel, kTrim, kSeries, kBody, kDrive, kEngine, k
 // A column's usual bytes per row (the VIN 17, an error text about 60): reserved up front.
 constexpr std::size_t kBytesPerRow[kCols] = {17, 0, 10, 10, 6, 10, 14, 24, 16, 10, 2, 64, 0};
 
-Page empty_batch_page(std::size_t rows) {
+Page empty_batch_page() {
     Page p;
     p.record = "vin_batch";
     const auto& names = vin_batch_columns();
@@ -29,17 +30,97 @@ Page empty_batch_page(std::size_t rows) {
         const bool number = i == kYear || i == kTrimId;
         c.type = number ? schema::Type::Int64 : schema::Type::String;
         c.kind = number ? ColumnKind::Int64 : ColumnKind::String;
-        c.valid.reserve(rows);
-        if (number) {
-            c.ints.reserve(rows);
-        } else {
-            c.offsets.reserve(rows + 1);
-            c.bytes.reserve(rows * kBytesPerRow[i]);
-        }
         p.columns.push_back(std::move(c));
     }
     return p;
 }
+
+// Empties `p` (its buffers keep their capacity) and reserves room for `rows` rows.
+void reset_batch_page(Page& p, std::size_t rows) {
+    p.rows = 0;
+    for (std::size_t i = 0; i < p.columns.size(); ++i) {
+        Column& c = p.columns[i];
+        c.null_count = 0;
+        c.valid.clear();
+        c.valid.reserve(rows);
+        if (c.kind == ColumnKind::Int64) {
+            c.ints.clear();
+            c.ints.reserve(rows);
+        } else {
+            c.offsets.assign(1, 0);
+            c.offsets.reserve(rows + 1);
+            c.bytes.clear();
+            c.bytes.reserve(rows * kBytesPerRow[i]);
+        }
+    }
+}
+
+std::size_t reserved_bytes(const Page& p) {
+    std::size_t n = 0;
+    for (const Column& c : p.columns)
+        n += c.valid.capacity() + c.ints.capacity() * sizeof(std::int64_t) +
+             c.offsets.capacity() * sizeof(std::int64_t) + c.bytes.capacity();
+    return n;
+}
+
+// Batch pages whose buffers are reused: when the last Arrow array over a page is released, the
+// page comes back here with its buffers' capacity instead of going back to malloc. A batch's
+// buffers are tens of MB; fresh from the kernel, each of their pages is faulted in (zeroed) on
+// first write, and glibc maps blocks over its mmap threshold fresh on every call (always when
+// MALLOC_TRIM_THRESHOLD_ is set, as Dask's nanny sets it for its workers: about a third of a Dask
+// worker's decoding time went to the kernel). Bounded: at most kMaxPages pages and kMaxBytes of
+// their reservations together (about 850,000 rows; a page that does not fit goes back to malloc),
+// so that what a process keeps between calls stays small next to what it decodes.
+class PagePool : public std::enable_shared_from_this<PagePool> {
+public:
+    static constexpr std::size_t kMaxPages = 4;
+    static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
+
+    static PagePool& instance() {
+        static const std::shared_ptr<PagePool> pool(new PagePool());  // kept by the pages' deleters too
+        return *pool;
+    }
+
+    // An empty page with room for `rows` rows: a pooled one (the one with the most room) or a new one.
+    std::shared_ptr<Page> take(std::size_t rows) {
+        std::unique_ptr<Page> page;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!free_.empty()) {
+                auto most = std::max_element(free_.begin(), free_.end(), [](const auto& a, const auto& b) {
+                    return a.bytes < b.bytes;
+                });
+                page = std::move(most->page);
+                bytes_ -= most->bytes;
+                free_.erase(most);
+            }
+        }
+        if (!page) page = std::make_unique<Page>(empty_batch_page());
+        reset_batch_page(*page, rows);
+        std::shared_ptr<PagePool> self = shared_from_this();
+        return std::shared_ptr<Page>(page.release(), [self](Page* p) { self->give(p); });
+    }
+
+private:
+    PagePool() { free_.reserve(kMaxPages); }  // give() does not allocate
+
+    void give(Page* raw) noexcept {
+        Free kept{std::unique_ptr<Page>(raw), reserved_bytes(*raw)};
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (free_.size() < kMaxPages && bytes_ + kept.bytes <= kMaxBytes) {
+            bytes_ += kept.bytes;
+            free_.push_back(std::move(kept));
+        }
+    }  // a page not kept is freed here, after the lock
+
+    struct Free {
+        std::unique_ptr<Page> page;
+        std::size_t bytes = 0;  // reserved_bytes(*page)
+    };
+    std::mutex mutex_;
+    std::vector<Free> free_;
+    std::size_t bytes_ = 0;
+};
 
 void put_null(Column& c) {
     c.valid.push_back(0);
@@ -322,7 +403,7 @@ std::vector<std::shared_ptr<Page>> decode_vin_batch(const vin::Offline& decoder,
         try {
             const std::int64_t from = n * static_cast<std::int64_t>(w) / workers;
             const std::int64_t to = n * static_cast<std::int64_t>(w + 1) / workers;
-            auto page = std::make_shared<Page>(empty_batch_page(static_cast<std::size_t>(to - from)));
+            std::shared_ptr<Page> page = PagePool::instance().take(static_cast<std::size_t>(to - from));
             decode_slice(*page, input, from, to, decoder, current_year);
             pages[w] = std::move(page);
         } catch (...) {

@@ -232,6 +232,27 @@ def test_decode_many_is_the_same_on_any_number_of_threads(decoder) -> None:
         assert decoder.decode_many(vins, threads=threads).equals(one)
 
 
+def test_decode_many_reuses_a_batch_s_buffers_only_once_it_is_released(decoder) -> None:
+    """Batch pages go back to a pool when the last Arrow array over them is released, and the next
+    batch writes into them: a batch held meanwhile keeps its values, and a batch written into a
+    reused page (larger or smaller than it, with nulls and errors or without) equals a fresh one."""
+    import gc
+
+    vins = benchmark_vins()
+    small = vins[:700] + BAD + [None, "17"] * 3
+    fresh_big = decoder.decode_many(vins, threads=2).to_pylist()
+    fresh_small = decoder.decode_many(small, threads=1).to_pylist()
+    gc.collect()  # both tables above are gone: their pages are in the pool
+    held = decoder.decode_many(vins, threads=2)
+    pd = pytest.importorskip("pandas")
+    held_frame = decoder.decode_pandas(pd.Series(small, dtype=object), threads=1)
+    for round_ in range(6):  # more batches than the pool keeps pages, while two batches are held
+        assert decoder.decode_many(small, threads=2 if round_ % 2 else 1).to_pylist() == fresh_small, round_
+        assert decoder.decode_many(vins[: 1500 + 300 * round_], threads=2).to_pylist() == fresh_big[: 1500 + 300 * round_]
+    assert held.to_pylist() == fresh_big
+    assert pa.Table.from_pandas(held_frame, preserve_index=False).to_pylist() == fresh_small
+
+
 def test_decoder_pickles_by_path_and_opens_once_per_process(decoder, database: Path) -> None:
     data = pickle.dumps(decoder)
     assert len(data) < 500

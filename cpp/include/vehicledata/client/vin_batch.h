@@ -17,7 +17,13 @@
 // pool (vin::Offline::take_memo / give_memo) after the call: the next batch on the same
 // Offline starts with them (bounded: at most 65,536 rows a memo, kPooledMemos memos).
 //
-// Thread safety: decode_vin_batch runs its own workers over a shared, immutable vin::Offline.
+// The pages' buffers are reused: once the last Arrow array over a page is released, the page
+// goes back to a small process-wide pool (at most 4 pages and 256 MiB of reservations) and the
+// next batch writes into it, so that a steady stream of batches does not map and fault in fresh
+// memory for every call.
+//
+// Thread safety: decode_vin_batch runs its own workers over a shared, immutable vin::Offline; the
+// page pool is locked.
 #pragma once
 
 #include <cstdint>
