@@ -1,6 +1,7 @@
 """The Dask recipe of docs/vin.md, timed: Decoder.decode_pandas by map_partitions over
 dd.read_parquet on a dask.distributed LocalCluster of 2 worker processes (one thread each), with
-rounds on one worker (the tasks restricted to it) and on both, alternating.
+rounds on one worker (the tasks restricted to it; the two workers take turns) and on both,
+alternating.
 
 Steady throughput, not start-up: the cluster is started, the tables opened in every worker
 (`client.run`) and one untimed round run on each setting (the first decodes: the workers'
@@ -12,13 +13,15 @@ worker, the other idle.) Each task decodes its partition into the recipe's frame
 only its row count, which the round checks (a decoded partition kept in memory would make a
 one-worker round hold twice what each of two workers holds).
 Prints per setting the best and median throughput, the workers' busy share (task time /
-(workers x wall)) and their CPU seconds per round; the 2-vs-1 ratio of each pair of adjacent
+(workers x wall)), their CPU seconds per round and this process's (the scheduler's and the
+client's: a LocalCluster runs them here, on the same cores); each worker's own one-worker rate (two
+worker processes need not run at the same speed, so "one worker" is each in turn); the 2-vs-1 ratio of each pair of adjacent
 rounds (the machine's load drifts; adjacent rounds share it) and their median; and the same
 decode run by `client.run` on one worker, then on both at once, without the scheduler (`raw`:
 what the two cores give right now; a ratio well under 2 there is the machine, not Dask).
 A script, not a `make bench` scenario and not a test (timings).
 
-    python benchmarks/vin_dask.py [--rows 4000000] [--partitions 16] [--rounds 8]
+    python benchmarks/vin_dask.py [--rows 8000000] [--partitions 16] [--rounds 8]
 """
 from __future__ import annotations
 
@@ -145,7 +148,7 @@ def run(rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=4_000_000)
+    ap.add_argument("--rows", type=int, default=8_000_000)
     ap.add_argument("--partitions", type=int, default=16)
     ap.add_argument("--rounds", type=int, default=8)
     args = ap.parse_args()
