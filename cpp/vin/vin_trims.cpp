@@ -116,15 +116,19 @@ std::vector<std::pair<int, std::int64_t>> rank_trims(const Result& r, const Trim
     const Facts facts = facts_of(r);
     ranked.reserve(trims.size());
     for (const auto& [id, text] : trims) ranked.emplace_back(score(facts, text), id);
+    // Equal scores go to the lowest trim id, whatever the order of `trims`: the order is a function
+    // of the scores and ids alone (two entries that compare equal are one trim, scored alike).
     if (!all_trims) {
-        // The best score's trims in list order: what the stable sort below keeps of them.
+        // The best score's trims by id: what the sort below puts first.
         int top = ranked.front().first;
         for (const auto& x : ranked) top = std::max(top, x.first);
         ranked.erase(std::remove_if(ranked.begin(), ranked.end(), [&](const auto& x) { return x.first < top; }),
                      ranked.end());
+        std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
         return ranked;
     }
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::sort(ranked.begin(), ranked.end(),
+              [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
     return ranked;
 }
 
