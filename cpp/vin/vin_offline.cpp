@@ -197,9 +197,8 @@ bool Offline::begin_row(std::string_view raw, RowAnswer& out) const {
 
 void Offline::finish_row(int current_year, RankMemo& memo, RowAnswer& out) const {
     out.result = decoder_->decode(out.vin, current_year);
-    if (std::string missing = not_found_message(out.vin, out.result); !missing.empty()) {
+    if (not_found_message_into(out.vin, out.result, out.message)) {
         out.kind = Answer::Kind::not_found;
-        out.message = std::move(missing);
         return;
     }
     out.kind = Answer::Kind::ok;

@@ -2,6 +2,7 @@
 #include "vehicledata/vin_trims.h"
 
 #include <algorithm>
+#include <charconv>
 #include <ctime>
 #include <string_view>
 
@@ -152,18 +153,37 @@ std::string invalid_message(std::string_view raw) {
     return problem.empty() ? problem : "Invalid VIN '" + std::string(raw) + "': " + problem;
 }
 
-std::string not_found_message(std::string_view vin, const Result& r) {
-    if (r.status == Result::Status::ok && r.get(kMake) && r.get(kModel)) return std::string();  // the common case: no copy
-    const std::string v(vin);
-    if (r.status == Result::Status::unknown_wmi) return "VIN " + v + ": unknown manufacturer code (WMI) '" + r.wmi + "'";
-    if (r.status == Result::Status::no_schema)
-        return "VIN " + v + ": no VIN schema of WMI '" + r.wmi + "' covers model year " + std::to_string(r.year);
-    if (!r.get(kMake) || !r.get(kModel)) {
-        const std::string_view* code = r.get(kErrorCode);
-        return "VIN " + v + ": no model decodes for model year " + std::to_string(r.year) + " (vPIC error code " +
-               (code ? std::string(*code) : std::string()) + ")";
+bool not_found_message_into(std::string_view vin, const Result& r, std::string& out) {
+    out.clear();
+    if (r.status == Result::Status::ok && r.get(kMake) && r.get(kModel)) return false;  // the common case
+    char digits[16];
+    const char* const digits_end = std::to_chars(digits, digits + sizeof digits, r.year).ptr;
+    const std::string_view year(digits, static_cast<std::size_t>(digits_end - digits));
+    out += "VIN ";
+    out += vin;
+    if (r.status == Result::Status::unknown_wmi) {
+        out += ": unknown manufacturer code (WMI) '";
+        out += r.wmi;
+        out += '\'';
+    } else if (r.status == Result::Status::no_schema) {
+        out += ": no VIN schema of WMI '";
+        out += r.wmi;
+        out += "' covers model year ";
+        out += year;
+    } else {  // decoded without a make or a model
+        out += ": no model decodes for model year ";
+        out += year;
+        out += " (vPIC error code ";
+        if (const std::string_view* code = r.get(kErrorCode)) out += *code;
+        out += ')';
     }
-    return std::string();
+    return true;
+}
+
+std::string not_found_message(std::string_view vin, const Result& r) {
+    std::string out;
+    not_found_message_into(vin, r, out);
+    return out;
 }
 
 std::vector<std::pair<int, std::int64_t>> rank_trims(const Result& r, const TrimTexts& trims, bool all_trims) {

@@ -24,6 +24,9 @@ std::string invalid_message(std::string_view raw);
 // The message of the API's 404 for a decode of `vin` (normalized): unknown WMI, no VIN schema for
 // the year, no model decoded; "" when the decode has a make and a model.
 std::string not_found_message(std::string_view vin, const Result& r);
+// not_found_message(vin, r) into `out` (replaced; its capacity reused: no allocation row after row
+// in a batch); false, and `out` empty, when the decode has a make and a model.
+bool not_found_message_into(std::string_view vin, const Result& r, std::string& out);
 
 // The catalogue trims of one year/make/model: (trim id, lower("trim|trim submodel description")), by id,
 // at most kMaxTrims; read as `SELECT t.id, <kTrimTextSql> FROM trims t <kTrimJoinSql> WHERE t.year = ?
