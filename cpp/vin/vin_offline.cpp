@@ -196,7 +196,7 @@ bool Offline::begin_row(std::string_view raw, RowAnswer& out) const {
 }
 
 void Offline::finish_row(int current_year, RankMemo& memo, RowAnswer& out) const {
-    out.result = decoder_->decode(out.vin, current_year);
+    decoder_->decode(out.vin, current_year, out.result);
     if (not_found_message_into(out.vin, out.result, out.message)) {
         out.kind = Answer::Kind::not_found;
         return;
