@@ -211,10 +211,11 @@ struct RowMemo {
     RowMemo() { rows.reserve(4096); }
 };
 
-// Keeps the row just written (the page's last) of a decoded VIN (ok or not_found) under its key.
-void remember(const Page& p, const vin::RowAnswer& a, RowMemo& memo) {
+// Keeps the row just written (the page's last) of a decoded VIN (ok or not_found) under its key;
+// `codes`: its decode's vPIC error codes (a.result's kErrorCode, nullptr when none).
+void remember(const Page& p, const vin::RowAnswer& a, const std::string_view* codes, RowMemo& memo) {
     const std::size_t last = p.columns[kVin].size() - 1;
-    if (const std::string_view* codes = a.result.get(vin::kErrorCode)) {
+    if (codes) {
         const std::string_view list = *codes;
         for (std::size_t i = 0; i < list.size();) {
             std::size_t j = list.find(',', i);
@@ -229,30 +230,33 @@ void remember(const Page& p, const vin::RowAnswer& a, RowMemo& memo) {
     RowMemo::Row row;
     if (a.kind == vin::Answer::Kind::not_found) {
         // not_found_message: "VIN <vin>: ..." (the rest from the WMI, year and codes: the key's).
-        const std::string prefix = "VIN " + a.vin;
-        if (a.message.compare(0, prefix.size(), prefix) != 0) return;
+        const std::string_view message = a.message;
+        if (message.substr(0, 4) != "VIN " || message.substr(4, a.vin.size()) != a.vin) return;
         row.not_found = true;
-        row.text.assign(a.message, prefix.size(), std::string::npos);
+        row.text.assign(message.substr(4 + a.vin.size()));
         memo.rows.emplace(key, std::move(row));
         return;
     }
     row.year = a.result.year;
     row.has_trim = a.has_trim;
     row.trim_id = a.trim_id;
+    // The text columns' values end to end, sized once and copied in (no append call per value).
+    std::string_view values[kTextCols];
     std::size_t bytes = 0;
-    for (int k = 0; k < kTextCols; ++k) {
-        const Column& c = p.columns[static_cast<std::size_t>(kFirstText + k)];
-        if (c.valid[last]) bytes += c.str(last).size();
-    }
-    row.text.reserve(bytes);  // one allocation
     for (int k = 0; k < kTextCols; ++k) {
         const Column& c = p.columns[static_cast<std::size_t>(kFirstText + k)];
         if (c.valid[last]) {
             row.present = static_cast<std::uint16_t>(row.present | (1u << k));
-            row.text.append(c.str(last));
+            values[k] = c.str(last);
+            bytes += values[k].size();
         }
-        row.ends[static_cast<std::size_t>(k) + 1] = static_cast<std::uint32_t>(row.text.size());
+        row.ends[static_cast<std::size_t>(k) + 1] = static_cast<std::uint32_t>(bytes);
     }
+    row.text.resize(bytes);
+    char* const text = row.text.data();
+    for (int k = 0; k < kTextCols; ++k)
+        if (!values[k].empty())
+            std::memcpy(text + row.ends[static_cast<std::size_t>(k)], values[k].data(), values[k].size());
     memo.rows.emplace(key, std::move(row));
 }
 
@@ -314,7 +318,7 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
         put_text(c[kErrorCode], a.kind == vin::Answer::Kind::invalid ? "invalid_vin" : "not_found");
         put_text(c[kErrorText], a.message);
         put_null(c[kTrimId]);
-        if (a.kind == vin::Answer::Kind::not_found) remember(p, a, rows);
+        if (a.kind == vin::Answer::Kind::not_found) remember(p, a, a.result.get(vin::kErrorCode), rows);
         return;
     }
     const vin::Result& r = a.result;
@@ -334,7 +338,7 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
     put_text(c[kErrorText], v[eErrorText]);
     if (a.has_trim) put_int(c[kTrimId], a.trim_id);
     else put_null(c[kTrimId]);
-    remember(p, a, rows);
+    remember(p, a, v[eErrorCode], rows);
 }
 
 // A worker's memos, kept in the Offline's pool between batches (its rows are answers for one

@@ -995,14 +995,22 @@ void Decoder::answer_key(std::string_view vin, char* out) const {
 }
 
 Result Decoder::decode(std::string_view vin, int current_year) const {
-    const Impl& m = *impl_;
     Result r;
-    r.wmi = std::string(vin.substr(0, 3));
+    decode(vin, current_year, r);
+    return r;
+}
+
+void Decoder::decode(std::string_view vin, int current_year, Result& r) const {
+    const Impl& m = *impl_;
+    r.status = Result::Status::ok;
+    r.year = r.make_id = r.model_id = 0;
+    r.values.clear();
+    r.wmi.assign(vin.substr(0, 3));
     if (vin.size() >= 14 && vin[2] == '9') r.wmi += vin.substr(11, 3);
     const Impl::Wmi* const found = r.wmi.size() == 3 || r.wmi.size() == 6 ? m.find_wmi(vin) : nullptr;
     if (!found) {
         r.status = Result::Status::unknown_wmi;
-        return r;
+        return;
     }
     const Impl::Wmi& w = *found;
     // fVinModelYear2: position 10 in the 2010 cycle; cars, MPVs and light trucks with a digit in
@@ -1071,7 +1079,7 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
     r.year = p.year;
     if (!has_schema) {
         r.status = Result::Status::no_schema;
-        return r;
+        return;
     }
     r.make_id = p.make_id;
     r.model_id = p.model_id;
@@ -1140,14 +1148,16 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
         else emit(items[j++]);
     }
     if (!moved.empty()) {
-        r.buffer.reset(new char[scratch.size()]);
+        if (!r.buffer || r.buffer_capacity < scratch.size()) {
+            r.buffer.reset(new char[scratch.size()]);
+            r.buffer_capacity = scratch.size();
+        }
         std::copy(scratch.begin(), scratch.end(), r.buffer.get());
         for (std::size_t k = 0; k < moved.size(); ++k) {
             const std::size_t end = k + 1 < moved.size() ? moved[k + 1].second : scratch.size();
             r.values[moved[k].first].second = std::string_view(r.buffer.get() + moved[k].second, end - moved[k].second);
         }
     }
-    return r;
 }
 
 }  // namespace vehicledata::vin

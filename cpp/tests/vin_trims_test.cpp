@@ -33,6 +33,22 @@ TEST(VinTrims, RankByWhatTheVinSettles) {
               (Ranked{{1, 8}}));
 }
 
+TEST(VinTrims, EqualScoresGoToTheLowestTrimId) {
+    // Two GT trims tie (vPIC's trim names them, nothing else the VIN settles tells them apart): the
+    // lower id is first in whatever order the list comes (the callers read it by id; the rule does
+    // not lean on that).
+    const vin::Result r = decoded({{vin::kFuelPrimary, "Electric"}, {vin::kTrim, "GT"}});
+    using Ranked = std::vector<std::pair<int, std::int64_t>>;
+    const vin::TrimTexts by_id = {{46965, "long range|long range 4dr suv"}, {46966, "gt|gt standard 4dr suv"},
+                                  {46968, "gt|gt gt 4dr suv awd"}, {46969, "wind|wind 4dr suv awd"}};
+    vin::TrimTexts reversed(by_id.rbegin(), by_id.rend());
+    vin::TrimTexts mixed = {by_id[2], by_id[0], by_id[3], by_id[1]};
+    for (const vin::TrimTexts& list : {by_id, reversed, mixed}) {
+        EXPECT_EQ(vin::rank_trims(r, list, false), (Ranked{{1, 46966}, {1, 46968}}));
+        EXPECT_EQ(vin::rank_trims(r, list, true), (Ranked{{1, 46966}, {1, 46968}, {0, 46965}, {0, 46969}}));
+    }
+}
+
 TEST(VinTrims, Messages) {
     EXPECT_EQ(vin::invalid_message(" 1gtg6cen0l1139305 "), "");
     EXPECT_EQ(vin::invalid_message("1GTG6CEN0L113930"), "Invalid VIN '1GTG6CEN0L113930': expected 17 characters, got 16");

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <cstring>
 
 namespace vehicledata::vin {
 
@@ -103,13 +104,22 @@ const std::vector<std::pair<int, std::int64_t>>& Offline::ranked(const Result& r
     constexpr std::size_t n = sizeof kFacts / sizeof kFacts[0];
     const std::string_view* values[n];
     r.get_many(kFacts, n, values);
+    // Written in place at its final size (the capacity is the memo's): no append call per value.
+    std::size_t size = sizeof key + 1 + 2 * n;
+    for (const std::string_view* v : values) size += v ? v->size() : 0;
     std::string& k = memo.key;
-    k.assign(reinterpret_cast<const char*>(&key), sizeof key);
-    k.push_back(all_trims ? '1' : '0');
+    k.resize(size);
+    char* out = k.data();
+    std::memcpy(out, &key, sizeof key);
+    out += sizeof key;
+    *out++ = all_trims ? '1' : '0';
     for (const std::string_view* v : values) {
-        k.push_back('\0');
-        if (v) k.append(*v);
-        else k.push_back('\1');
+        *out++ = '\0';
+        if (v) {
+            std::memcpy(out, v->data(), v->size());
+            out += v->size();
+        }
+        *out++ = v ? '\2' : '\1';
     }
     auto found = memo.ranked.find(k);
     if (found != memo.ranked.end()) return found->second;
@@ -186,10 +196,9 @@ bool Offline::begin_row(std::string_view raw, RowAnswer& out) const {
 }
 
 void Offline::finish_row(int current_year, RankMemo& memo, RowAnswer& out) const {
-    out.result = decoder_->decode(out.vin, current_year);
-    if (std::string missing = not_found_message(out.vin, out.result); !missing.empty()) {
+    decoder_->decode(out.vin, current_year, out.result);
+    if (not_found_message_into(out.vin, out.result, out.message)) {
         out.kind = Answer::Kind::not_found;
-        out.message = std::move(missing);
         return;
     }
     out.kind = Answer::Kind::ok;

@@ -172,6 +172,81 @@ def test_decode_many_rows_of_repeated_vehicles_equal_their_own_decodes(decoder) 
     assert sum(r["error_code"] not in ("invalid_vin", "not_found") for r in rows) > 4000
 
 
+MEMO_ENTRIES = 1 << 16  # a worker's row memo (answers by answer key) starts over past this many entries
+YEAR_CODES = "ABCDEFGHJKLMNPRSTVWXY123456789"  # position 10
+
+
+def made_vins(n: int, seed: int) -> List[str]:
+    """`n` VINs of distinct answer keys made from the benchmark VINs as benchmarks/vin_batch.py's
+    distinct_vins makes them (the model year moved by up to two, a plant the WMI has, half of them
+    one of positions 4-8 from another VIN of that WMI and year, random serial digits), without its
+    filter on what decodes; the check digit computed, or in a third of them not. No two share
+    positions 1-8, 10, 11 and whether the check digit computes, which an answer key keeps."""
+    import random
+    from collections import defaultdict
+
+    rnd = random.Random(seed)
+    base = list(dict.fromkeys(benchmark_vins()))  # well-formed, normalized
+    peers: Dict[Any, List[str]] = defaultdict(list)
+    plants: Dict[str, List[str]] = defaultdict(list)
+    for v in base:
+        peers[v[:3], v[9]].append(v)
+        plants[v[:3]].append(v[10])
+    out: List[str] = []
+    seen = set()
+    while len(out) < n:
+        t = rnd.choice(base)
+        c = list(t)
+        c[9] = YEAR_CODES[min(len(YEAR_CODES) - 1, max(0, YEAR_CODES.find(c[9]) + rnd.randint(-2, 2)))]
+        c[10] = rnd.choice(plants[t[:3]])
+        if rnd.random() < 0.5:
+            i = rnd.randrange(3, 8)
+            c[i] = rnd.choice(peers[t[:3], t[9]])[i]
+        c[12:17] = [str(rnd.randrange(10)) if ch.isdigit() else ch for ch in c[12:17]]
+        digit = vd.vin.check_digit("".join(c))
+        computes = rnd.random() < 2 / 3
+        c[8] = digit if computes else "0123456789X"[("0123456789X".index(digit) + rnd.randrange(1, 11)) % 11]
+        key = ("".join(c[:8] + c[9:11]), computes)
+        if key not in seen:
+            seen.add(key)
+            out.append("".join(c))
+    return out
+
+
+def test_decode_many_past_the_memos_start_over_equals_decode(decoder) -> None:
+    """More distinct answer keys than a worker's row memo holds, on one worker and on two: every
+    row is the row of decode() (which uses no memo), the trim id included, and calls that start
+    from the pooled memos give the same table; VINs seen before a memo started over come back at
+    the end."""
+    import random
+
+    # Rows a memo keeps: decodes without error codes 2-5 (ok rows are counted; 404 rows are kept
+    # too, but their codes do not show). Made VINs of those, with others among them.
+    def kept(row: Dict[str, Any]) -> bool:
+        return row["year"] is not None and not {"2", "3", "4", "5"} & set(row["error_code"].split(","))
+
+    made = made_vins(6 * MEMO_ENTRIES, seed=29)  # about 38 % kept
+    first = decoder.decode_many(made, threads=1).to_pylist()  # the memos the calls below start from
+    keeping = [v for v, row in zip(made, first) if kept(row)]
+    others = [v for v, row in zip(made, first) if not kept(row)][:10_000]
+    assert len(keeping) > 2 * MEMO_ENTRIES + 8_000 and len(others) == 10_000
+    rnd = random.Random(31)
+    vins = keeping[:2 * MEMO_ENTRIES + 8_000] + others
+    rnd.shuffle(vins)
+    vins += rnd.sample(vins, 8_000)
+
+    one = decoder.decode_many(vins, threads=1)
+    rows = one.to_pylist()
+    for vin, row in zip(vins, rows):
+        assert row == row_of_decode(decoder, vin), vin
+    half = len(vins) // 2  # threads=2: the first worker decodes vins[:half]
+    assert len({v for v, r in zip(vins[:half], rows) if kept(r)}) > MEMO_ENTRIES
+    assert len({v for v, r in zip(vins[half:], rows[half:]) if kept(r)}) > MEMO_ENTRIES
+    assert decoder.decode_many(vins, threads=2).equals(one)
+    assert decoder.decode_many(vins, threads=1).equals(one)
+    assert sum(r["trim_id"] is not None for r in rows) > MEMO_ENTRIES  # ranked trims, not only 404s
+
+
 def test_decode_many_engine_and_check_digit_rows(decoder) -> None:
     rows = decoder.decode_many([GMC, "1GTG6CEN7L1139305", None, 17]).to_pylist()
     assert rows[0]["engine"].startswith("3.6L 6cyl ")

@@ -88,6 +88,7 @@ struct Result {
     // Decoder and this Result live.  A Result moves (its buffer and views with it) but does not copy.
     std::vector<std::pair<int, std::string_view>> values;
     std::unique_ptr<char[]> buffer;
+    std::size_t buffer_capacity = 0;  // the bytes `buffer` holds (a decode into this Result reuses them)
     // The value of an element, or nullptr.
     const std::string_view* get(int element) const;
     // get() of each of `n` element ids in ascending order, in one pass over `values`.
@@ -110,6 +111,9 @@ public:
     // Decodes a well-formed VIN (validation_error(vin) empty).  `current_year` bounds the model
     // year as vPIC's getdate() does (a year past current_year + 2 is a cycle earlier).
     Result decode(std::string_view vin, int current_year) const;
+    // decode(vin, current_year) into `out` (replaced; the capacity of its values and buffer reused:
+    // no allocation decode after decode in a batch).
+    void decode(std::string_view vin, int current_year, Result& out) const;
 
     // A key of decode(vin)'s answer for a batch's memo: 17 characters into `out`.  Two well-formed
     // VINs with the same key decode (with the same current_year) to the same status, year, make and

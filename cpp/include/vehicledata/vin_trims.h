@@ -24,6 +24,9 @@ std::string invalid_message(std::string_view raw);
 // The message of the API's 404 for a decode of `vin` (normalized): unknown WMI, no VIN schema for
 // the year, no model decoded; "" when the decode has a make and a model.
 std::string not_found_message(std::string_view vin, const Result& r);
+// not_found_message(vin, r) into `out` (replaced; its capacity reused: no allocation row after row
+// in a batch); false, and `out` empty, when the decode has a make and a model.
+bool not_found_message_into(std::string_view vin, const Result& r, std::string& out);
 
 // The catalogue trims of one year/make/model: (trim id, lower("trim|trim submodel description")), by id,
 // at most kMaxTrims; read as `SELECT t.id, <kTrimTextSql> FROM trims t <kTrimJoinSql> WHERE t.year = ?
@@ -40,8 +43,8 @@ using TrimTexts = std::vector<std::pair<std::int64_t, std::string>>;
 // (year 16 bits, ids 24 bits each).
 bool trims_key(int year, int model_id, int make_id, std::uint64_t& key);
 
-// (score, trim id), best first, ties by id (the order of `trims`); with all_trims false only the
-// trims of the best score.  The score counts the facts the VIN settles (displacement, cylinders,
+// (score, trim id), best first, equal scores by trim id ascending (whatever the order of `trims`:
+// the first is the lowest id of the best score); with all_trims false only the trims of the best score.  The score counts the facts the VIN settles (displacement, cylinders,
 // doors, drive, fuel, body/cab, trim and series words) that the trim's text names; a trim or series
 // fact also holds when the catalogue trim's name is a word sequence of it ("quattro Premium Plus").
 std::vector<std::pair<int, std::int64_t>> rank_trims(const Result& r, const TrimTexts& trims, bool all_trims);
