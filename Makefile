@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEB_PACKAGES := build-essential cmake pkg-config libsimdjson-dev libcurl4-openssl-dev libcpp-httplib-dev \
 	libsqlite3-dev libssl-dev zlib1g-dev libminizip-dev libgtest-dev clang libclang-rt-14-dev
 STAMP := build/.stamps
-BUILD_DEPS := scikit-build-core==0.11.6 pybind11==3.0.1
+BUILD_DEPS := scikit-build-core==0.11.6 pybind11==3.0.1 setuptools==80.9.0 wheel==0.45.1
 CPP_SOURCES := $(shell find cpp python -type f -not -name '*.pyc') CMakeLists.txt pyproject.toml
 export VEHICLEDATA_HOME ?= $(CURDIR)/build/home
 # Raw sources for the dataset builder: the environment wins; else ../shared/sources when it
@@ -58,7 +58,7 @@ venv: $(STAMP)/venv
 $(STAMP)/venv: $(STAMP)/deb
 	@mkdir -p $(STAMP)
 	[ -x $(VPY) ] || $(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q pip==26.3
 	$(VPY) -m pip install -q $(BUILD_DEPS)
 	@touch $@
 
