@@ -69,12 +69,13 @@ std::size_t reserved_bytes(const Page& p) {
 // first write, and glibc maps blocks over its mmap threshold fresh on every call (always when
 // MALLOC_TRIM_THRESHOLD_ is set, as Dask's nanny sets it for its workers: about a third of a Dask
 // worker's decoding time went to the kernel). Bounded: at most kMaxPages pages and kMaxBytes of
-// their reservations together (about 850,000 rows; a page that does not fit goes back to malloc),
+// their reservations together (about 1,700,000 rows: a Dask partition of a million VINs, a
+// Parquet row group of as many, still reuses its page; a page that does not fit goes back to malloc),
 // so that what a process keeps between calls stays small next to what it decodes.
 class PagePool : public std::enable_shared_from_this<PagePool> {
 public:
     static constexpr std::size_t kMaxPages = 4;
-    static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
+    static constexpr std::size_t kMaxBytes = std::size_t{512} << 20;
 
     static PagePool& instance() {
         static const std::shared_ptr<PagePool> pool(new PagePool());  // kept by the pages' deleters too

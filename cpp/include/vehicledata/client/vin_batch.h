@@ -18,7 +18,7 @@
 // Offline starts with them (bounded: at most 65,536 rows a memo, kPooledMemos memos).
 //
 // The pages' buffers are reused: once the last Arrow array over a page is released, the page
-// goes back to a small process-wide pool (at most 4 pages and 256 MiB of reservations) and the
+// goes back to a small process-wide pool (at most 4 pages and 512 MiB of reservations) and the
 // next batch writes into it, so that a steady stream of batches does not map and fault in fresh
 // memory for every call.
 //
