@@ -19,9 +19,13 @@ worker processes need not run at the same speed, so "one worker" is each in turn
 rounds (the machine's load drifts; adjacent rounds share it) and their median; and the same
 decode run by `client.run` on one worker, then on both at once, without the scheduler (`raw`:
 what the two cores give right now; a ratio well under 2 there is the machine, not Dask).
+Each of two configurations gets a cluster of its own and the same rounds: Dask's defaults, and
+the recipe's (docs/vin.md: vehicledata.vin.DASK_CONFIG, Dask's event-loop tick monitor every second
+instead of every 20 ms and its sampling profiler off: diagnostics that cost CPU whether or not
+tasks run).
 A script, not a `make bench` scenario and not a test (timings).
 
-    python benchmarks/vin_dask.py [--rows 8000000] [--partitions 16] [--rounds 8]
+    python benchmarks/vin_dask.py [--rows 16000000] [--partitions 32] [--rounds 8] [--config both|default|lean]
 """
 from __future__ import annotations
 
@@ -59,10 +63,12 @@ def raw_decode(path: str, rows: int, reps: int) -> float:
     return rows / best
 
 
-def run(rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
-    """One LocalCluster of 2 worker processes; rounds alternate between one worker (the tasks
-    restricted to it) and both, so that each 2-vs-1 ratio compares two adjacent rounds under the
-    same machine load, and the cluster, scheduler and client are the same for both."""
+def run(rows: int, partitions: int, rounds: int, config: Dict[str, Any]) -> Dict[str, Any]:
+    """One LocalCluster of 2 worker processes, started under the Dask `config` (its workers get it
+    from their nanny); rounds alternate between one worker (the tasks restricted to it) and both,
+    so that each 2-vs-1 ratio compares two adjacent rounds under the same machine load, and the
+    cluster, scheduler and client are the same for both."""
+    import dask
     import dask.dataframe as dd
     import pandas as pd
     import psutil  # a dependency of distributed
@@ -76,7 +82,8 @@ def run(rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
     base = load_vins()
     vins = (base * (rows // len(base) + 1))[:rows]
     per = -(-rows // partitions)
-    with tempfile.TemporaryDirectory(prefix="vin-dask-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp, \
+    with dask.config.set(config), \
+            tempfile.TemporaryDirectory(prefix="vin-dask-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp, \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         for i in range(partitions):  # the recipe's input: one Parquet file per partition
@@ -146,29 +153,41 @@ def run(rows: int, partitions: int, rounds: int) -> Dict[str, Any]:
             "raw1": statistics.mean(raw_alone), "raw_alone": raw_alone, "raw2": sum(raw_both.values())}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=8_000_000)
-    ap.add_argument("--partitions", type=int, default=16)
-    ap.add_argument("--rounds", type=int, default=8)
-    args = ap.parse_args()
-    print(f"load average before: {os.getloadavg()}")
-    r = run(args.rows, args.partitions, args.rounds)
-    print(f"{args.rows:,} VINs in {args.partitions} Parquet files (dd.read_parquet, the recipe's input); "
+def report(name: str, args: argparse.Namespace, r: Dict[str, Any]) -> float:
+    print(f"[{name}] {args.rows:,} VINs in {args.partitions} Parquet files (dd.read_parquet, the recipe's input); "
           f"{args.rounds} pairs of rounds, one worker and both, alternating")
     for n, key in ((1, "one"), (2, "two")):
         rates = r[key]
-        print(f"{n} worker(s): best {max(rates):,.0f} VINs/s, median {statistics.median(rates):,.0f}; workers busy "
+        print(f"[{name}] {n} worker(s): best {max(rates):,.0f} VINs/s, median {statistics.median(rates):,.0f}; workers busy "
               f"{100 * r['busy%d' % n]:.0f} %; tasks ran on {r['ran_on'][n - 1]} worker(s); worker CPU per round "
               f"{r['cpu%d' % n]:.2f} s, the scheduler's and client's {r['here%d' % n]:.2f} s (medians)")
-    print("one worker alone, median per worker: " + ", ".join(f"{a}: {v:,.0f} VINs/s" for a, v in r["alone"].items())
+    print(f"[{name}] one worker alone, median per worker: " + ", ".join(f"{a}: {v:,.0f} VINs/s" for a, v in r["alone"].items())
           + "; raw decode alone: " + ", ".join(f"{v:,.0f}" for v in r["raw_alone"]) + " VINs/s")
     ratios = r["ratios"]
-    print("2 workers / 1 worker, per pair of adjacent rounds: " + ", ".join(f"{x:.2f}" for x in ratios))
-    print(f"2 workers / 1 worker: {statistics.median(ratios):.2f}x median of the pairs "
+    print(f"[{name}] 2 workers / 1 worker, per pair of adjacent rounds: " + ", ".join(f"{x:.2f}" for x in ratios))
+    median = statistics.median(ratios)
+    print(f"[{name}] 2 workers / 1 worker: {median:.2f}x median of the pairs "
           f"({min(ratios):.2f}-{max(ratios):.2f}), {max(r['two']) / max(r['one']):.2f}x best; raw decode without the "
           f"scheduler (client.run on each worker alone, their mean, then on both at once) {r['raw2'] / r['raw1']:.2f}x; "
-          f"load average {os.getloadavg()}")
+          f"load average {os.getloadavg()}", flush=True)
+    return median
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", type=int, default=16_000_000)
+    ap.add_argument("--partitions", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--config", choices=("both", "default", "lean"), default="both",
+                    help="Dask's default configuration, the recipe's (vehicledata.vin.DASK_CONFIG), or one cluster of each in turn")
+    args = ap.parse_args()
+    print(f"load average before: {os.getloadavg()}")
+    import vehicledata as vd
+
+    configs = {"default": {}, "lean": dict(vd.vin.DASK_CONFIG)}
+    medians = {name: report(name, args, run(args.rows, args.partitions, args.rounds, cfg))
+               for name, cfg in configs.items() if args.config in ("both", name)}
+    print("2 workers / 1 worker, median of the pairs: " + "; ".join(f"{n} {m:.2f}x" for n, m in medians.items()))
 
 
 if __name__ == "__main__":

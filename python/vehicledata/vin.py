@@ -20,13 +20,14 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, cast
 
 from . import _core
 from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Record
 
-__all__ = ["validate", "check_digit", "VinResult", "Decoder", "COLUMNS", "ParquetSourceError"]
+__all__ = ["validate", "check_digit", "VinResult", "Decoder", "COLUMNS", "DASK_CONFIG", "ParquetSourceError"]
 
 
 def validate(vin: str) -> str:
@@ -88,6 +89,15 @@ class VinResult(Record):
 
 #: The columns of ``Decoder.decode_many``'s table, in order (docs/vin.md).
 COLUMNS: Tuple[str, ...] = tuple(_core.VinDecoder.columns())
+
+#: The Dask configuration of docs/vin.md's recipe, for ``dask.config.set`` around the cluster's
+#: start (its worker processes get it from their nanny): the event loops' tick monitor every second
+#: instead of every 20 ms, and the workers' sampling profiler off. Both are diagnostics (warnings of
+#: a blocked event loop, the dashboard's profile page) that take CPU whether or not tasks run: an
+#: idle two-worker LocalCluster here spends about 110 ms of CPU a second with Dask's defaults, about
+#: 35 with these, and decoding that keeps every core busy loses that share.
+DASK_CONFIG: Mapping[str, Any] = MappingProxyType({"distributed.admin.tick.interval": "1s",
+                                                  "distributed.worker.profile.enabled": False})
 
 # One C++ decoder per dataset file and process: a Decoder unpickled in a worker opens the
 # tables once, however many Decoders of the same path it receives.

@@ -15,6 +15,7 @@ import vehicledata as vd
 
 from test_vin_decoder import BAD, benchmark_vins
 
+dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("dask.distributed")
 pd = pytest.importorskip("pandas")
@@ -24,8 +25,13 @@ def test_map_partitions_on_a_local_cluster_equals_decode_pandas(database: Path) 
     dec = vd.vin.Decoder(database)
     vins = benchmark_vins() + BAD + [None]
     frame = pd.DataFrame({"vin": vins}, index=pd.RangeIndex(1000, 1000 + len(vins)))
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) \
+    with dask.config.set(vd.vin.DASK_CONFIG), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) \
             as cluster, distributed.Client(cluster) as client:
+        # the recipe's configuration reached the cluster
+        assert dask.config.get("distributed.admin.tick.interval") == "1s"
+        assert client.run(lambda: dask.config.get("distributed.worker.profile.enabled")) == \
+            dict.fromkeys(client.scheduler_info()["workers"], False)
         ddf = dd.from_pandas(frame, npartitions=4)
         assert ddf.npartitions == 4
         out = ddf.map_partitions(lambda part, d: d.decode_pandas(part["vin"], threads=1), dec,
