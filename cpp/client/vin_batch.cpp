@@ -42,16 +42,10 @@ void reset_batch_page(Page& p, std::size_t rows) {
         Column& c = p.columns[i];
         c.null_count = 0;
         c.valid.clear();
-        c.valid.reserve(rows);
-        if (c.kind == ColumnKind::Int64) {
-            c.ints.clear();
-            c.ints.reserve(rows);
-        } else {
-            c.offsets.assign(1, 0);
-            c.offsets.reserve(rows + 1);
-            c.bytes.clear();
-            c.bytes.reserve(rows * kBytesPerRow[i]);
-        }
+        c.ints.clear();
+        c.offsets.assign(1, 0);  // as a new Column
+        c.bytes.clear();
+        reserve_column(c, rows, rows * kBytesPerRow[i]);
     }
 }
 
