@@ -206,6 +206,11 @@ void Offline::finish_row(int current_year, RankMemo& memo, RowAnswer& out) const
     out.make = make_of(r);
     std::uint64_t key = 0;
     if (const TrimTexts* list = trims_of(r, key)) {
+        if (list->size() == 1) {  // the best of one trim whatever its score: no ranking needed
+            out.has_trim = true;
+            out.trim_id = list->front().first;
+            return;
+        }
         const auto& trims = ranked(r, *list, key, false, memo);
         if (!trims.empty()) {
             out.has_trim = true;
