@@ -166,13 +166,6 @@ void put_int(Column& c, std::int64_t v) {
     c.ints.push_back(v);
 }
 
-// The elements a row reads, in ascending id (Result::get_many), and their places in it.
-constexpr int kRowElements[] = {vin::kBodyClass, vin::kCylinders, vin::kDisplacementL, vin::kDriveType,
-                                vin::kEngineModel, vin::kFuelPrimary, vin::kModel, vin::kSeries,
-                                vin::kTrim, vin::kErrorCode, vin::kErrorText};
-enum RowElement { eBody, eCylinders, eDisplacement, eDrive, eEngineModel, eFuel, eModel, eSeries, eTrim,
-                  eErrorCode, eErrorText, kRowElementCount };
-static_assert(sizeof kRowElements / sizeof kRowElements[0] == kRowElementCount);
 
 // "3.6L 6cyl LFX", the parts decoded, written straight into the column.
 void put_engine(Column& c, const std::string_view* displacement, const std::string_view* cylinders,
@@ -361,23 +354,23 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
         return;
     }
     const vin::Result& r = a.result;
-    const std::string_view* v[kRowElementCount];
-    r.get_many(kRowElements, kRowElementCount, v);
+    using V = vin::RowAnswer;
+    const std::string_view* const* v = a.values;  // finish_row's one pass over the decode's values
     put_text(c[kVin], a.vin);
     put_int(c[kYear], r.year);
     put_text(c[kMake], a.make);
-    put_text(c[kModel], v[eModel]);
-    put_text(c[kTrim], v[eTrim]);
-    put_text(c[kSeries], v[eSeries]);
-    put_text(c[kBody], v[eBody]);
-    put_text(c[kDrive], v[eDrive]);
-    put_engine(c[kEngine], v[eDisplacement], v[eCylinders], v[eEngineModel]);
-    put_text(c[kFuel], v[eFuel]);
-    put_text(c[kErrorCode], v[eErrorCode]);
-    put_text(c[kErrorText], v[eErrorText]);
+    put_text(c[kModel], v[V::eModel]);
+    put_text(c[kTrim], v[V::eTrim]);
+    put_text(c[kSeries], v[V::eSeries]);
+    put_text(c[kBody], v[V::eBody]);
+    put_text(c[kDrive], v[V::eDrive]);
+    put_engine(c[kEngine], v[V::eDisplacement], v[V::eCylinders], v[V::eEngineModel]);
+    put_text(c[kFuel], v[V::eFuel]);
+    put_text(c[kErrorCode], v[V::eErrorCode]);
+    put_text(c[kErrorText], v[V::eErrorText]);
     if (a.has_trim) put_int(c[kTrimId], a.trim_id);
     else put_null(c[kTrimId]);
-    remember(p, a, v[eErrorCode], rows);
+    remember(p, a, v[V::eErrorCode], rows);
 }
 
 // A worker's memos, kept in the Offline's pool between batches (its rows are answers for one
