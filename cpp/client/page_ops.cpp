@@ -18,22 +18,6 @@ void take(std::vector<T>& dst, std::vector<T>& src) {
 
 bool stringy(ColumnKind k) { return k == ColumnKind::String || k == ColumnKind::Json; }
 
-// Rows (and, for text, bytes) reserved once.  A std::string that outgrows its capacity copies
-// itself whole into a new buffer, old and new resident at once: for a merged page that is the
-// largest column twice over, so its text is reserved with room to spare rather than regrown.
-void reserve_column(Column& n, std::size_t rows, std::size_t bytes) {
-    n.valid.reserve(rows);
-    if (n.kind == ColumnKind::Float64) {
-        n.floats.reserve(rows);
-    } else if (stringy(n.kind)) {
-        n.offsets.reserve(rows + 1);
-        n.bytes.reserve(bytes);
-    } else {
-        n.ints.reserve(rows);
-        if (n.kind == ColumnKind::Timestamp) n.utc_offset_minutes.reserve(rows);
-    }
-}
-
 Page header_like(const Page& src) {
     Page out;
     out.record = src.record;
@@ -59,6 +43,22 @@ std::size_t text_reserve(const Column& sample, std::size_t rows) {
 }
 
 }  // namespace
+
+// Rows (and, for text, bytes) reserved once.  A std::string that outgrows its capacity copies
+// itself whole into a new buffer, old and new resident at once: for a merged page that is the
+// largest column twice over, so its text is reserved with room to spare rather than regrown.
+void reserve_column(Column& n, std::size_t rows, std::size_t bytes) {
+    n.valid.reserve(rows);
+    if (n.kind == ColumnKind::Float64) {
+        n.floats.reserve(rows);
+    } else if (stringy(n.kind)) {
+        n.offsets.reserve(rows + 1);
+        n.bytes.reserve(bytes);
+    } else {
+        n.ints.reserve(rows);
+        if (n.kind == ColumnKind::Timestamp) n.utc_offset_minutes.reserve(rows);
+    }
+}
 
 std::vector<std::string> synthetic_fields(std::string_view header) {
     std::vector<std::string> out;

@@ -42,16 +42,10 @@ void reset_batch_page(Page& p, std::size_t rows) {
         Column& c = p.columns[i];
         c.null_count = 0;
         c.valid.clear();
-        c.valid.reserve(rows);
-        if (c.kind == ColumnKind::Int64) {
-            c.ints.clear();
-            c.ints.reserve(rows);
-        } else {
-            c.offsets.assign(1, 0);
-            c.offsets.reserve(rows + 1);
-            c.bytes.clear();
-            c.bytes.reserve(rows * kBytesPerRow[i]);
-        }
+        c.ints.clear();
+        c.offsets.assign(1, 0);  // as a new Column
+        c.bytes.clear();
+        reserve_column(c, rows, rows * kBytesPerRow[i]);
     }
 }
 
@@ -123,17 +117,44 @@ private:
     std::size_t bytes_ = 0;
 };
 
+// While a slice is written, a text column's `bytes` is longer than its values (zero-filled to
+// about what its rows need up front, open_text) and its last offset is how much of it they fill:
+// a value is copied in place, not appended with a std::string call per value; close_text trims
+// `bytes` to its values.
+void open_text(Column& c, std::size_t bytes) {
+    c.bytes.resize(std::max<std::size_t>(bytes, 64));
+}
+
+void close_text(Column& c) { c.bytes.resize(static_cast<std::size_t>(c.offsets.back())); }
+
+// Where `n` more bytes of `c`'s values go (`bytes` grown when they do not fit).
+char* text_room(Column& c, std::size_t n) {
+    const auto at = static_cast<std::size_t>(c.offsets.back());
+    if (at + n > c.bytes.size()) c.bytes.resize(std::max(c.bytes.size() * 2, at + n));
+    return c.bytes.data() + at;
+}
+
+// Ends `c`'s value of `n` bytes (written at text_room).
+void end_text(Column& c, std::size_t n) {
+    const std::int64_t end = c.offsets.back() + static_cast<std::int64_t>(n);
+    c.valid.push_back(1);
+    c.offsets.push_back(end);
+}
+
 void put_null(Column& c) {
     c.valid.push_back(0);
     ++c.null_count;
-    if (c.kind == ColumnKind::Int64) c.ints.push_back(0);
-    else c.offsets.push_back(static_cast<std::int64_t>(c.bytes.size()));
+    if (c.kind == ColumnKind::Int64) {
+        c.ints.push_back(0);
+    } else {
+        const std::int64_t end = c.offsets.back();
+        c.offsets.push_back(end);
+    }
 }
 
 void put_text(Column& c, std::string_view v) {
-    c.valid.push_back(1);
-    c.bytes.append(v.data(), v.size());
-    c.offsets.push_back(static_cast<std::int64_t>(c.bytes.size()));
+    if (!v.empty()) std::memcpy(text_room(c, v.size()), v.data(), v.size());
+    end_text(c, v.size());
 }
 
 void put_text(Column& c, const std::string_view* v) {
@@ -146,34 +167,30 @@ void put_int(Column& c, std::int64_t v) {
     c.ints.push_back(v);
 }
 
-// The elements a row reads, in ascending id (Result::get_many), and their places in it.
-constexpr int kRowElements[] = {vin::kBodyClass, vin::kCylinders, vin::kDisplacementL, vin::kDriveType,
-                                vin::kEngineModel, vin::kFuelPrimary, vin::kModel, vin::kSeries,
-                                vin::kTrim, vin::kErrorCode, vin::kErrorText};
-enum RowElement { eBody, eCylinders, eDisplacement, eDrive, eEngineModel, eFuel, eModel, eSeries, eTrim,
-                  eErrorCode, eErrorText, kRowElementCount };
-static_assert(sizeof kRowElements / sizeof kRowElements[0] == kRowElementCount);
 
 // "3.6L 6cyl LFX", the parts decoded, written straight into the column.
 void put_engine(Column& c, const std::string_view* displacement, const std::string_view* cylinders,
                 const std::string_view* model) {
-    const std::size_t start = c.bytes.size();
-    if (displacement) { c.bytes.append(*displacement); c.bytes.push_back('L'); }
+    const std::size_t most = (displacement ? displacement->size() + 1 : 0) + (cylinders ? cylinders->size() + 4 : 0) +
+                             (model ? model->size() + 1 : 0);
+    char* const start = text_room(c, most);
+    char* out = start;
+    auto put = [&](std::string_view v) {
+        std::memcpy(out, v.data(), v.size());
+        out += v.size();
+    };
+    if (displacement) { put(*displacement); *out++ = 'L'; }
     if (cylinders) {
-        if (c.bytes.size() != start) c.bytes.push_back(' ');
-        c.bytes.append(*cylinders);
-        c.bytes.append("cyl");
+        if (out != start) *out++ = ' ';
+        put(*cylinders);
+        put("cyl");
     }
     if (model) {
-        if (c.bytes.size() != start) c.bytes.push_back(' ');
-        c.bytes.append(*model);
+        if (out != start) *out++ = ' ';
+        put(*model);
     }
-    if (c.bytes.size() == start) {
-        put_null(c);
-    } else {
-        c.valid.push_back(1);
-        c.offsets.push_back(static_cast<std::int64_t>(c.bytes.size()));
-    }
+    if (out == start) put_null(c);
+    else end_text(c, static_cast<std::size_t>(out - start));
 }
 
 // The text columns a decoded row's key settles: kMake ... kErrorText.
@@ -199,17 +216,28 @@ struct RowMemo {
             return static_cast<std::size_t>(h ^ (h >> 32));
         }
     };
+    // A row's text is in `text` (one buffer for all rows: no allocation per row), from `at`.
     struct Row {
         std::int64_t year = 0, trim_id = 0;
+        std::uint32_t at = 0;    // where its text starts in RowMemo::text
         bool has_trim = false;
-        bool not_found = false;  // the API's 404: `text` is its message after its "VIN <vin>"
+        bool not_found = false;  // the API's 404: its text [at, at + ends[1]) is its message after "VIN <vin>"
         std::uint16_t present = 0;                      // bit k: text column kFirstText + k is not null
-        std::array<std::uint32_t, kTextCols + 1> ends{};  // its value: text[ends[k], ends[k + 1])
-        std::string text;
+        std::array<std::uint32_t, kTextCols + 1> ends{};  // its value: text[at + ends[k], at + ends[k + 1])
     };
     std::unordered_map<Key, Row, Hash> rows;
+    std::string text;  // the rows' texts end to end
     static constexpr std::size_t kMaxEntries = 1u << 16;  // then it starts over
+    static constexpr std::size_t kMaxText = std::size_t{1} << 31;  // (a Row's offsets are 32 bits) then too
     RowMemo() { rows.reserve(4096); }
+    void clear() {
+        rows.clear();
+        text.clear();
+    }
+    std::string_view value(const Row& row, int k) const {
+        const auto i = static_cast<std::size_t>(k);
+        return std::string_view(text).substr(row.at + row.ends[i], row.ends[i + 1] - row.ends[i]);
+    }
 };
 
 // Keeps the row just written (the page's last) of a decoded VIN (ok or not_found) under its key;
@@ -225,7 +253,7 @@ void remember(const Page& p, const vin::RowAnswer& a, const std::string_view* co
             i = j + 1;
         }
     }
-    if (memo.rows.size() >= RowMemo::kMaxEntries) memo.rows.clear();
+    if (memo.rows.size() >= RowMemo::kMaxEntries || memo.text.size() >= RowMemo::kMaxText) memo.clear();
     RowMemo::Key key;
     std::memcpy(key.data(), a.key, key.size());
     RowMemo::Row row;
@@ -233,9 +261,12 @@ void remember(const Page& p, const vin::RowAnswer& a, const std::string_view* co
         // not_found_message: "VIN <vin>: ..." (the rest from the WMI, year and codes: the key's).
         const std::string_view message = a.message;
         if (message.substr(0, 4) != "VIN " || message.substr(4, a.vin.size()) != a.vin) return;
+        const std::string_view rest = message.substr(4 + a.vin.size());
         row.not_found = true;
-        row.text.assign(message.substr(4 + a.vin.size()));
-        memo.rows.emplace(key, std::move(row));
+        row.at = static_cast<std::uint32_t>(memo.text.size());
+        row.ends[1] = static_cast<std::uint32_t>(rest.size());
+        memo.text.append(rest);
+        memo.rows.emplace(key, row);
         return;
     }
     row.year = a.result.year;
@@ -253,27 +284,30 @@ void remember(const Page& p, const vin::RowAnswer& a, const std::string_view* co
         }
         row.ends[static_cast<std::size_t>(k) + 1] = static_cast<std::uint32_t>(bytes);
     }
-    row.text.resize(bytes);
-    char* const text = row.text.data();
+    row.at = static_cast<std::uint32_t>(memo.text.size());
+    memo.text.resize(memo.text.size() + bytes);
+    char* const text = memo.text.data() + row.at;
     for (int k = 0; k < kTextCols; ++k)
         if (!values[k].empty())
             std::memcpy(text + row.ends[static_cast<std::size_t>(k)], values[k].data(), values[k].size());
-    memo.rows.emplace(key, std::move(row));
+    memo.rows.emplace(key, row);
 }
 
 // The row of a VIN whose key `memo` holds (put_row's decoded row, byte for byte).
-void put_remembered(Page& p, const vin::RowAnswer& a, const RowMemo::Row& row) {
+void put_remembered(Page& p, const vin::RowAnswer& a, const RowMemo& memo, const RowMemo::Row& row) {
     auto& c = p.columns;
     put_text(c[kVin], a.vin);
     if (row.not_found) {
         for (int k : {kYear, kMake, kModel, kTrim, kSeries, kBody, kDrive, kEngine, kFuel}) put_null(c[k]);
         put_text(c[kErrorCode], "not_found");
         Column& text = c[kErrorText];
-        text.bytes.append("VIN ");
-        text.bytes.append(a.vin);
-        text.bytes.append(row.text);
-        text.valid.push_back(1);
-        text.offsets.push_back(static_cast<std::int64_t>(text.bytes.size()));
+        const std::string_view rest = memo.value(row, 0);
+        const std::size_t n = 4 + a.vin.size() + rest.size();
+        char* out = text_room(text, n);
+        std::memcpy(out, "VIN ", 4);
+        std::memcpy(out + 4, a.vin.data(), a.vin.size());
+        if (!rest.empty()) std::memcpy(out + 4 + a.vin.size(), rest.data(), rest.size());
+        end_text(text, n);
         put_null(c[kTrimId]);
         return;
     }
@@ -281,9 +315,7 @@ void put_remembered(Page& p, const vin::RowAnswer& a, const RowMemo::Row& row) {
     for (int k = 0; k < kTextCols; ++k) {
         Column& col = c[static_cast<std::size_t>(kFirstText + k)];
         if ((row.present >> k) & 1u)
-            put_text(col, std::string_view(row.text).substr(row.ends[static_cast<std::size_t>(k)],
-                                                            row.ends[static_cast<std::size_t>(k) + 1] -
-                                                                row.ends[static_cast<std::size_t>(k)]));
+            put_text(col, memo.value(row, k));
         else
             put_null(col);
     }
@@ -308,7 +340,7 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
         std::memcpy(key.data(), a.key, key.size());
         auto hit = rows.rows.find(key);
         if (hit != rows.rows.end()) {
-            put_remembered(p, a, hit->second);
+            put_remembered(p, a, rows, hit->second);
             return;
         }
         decoder.finish_row(current_year, memo, a);
@@ -323,23 +355,23 @@ void put_row(Page& p, std::string_view raw, bool is_null, const vin::Offline& de
         return;
     }
     const vin::Result& r = a.result;
-    const std::string_view* v[kRowElementCount];
-    r.get_many(kRowElements, kRowElementCount, v);
+    using V = vin::RowAnswer;
+    const std::string_view* const* v = a.values;  // finish_row's one pass over the decode's values
     put_text(c[kVin], a.vin);
     put_int(c[kYear], r.year);
     put_text(c[kMake], a.make);
-    put_text(c[kModel], v[eModel]);
-    put_text(c[kTrim], v[eTrim]);
-    put_text(c[kSeries], v[eSeries]);
-    put_text(c[kBody], v[eBody]);
-    put_text(c[kDrive], v[eDrive]);
-    put_engine(c[kEngine], v[eDisplacement], v[eCylinders], v[eEngineModel]);
-    put_text(c[kFuel], v[eFuel]);
-    put_text(c[kErrorCode], v[eErrorCode]);
-    put_text(c[kErrorText], v[eErrorText]);
+    put_text(c[kModel], v[V::eModel]);
+    put_text(c[kTrim], v[V::eTrim]);
+    put_text(c[kSeries], v[V::eSeries]);
+    put_text(c[kBody], v[V::eBody]);
+    put_text(c[kDrive], v[V::eDrive]);
+    put_engine(c[kEngine], v[V::eDisplacement], v[V::eCylinders], v[V::eEngineModel]);
+    put_text(c[kFuel], v[V::eFuel]);
+    put_text(c[kErrorCode], v[V::eErrorCode]);
+    put_text(c[kErrorText], v[V::eErrorText]);
     if (a.has_trim) put_int(c[kTrimId], a.trim_id);
     else put_null(c[kTrimId]);
-    remember(p, a, v[eErrorCode], rows);
+    remember(p, a, v[V::eErrorCode], rows);
 }
 
 // A worker's memos, kept in the Offline's pool between batches (its rows are answers for one
@@ -360,7 +392,7 @@ std::unique_ptr<WorkerMemo> take_memo(const vin::Offline& decoder, int current_y
         memo = std::make_unique<WorkerMemo>();
     }
     if (memo->current_year != current_year) {
-        memo->rows.rows.clear();
+        memo->rows.clear();
         memo->current_year = current_year;
     }
     return memo;
@@ -372,6 +404,9 @@ void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t t
     vin::RankMemo& memo = worker->rank;
     RowMemo& rows = worker->rows;
     vin::RowAnswer answer;
+    for (std::size_t k = 0; k < p.columns.size(); ++k)
+        if (p.columns[k].kind == ColumnKind::String)
+            open_text(p.columns[k], static_cast<std::size_t>(to - from) * kBytesPerRow[k]);
     for (std::int64_t i = from; i < to; ++i) {
         const std::int64_t j = in.offset + i;
         const bool is_null = in.validity && !((in.validity[j >> 3] >> (j & 7)) & 1);
@@ -386,6 +421,8 @@ void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t t
         put_row(p, std::string_view(in.data + begin, static_cast<std::size_t>(end - begin)), is_null, decoder,
                 current_year, memo, rows, answer);
     }
+    for (Column& c : p.columns)
+        if (c.kind == ColumnKind::String) close_text(c);
     decoder.give_memo(std::move(worker));  // not after an exception: that memo is dropped
 }
 

@@ -96,24 +96,30 @@ const TrimTexts* Offline::trims_of(const Result& r, std::uint64_t& key) const {
 
 const std::vector<std::pair<int, std::int64_t>>& Offline::ranked(const Result& r, const TrimTexts& list,
                                                                  std::uint64_t key, bool all_trims,
-                                                                 RankMemo& memo) const {
+                                                                 RankMemo& memo,
+                                                                 const std::string_view* const* facts) const {
     // The key: the list, all_trims and every element rank_trims reads (vin_trims.cpp's facts),
     // in ascending element id (4: cab type).
     static constexpr int kFacts[] = {4, kBodyClass, kCylinders, kDisplacementL, kDoors, kDriveType, kFuelPrimary,
                                      kSeries, kTrim, kFuelSecondary, kTrim2, kSeries2};
     constexpr std::size_t n = sizeof kFacts / sizeof kFacts[0];
-    const std::string_view* values[n];
-    r.get_many(kFacts, n, values);
+    const std::string_view* read[n];
+    if (!facts) {
+        r.get_many(kFacts, n, read);
+        facts = read;
+    }
+    const std::string_view* const* values = facts;
     // Written in place at its final size (the capacity is the memo's): no append call per value.
     std::size_t size = sizeof key + 1 + 2 * n;
-    for (const std::string_view* v : values) size += v ? v->size() : 0;
+    for (std::size_t i = 0; i < n; ++i) size += values[i] ? values[i]->size() : 0;
     std::string& k = memo.key;
     k.resize(size);
     char* out = k.data();
     std::memcpy(out, &key, sizeof key);
     out += sizeof key;
     *out++ = all_trims ? '1' : '0';
-    for (const std::string_view* v : values) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string_view* v = values[i];
         *out++ = '\0';
         if (v) {
             std::memcpy(out, v->data(), v->size());
@@ -203,10 +209,22 @@ void Offline::finish_row(int current_year, RankMemo& memo, RowAnswer& out) const
     }
     out.kind = Answer::Kind::ok;
     const Result& r = out.result;
+    r.get_many(RowAnswer::kElements, RowAnswer::kValues, out.values);
     out.make = make_of(r);
     std::uint64_t key = 0;
     if (const TrimTexts* list = trims_of(r, key)) {
-        const auto& trims = ranked(r, *list, key, false, memo);
+        if (list->size() == 1) {  // the best of one trim whatever its score: no ranking needed
+            out.has_trim = true;
+            out.trim_id = list->front().first;
+            return;
+        }
+        // ranked()'s kFacts, from the row's values.
+        const std::string_view* const facts[] = {
+            out.values[RowAnswer::eCab],    out.values[RowAnswer::eBody],   out.values[RowAnswer::eCylinders],
+            out.values[RowAnswer::eDisplacement], out.values[RowAnswer::eDoors], out.values[RowAnswer::eDrive],
+            out.values[RowAnswer::eFuel],   out.values[RowAnswer::eSeries], out.values[RowAnswer::eTrim],
+            out.values[RowAnswer::eFuel2],  out.values[RowAnswer::eTrim2],  out.values[RowAnswer::eSeries2]};
+        const auto& trims = ranked(r, *list, key, false, memo, facts);
         if (!trims.empty()) {
             out.has_trim = true;
             out.trim_id = trims.front().second;

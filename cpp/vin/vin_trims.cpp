@@ -155,7 +155,13 @@ std::string invalid_message(std::string_view raw) {
 
 bool not_found_message_into(std::string_view vin, const Result& r, std::string& out) {
     out.clear();
-    if (r.status == Result::Status::ok && r.get(kMake) && r.get(kModel)) return false;  // the common case
+    if (r.status == Result::Status::ok) {  // the common case: a make and a model (one pass over the values)
+        static constexpr int kMakeModel[] = {kMake, kModel};
+        static_assert(kMake < kModel);
+        const std::string_view* mm[2];
+        r.get_many(kMakeModel, 2, mm);
+        if (mm[0] && mm[1]) return false;
+    }
     char digits[16];
     const char* const digits_end = std::to_chars(digits, digits + sizeof digits, r.year).ptr;
     const std::string_view year(digits, static_cast<std::size_t>(digits_end - digits));

@@ -257,6 +257,15 @@ def test_decode_many_engine_and_check_digit_rows(decoder) -> None:
     assert rows[3]["vin"] == "17" and rows[3]["error_text"] == "Invalid VIN '17': expected 17 characters, got 2"
 
 
+def test_decode_many_values_longer_than_a_column_s_usual_room(decoder) -> None:
+    # A batch's text columns are sized up front for usual values (17 bytes of VIN a row, 64 of
+    # error text); longer ones grow them: the rows are still their decodes, byte for byte.
+    vins = ["1HG" + "Z" * 3000, "é" * 100 + "X" * 200, "  " + GMC.lower() + "  ", GMC, "1GTG6CEN7L1139305",
+            "Q" * 17]
+    for batch in (vins, vins[:1], list(reversed(vins)) * 3):
+        assert decoder.decode_many(batch, threads=1).to_pylist() == [row_of_decode(decoder, v) for v in batch]
+
+
 def test_decode_many_takes_every_input_kind(decoder) -> None:
     np = pytest.importorskip("numpy")
     pd = pytest.importorskip("pandas")

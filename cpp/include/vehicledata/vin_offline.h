@@ -52,7 +52,16 @@ struct RowAnswer {
     bool has_trim = false;        // ok: the catalogue has trims for the VIN's year/model/make
     std::int64_t trim_id = 0;     // the best of them: the first of Answer::trims
     char key[17] = {};            // begin_row: Decoder::answer_key of a well-formed VIN
+    // ok: the values of kElements (nullptr: not decoded), read in one pass over the decode's
+    // values (Result::get_many) for both the trim ranking and the batch row.
+    static constexpr int kElements[] = {4,           kBodyClass,     kCylinders, kDisplacementL, kDoors, kDriveType,
+                                        kEngineModel, kFuelPrimary,  kModel,     kSeries,        kTrim,  kFuelSecondary,
+                                        kTrim2,      kSeries2,       kErrorCode, kErrorText};
+    enum Value { eCab, eBody, eCylinders, eDisplacement, eDoors, eDrive, eEngineModel, eFuel, eModel, eSeries, eTrim,
+                 eFuel2, eTrim2, eSeries2, eErrorCode, eErrorText, kValues };
+    const std::string_view* values[kValues] = {};
 };
+static_assert(sizeof RowAnswer::kElements / sizeof RowAnswer::kElements[0] == RowAnswer::kValues);
 
 // What a batch worker remembers between batches (client/vin_batch.cpp derives its memo from it):
 // Offline keeps a pool of them (take_memo / give_memo).
@@ -98,8 +107,11 @@ private:
     // The catalogue's trims of r's year/model/make (nullptr: none) and their key.
     const TrimTexts* trims_of(const Result& r, std::uint64_t& key) const;
     // rank_trims(r, list, all_trims), memoized in `memo` by `key` and the elements it reads.
+    // `facts` (may be null: read here): the values of the elements rank_trims reads (vin_trims.cpp's
+    // facts, ranked()'s kFacts), in that order.
     const std::vector<std::pair<int, std::int64_t>>& ranked(const Result& r, const TrimTexts& list, std::uint64_t key,
-                                                          bool all_trims, RankMemo& memo) const;
+                                                          bool all_trims, RankMemo& memo,
+                                                          const std::string_view* const* facts = nullptr) const;
     std::string_view make_of(const Result& r) const;  // Answer::make
 
     std::string path_;

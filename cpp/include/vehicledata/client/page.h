@@ -73,6 +73,10 @@ void merge_synthetic(std::vector<std::string>& dst, const std::vector<std::strin
 
 ColumnKind column_kind(schema::Type type);
 
+// Reserves room in `c` (of its kind's buffers) for `rows` rows and, for text (String, Json),
+// `bytes` bytes of it; what it holds is kept.
+void reserve_column(Column& c, std::size_t rows, std::size_t bytes);
+
 // An empty page with the columns of `src` (same record), rows reserved (text: reserve_bytes_per_row,
 // else the bytes per row of `src` with room for longer text, so that a merged page does not regrow).
 Page empty_like(const Page& src, std::size_t reserve_rows = 0, std::size_t reserve_bytes_per_row = 0);
