@@ -22,7 +22,7 @@ namespace {
 constexpr int kKeyLen = 14;  // descriptor: positions 4-8, '|', 10-17
 constexpr std::uint64_t kAny = ~0ull;
 constexpr int kSymbols = 39;       // symbol() values
-constexpr std::size_t kIndexedGroups = 24;  // schemas with this many key groups get an index
+constexpr std::size_t kIndexedGroups = 8;  // schemas with this many key groups get an index
 
 int symbol(char c) {
     if (c >= '0' && c <= '9') return c - '0';
