@@ -1074,7 +1074,6 @@ void Decoder::Impl::decode_into(std::string_view vin, int current_year, Result& 
     reset(passes[0]);
     reset(passes[1]);
     m.valid_schemas(w, year, passes[0]);
-    m.run_pass(vin, w, conclusive, keep, passes[0]);
     if (!conclusive) {
         // The earlier cycle's pass can only win with schemas of its own: with none, it has no
         // pattern (error code 8, which outweighs any of the first pass's codes, or ties it when
@@ -1084,17 +1083,12 @@ void Decoder::Impl::decode_into(std::string_view vin, int current_year, Result& 
         m.valid_schemas(w, year - 30, q);
         const bool same = q.n_schemas == passes[0].n_schemas &&
                           std::equal(q.schemas, q.schemas + q.n_schemas, passes[0].schemas);
-        if (q.n_schemas != 0 && !same) {
-            // Choosing between the passes weighs every element: both in full.
-            if (keep) {
-                keep = nullptr;
-                reset(passes[0]);
-                m.run_pass(vin, w, conclusive, nullptr, passes[0]);
-            }
-            m.run_pass(vin, w, conclusive, nullptr, q);
-            n = 2;
-        }
+        if (q.n_schemas != 0 && !same) n = 2;
     }
+    // Choosing between two passes weighs every element: then both in full.
+    if (n == 2) keep = nullptr;
+    m.run_pass(vin, w, conclusive, keep, passes[0]);
+    if (n == 2) m.run_pass(vin, w, conclusive, nullptr, passes[1]);
     // Best pass: error value, elements weight, patterns, model year. Without the position checks
     // (the lite tables) a pass whose schemas' keys refuse characters of the VIN counts as one with
     // vPIC's codes 2-5 would (an error, -100): with the full tables the later cycle's pass also
