@@ -637,6 +637,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
                         p.engine_nonstar = k.nonstar;
                         p.engine_key = static_cast<std::int32_t>(g.key);
                     }
+                    if (keep && !keep->has(pat.element)) continue;  // (before building the item)
                     offer({pat.element, priority, pat.changed, k.nonstar, pat.id, strings[pat.value],
                            static_cast<std::int32_t>(g.key), kPattern, pat.attribute, pat.value});
                 }
@@ -645,6 +646,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
                 const std::string_view val = a >= 0 && b < kKeyLen ? std::string_view(desc + a, b - a + 1) : std::string_view();
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
                     const Pat& pat = schema.patterns[j];
+                    if (keep && !keep->has(pat.element)) continue;
                     offer({pat.element, 100, pat.changed, k.nonstar, pat.id, val, static_cast<std::int32_t>(g.key),
                            kFormula, pat.attribute});
                 }
