@@ -22,7 +22,7 @@ namespace {
 constexpr int kKeyLen = 14;  // descriptor: positions 4-8, '|', 10-17
 constexpr std::uint64_t kAny = ~0ull;
 constexpr int kSymbols = 39;       // symbol() values
-constexpr std::size_t kIndexedGroups = 24;  // schemas with this many key groups get an index
+constexpr std::size_t kIndexedGroups = 8;  // schemas with this many key groups get an index
 
 int symbol(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -278,6 +278,7 @@ struct Decoder::Impl {
         std::uint32_t engine_attr = 0, engine_id = 0;
         int engine_nonstar = 0;
         std::int32_t engine_key = -1;
+        bool any_pattern = false;  // some pattern key matched (items of the elements left out included)
         // Storage the items' values view (valid until the next decode on this thread): the
         // descriptor ('#' values are cut from it), the model year, the VIN's descriptor element.
         char desc[kKeyLen] = {};
@@ -323,8 +324,12 @@ struct Decoder::Impl {
 
     // The schemas valid for `year`, with their priority (the latest YearFrom that covers it), into p.
     void valid_schemas(const Wmi& w, int year, Pass& p) const;
-    // One model year pass over the schemas valid_schemas put in p.
-    void run_pass(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const;
+    // One model year pass over the schemas valid_schemas put in p.  `keep`: the elements whose
+    // items the pass resolves (nullptr: all); the error codes come out the same either way, except
+    // the unused-position check of the full tables (position_checks), which needs every winner.
+    void run_pass(std::string_view vin, const Wmi& w, bool conclusive, const ElementSet* keep, Pass& p) const;
+    // Decoder::decode; `wanted` nullptr: every element.
+    void decode_into(std::string_view vin, int current_year, Result& r, const ElementSet* wanted) const;
 };
 
 Decoder::Decoder(Tables t) : impl_(std::make_unique<Impl>()) {
@@ -561,7 +566,8 @@ void Decoder::Impl::valid_schemas(const Wmi& w, int year, Pass& p) const {
     p.n_schemas = k < 0 ? 0 : w.valid_begin[static_cast<std::size_t>(k) + 1] - w.valid_begin[static_cast<std::size_t>(k)];
 }
 
-void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const {
+void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive, const ElementSet* keep,
+                             Pass& p) const {
     const int year = p.year;
     char* const desc = p.desc;
     char formula_desc[kKeyLen];
@@ -595,8 +601,10 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
     p.best.clear();
     p.multi.clear();
     p.has_engine = false;
-    auto offer = [&p](const Item& it) {
+    p.any_pattern = false;
+    auto offer = [&p, keep](const Item& it) {
         const auto e = static_cast<std::size_t>(it.element);  // 0-255: the constructor keeps no other
+        if (keep && !keep->has(it.element)) return;
         p.present[e >> 6] |= 1ull << (e & 63);
         if (multi_valued(it.element)) {
             p.multi.push_back(it);
@@ -616,6 +624,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         // Pattern items: the groups whose key matches, in order.
         auto take = [&](const KeyGroup& g) {
             const Key& k = keys[g.key];
+            p.any_pattern = true;
             if (!k.formula) {
                 const int priority = valid[v].second;
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
@@ -628,6 +637,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
                         p.engine_nonstar = k.nonstar;
                         p.engine_key = static_cast<std::int32_t>(g.key);
                     }
+                    if (keep && !keep->has(pat.element)) continue;  // (before building the item)
                     offer({pat.element, priority, pat.changed, k.nonstar, pat.id, strings[pat.value],
                            static_cast<std::int32_t>(g.key), kPattern, pat.attribute, pat.value});
                 }
@@ -636,6 +646,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
                 const std::string_view val = a >= 0 && b < kKeyLen ? std::string_view(desc + a, b - a + 1) : std::string_view();
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
                     const Pat& pat = schema.patterns[j];
+                    if (keep && !keep->has(pat.element)) continue;
                     offer({pat.element, 100, pat.changed, k.nonstar, pat.id, val, static_cast<std::int32_t>(g.key),
                            kFormula, pat.attribute});
                 }
@@ -775,6 +786,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         auto& added = p.added;
         added.clear();
         for (const auto& [it, c] : todo) {
+            if (keep && !keep->has(c->to)) continue;
             bool present = c->to >= 0 && c->to < 256 ? present_elements[static_cast<std::size_t>(c->to)] : false;
             if (c->to < 0 || c->to >= 256) {
                 for (const auto& x : p.items) present = present || x.element == c->to;
@@ -810,9 +822,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
     corrected.clear();
     error_bytes.clear();
     additional.clear();
-    bool any_pattern = false;
-    for (const auto& it : p.items) any_pattern = any_pattern || it.key >= 0;
-    if (!any_pattern) {
+    if (!p.any_pattern) {
         codes.push_back(8);
     } else if (position_checks) {
         // Positions 4-14 (4-11 for a 6-character WMI) against the characters the patterns allow.
@@ -1001,7 +1011,15 @@ Result Decoder::decode(std::string_view vin, int current_year) const {
 }
 
 void Decoder::decode(std::string_view vin, int current_year, Result& r) const {
-    const Impl& m = *impl_;
+    impl_->decode_into(vin, current_year, r, nullptr);
+}
+
+void Decoder::decode(std::string_view vin, int current_year, Result& r, const ElementSet& wanted) const {
+    impl_->decode_into(vin, current_year, r, &wanted);
+}
+
+void Decoder::Impl::decode_into(std::string_view vin, int current_year, Result& r, const ElementSet* wanted) const {
+    const Impl& m = *this;
     r.status = Result::Status::ok;
     r.year = r.make_id = r.model_id = 0;
     r.values.clear();
@@ -1027,18 +1045,37 @@ void Decoder::decode(std::string_view vin, int current_year, Result& r) const {
         year -= 30;
         conclusive = true;
     }
+    // The elements the passes resolve: the wanted ones and those the decode reads to answer them
+    // (the model for the make, the body class for the error text, the sources of conversions).
+    // The full tables' unused-position check reads every winner: there, all elements.
+    ElementSet keep_set;
+    const ElementSet* keep = nullptr;
+    if (wanted && !m.position_checks) {
+        keep_set = *wanted;
+        for (const int e : {static_cast<int>(kModel), static_cast<int>(kBodyClass)})
+            keep_set.bits[static_cast<std::size_t>(e) >> 6] |= 1ull << (e & 63);
+        for (bool grew = true; grew;) {  // to a fixed point: a source may be another conversion's target
+            grew = false;
+            for (const auto& c : m.conversions)
+                if (keep_set.has(c.to) && c.from >= 0 && c.from < 256 && !keep_set.has(c.from)) {
+                    keep_set.bits[static_cast<std::size_t>(c.from) >> 6] |= 1ull << (c.from & 63);
+                    grew = true;
+                }
+        }
+        keep = &keep_set;
+    }
     Impl::Scratch& t = Impl::thread_scratch();
     Impl::Pass* const passes = t.passes;
     int n = 1;
-    for (int i = 0; i < 2; ++i) {
-        Impl::Pass& q = passes[i];
+    auto reset = [&](Impl::Pass& q) {
         q.items.clear();
         q.owned.clear();
         q.codes.clear();
         q.make_id = q.model_id = 0;
-    }
+    };
+    reset(passes[0]);
+    reset(passes[1]);
     m.valid_schemas(w, year, passes[0]);
-    m.run_pass(vin, w, conclusive, passes[0]);
     if (!conclusive) {
         // The earlier cycle's pass can only win with schemas of its own: with none, it has no
         // pattern (error code 8, which outweighs any of the first pass's codes, or ties it when
@@ -1048,11 +1085,12 @@ void Decoder::decode(std::string_view vin, int current_year, Result& r) const {
         m.valid_schemas(w, year - 30, q);
         const bool same = q.n_schemas == passes[0].n_schemas &&
                           std::equal(q.schemas, q.schemas + q.n_schemas, passes[0].schemas);
-        if (q.n_schemas != 0 && !same) {
-            m.run_pass(vin, w, conclusive, q);
-            n = 2;
-        }
+        if (q.n_schemas != 0 && !same) n = 2;
     }
+    // Choosing between two passes weighs every element: then both in full.
+    if (n == 2) keep = nullptr;
+    m.run_pass(vin, w, conclusive, keep, passes[0]);
+    if (n == 2) m.run_pass(vin, w, conclusive, nullptr, passes[1]);
     // Best pass: error value, elements weight, patterns, model year. Without the position checks
     // (the lite tables) a pass whose schemas' keys refuse characters of the VIN counts as one with
     // vPIC's codes 2-5 would (an error, -100): with the full tables the later cycle's pass also
@@ -1124,6 +1162,7 @@ void Decoder::decode(std::string_view vin, int current_year, Result& r) const {
     };
     auto emit = [&](const Impl::Item& it) {
         if (it.element < 0 || it.element >= 256 || !m.output[it.element]) return;
+        if (wanted && !wanted->has(it.element)) return;
         if (!r.values.empty() && r.values.back().first == it.element) {
             // A multi-valued element: the values joined with "; ", in scratch.
             if (it.value.empty()) return;

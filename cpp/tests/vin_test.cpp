@@ -254,3 +254,46 @@ TEST(VinDecode, ModelYearCycles) {
         EXPECT_EQ(value(r, vin::kErrorCode), "0");
     }
 }
+
+// decode(vin, year, out, wanted): the full decode's status, year, ids and values of the wanted
+// elements, whatever those depend on (a conversion's source, the model for the make, the error
+// codes, the choice between model-year cycles) and whether or not it is wanted too.
+TEST(VinDecode, WantedElementsAsTheFullDecode) {
+    auto same_wanted = [](const vin::Decoder& d, const std::string& vin, const vin::ElementSet& wanted) {
+        const vin::Result full = d.decode(vin, 2026);
+        vin::Result some;
+        d.decode(vin, 2026, some, wanted);
+        EXPECT_EQ(some.status, full.status) << vin;
+        EXPECT_EQ(some.year, full.year) << vin;
+        EXPECT_EQ(some.make_id, full.make_id) << vin;
+        EXPECT_EQ(some.model_id, full.model_id) << vin;
+        std::vector<std::pair<int, std::string>> expect, got;
+        for (const auto& [e, v] : full.values)
+            if (wanted.has(e)) expect.emplace_back(e, std::string(v));
+        for (const auto& [e, v] : some.values) got.emplace_back(e, std::string(v));
+        EXPECT_EQ(got, expect) << vin;
+    };
+    std::string car = "1ABCDEA00EP000000", bad = car, truck = "1A9ZZZZ00EPXYZ123", old = "1ABCDE100EP000000";
+    car[8] = vin::check_digit(car);
+    bad[8] = vin::check_digit(bad) == '1' ? '2' : '1';
+    truck[8] = vin::check_digit(truck);
+    old[8] = vin::check_digit(old);
+    const vin::ElementSet sets[] = {{vin::kDisplacementCC},  // a conversion's target, not its source
+                                    {vin::kMake, vin::kErrorCode, vin::kErrorText},
+                                    {vin::kTrim, vin::kBodyClass, vin::kModelYear, vin::kSuggestedVin},
+                                    {}};
+    vin::Tables two = tables();
+    two.patterns[6].keys = "A";                        // the truck: a model only in the 1984 cycle
+    two.wmi_schemas.push_back({2, 201, 1980, 1989});
+    two.patterns.push_back({9, 201, "Z", 28, "1002", "2014-01-01"});
+    for (const vin::Tables& t : {tables(), two}) {
+        vin::Decoder d(t);
+        for (const std::string& vin : {car, bad, truck, old})
+            for (const vin::ElementSet& wanted : sets) same_wanted(d, vin, wanted);
+    }
+    vin::Decoder d(tables());
+    vin::Result r;
+    d.decode(car, 2026, r, {vin::kDisplacementCC});
+    ASSERT_EQ(r.values.size(), 1u);
+    EXPECT_EQ(r.values[0].second, "2000.0");
+}

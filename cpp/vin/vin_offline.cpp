@@ -202,7 +202,11 @@ bool Offline::begin_row(std::string_view raw, RowAnswer& out) const {
 }
 
 void Offline::finish_row(int current_year, RankMemo& memo, RowAnswer& out) const {
-    decoder_->decode(out.vin, current_year, out.result);
+    // The elements a batch row, the trim ranking (vin_trims.cpp's facts) and the 404 message read.
+    static constexpr ElementSet kRowReads{4,       kBodyClass,   kCylinders, kDisplacementL, kDoors,     kDriveType,
+                                          kEngineModel, kFuelPrimary, kMake,  kModel,      kSeries,    kTrim,
+                                          kFuelSecondary, kTrim2,    kSeries2,   kErrorCode, kErrorText};
+    decoder_->decode(out.vin, current_year, out.result, kRowReads);
     if (not_found_message_into(out.vin, out.result, out.message)) {
         out.kind = Answer::Kind::not_found;
         return;

@@ -6,7 +6,9 @@
 // decode() may run concurrently from any number of threads without locks.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -75,6 +77,19 @@ enum Element : int {
     kDescriptor = 196,
 };
 
+// A set of element ids (0-255): the elements a decode is asked for.
+struct ElementSet {
+    std::array<std::uint64_t, 4> bits{};
+    constexpr ElementSet() = default;
+    constexpr ElementSet(std::initializer_list<int> ids) {
+        for (int e : ids)
+            if (e >= 0 && e < 256) bits[static_cast<std::size_t>(e) >> 6] |= 1ull << (e & 63);
+    }
+    constexpr bool has(int e) const {
+        return e >= 0 && e < 256 && ((bits[static_cast<std::size_t>(e) >> 6] >> (e & 63)) & 1u);
+    }
+};
+
 struct Result {
     enum class Status { ok, unknown_wmi, no_schema };
     Status status = Status::ok;
@@ -114,6 +129,11 @@ public:
     // decode(vin, current_year) into `out` (replaced; the capacity of its values and buffer reused:
     // no allocation decode after decode in a batch).
     void decode(std::string_view vin, int current_year, Result& out) const;
+    // decode(vin, current_year, out) for a caller that reads only the elements in `wanted`: status,
+    // wmi, year, make and model ids as the full decode's, and `out.values` the full decode's values
+    // of the wanted elements (the others left out).  Cheaper: the elements no wanted one depends on
+    // (through the error codes, the make, conversions, the model-year choice) are not resolved.
+    void decode(std::string_view vin, int current_year, Result& out, const ElementSet& wanted) const;
 
     // A key of decode(vin)'s answer for a batch's memo: 17 characters into `out`.  Two well-formed
     // VINs with the same key decode (with the same current_year) to the same status, year, make and
