@@ -226,17 +226,32 @@ struct RowMemo {
         std::array<std::uint32_t, kTextCols + 1> ends{};  // its value: text[at + ends[k], at + ends[k + 1])
     };
     std::unordered_map<Key, Row, Hash> rows;
-    std::string text;  // the rows' texts end to end
+    std::unique_ptr<char[]> text;  // the rows' texts end to end: [0, text_size)
+    std::size_t text_size = 0, text_cap = 0;
     static constexpr std::size_t kMaxEntries = 1u << 16;  // then it starts over
     static constexpr std::size_t kMaxText = std::size_t{1} << 31;  // (a Row's offsets are 32 bits) then too
     RowMemo() { rows.reserve(4096); }
     void clear() {
         rows.clear();
-        text.clear();
+        text_size = 0;  // the buffer's capacity is kept
+    }
+    // Room for `n` more bytes at the end of `text` (grown by doubling; not zero-filled, unlike a
+    // string's resize): where they start.
+    char* extend(std::size_t n) {
+        if (text_size + n > text_cap) {
+            const std::size_t cap = std::max({text_cap * 2, text_size + n, std::size_t{1} << 16});
+            std::unique_ptr<char[]> bigger(new char[cap]);
+            if (text_size) std::memcpy(bigger.get(), text.get(), text_size);
+            text = std::move(bigger);
+            text_cap = cap;
+        }
+        char* const at = text.get() + text_size;
+        text_size += n;
+        return at;
     }
     std::string_view value(const Row& row, int k) const {
         const auto i = static_cast<std::size_t>(k);
-        return std::string_view(text).substr(row.at + row.ends[i], row.ends[i + 1] - row.ends[i]);
+        return std::string_view(text.get() + row.at + row.ends[i], row.ends[i + 1] - row.ends[i]);
     }
 };
 
@@ -253,7 +268,7 @@ void remember(const Page& p, const vin::RowAnswer& a, const std::string_view* co
             i = j + 1;
         }
     }
-    if (memo.rows.size() >= RowMemo::kMaxEntries || memo.text.size() >= RowMemo::kMaxText) memo.clear();
+    if (memo.rows.size() >= RowMemo::kMaxEntries || memo.text_size >= RowMemo::kMaxText) memo.clear();
     RowMemo::Key key;
     std::memcpy(key.data(), a.key, key.size());
     RowMemo::Row row;
@@ -263,9 +278,9 @@ void remember(const Page& p, const vin::RowAnswer& a, const std::string_view* co
         if (message.substr(0, 4) != "VIN " || message.substr(4, a.vin.size()) != a.vin) return;
         const std::string_view rest = message.substr(4 + a.vin.size());
         row.not_found = true;
-        row.at = static_cast<std::uint32_t>(memo.text.size());
+        row.at = static_cast<std::uint32_t>(memo.text_size);
         row.ends[1] = static_cast<std::uint32_t>(rest.size());
-        memo.text.append(rest);
+        if (!rest.empty()) std::memcpy(memo.extend(rest.size()), rest.data(), rest.size());
         memo.rows.emplace(key, row);
         return;
     }
@@ -284,9 +299,8 @@ void remember(const Page& p, const vin::RowAnswer& a, const std::string_view* co
         }
         row.ends[static_cast<std::size_t>(k) + 1] = static_cast<std::uint32_t>(bytes);
     }
-    row.at = static_cast<std::uint32_t>(memo.text.size());
-    memo.text.resize(memo.text.size() + bytes);
-    char* const text = memo.text.data() + row.at;
+    row.at = static_cast<std::uint32_t>(memo.text_size);
+    char* const text = memo.extend(bytes);
     for (int k = 0; k < kTextCols; ++k)
         if (!values[k].empty())
             std::memcpy(text + row.ends[static_cast<std::size_t>(k)], values[k].data(), values[k].size());

@@ -10,6 +10,27 @@ namespace vehicledata::vin {
 
 namespace {
 
+// The ranking memo's key hash: 8 bytes at a time (a multiply and xor-shift each), the tail bytes
+// read as one word, then a final mix.
+std::size_t key_hash(const char* p, std::size_t n) {
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
+    for (; n >= 8; p += 8, n -= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    if (n) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, p, n);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    }
+    h ^= h >> 29;
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 32;
+    return static_cast<std::size_t>(h);
+}
+
 bool is_file(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -112,7 +133,7 @@ const std::vector<std::pair<int, std::int64_t>>& Offline::ranked(const Result& r
     // Written in place at its final size (the capacity is the memo's): no append call per value.
     std::size_t size = sizeof key + 1 + 2 * n;
     for (std::size_t i = 0; i < n; ++i) size += values[i] ? values[i]->size() : 0;
-    std::string& k = memo.key;
+    std::string& k = memo.key.bytes;
     k.resize(size);
     char* out = k.data();
     std::memcpy(out, &key, sizeof key);
@@ -127,10 +148,11 @@ const std::vector<std::pair<int, std::int64_t>>& Offline::ranked(const Result& r
         }
         *out++ = v ? '\2' : '\1';
     }
-    auto found = memo.ranked.find(k);
+    memo.key.hash = key_hash(k.data(), k.size());
+    auto found = memo.ranked.find(memo.key);
     if (found != memo.ranked.end()) return found->second;
     if (memo.ranked.size() >= RankMemo::kMaxEntries) memo.ranked.clear();
-    return memo.ranked.emplace(k, rank_trims(r, list, all_trims)).first->second;
+    return memo.ranked.emplace(memo.key, rank_trims(r, list, all_trims)).first->second;
 }
 
 std::string_view Offline::make_of(const Result& r) const {

@@ -36,8 +36,18 @@ struct Answer {
 // The trim rankings one caller has computed, by catalogue list and the elements the ranking reads
 // (rank_trims is a function of those): a batch worker's memo.  Not thread-safe: one per thread.
 struct RankMemo {
-    std::unordered_map<std::string, std::vector<std::pair<int, std::int64_t>>> ranked;
-    std::string key;  // the key being looked up (its capacity reused)
+    // A key's bytes and their hash, computed once when the key is written (Offline::ranked): the
+    // map reads it, on lookups and rehashes alike, instead of hashing the bytes again.
+    struct Key {
+        std::string bytes;
+        std::size_t hash = 0;
+        bool operator==(const Key& o) const { return hash == o.hash && bytes == o.bytes; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const noexcept { return k.hash; }
+    };
+    std::unordered_map<Key, std::vector<std::pair<int, std::int64_t>>, KeyHash> ranked;
+    Key key;  // the key being looked up (its capacity reused)
     static constexpr std::size_t kMaxEntries = 1u << 16;  // then it starts over
 };
 
