@@ -30,12 +30,13 @@ test: install typecheck test-cpp test-py test-fuzz
 test-cpp: install
 	ctest --test-dir $$(ls -d build/cp3*/ | head -n 1) --output-on-failure -j2
 
-# Debian packages only the tests need: Java for the Spark recipe (tests/client/test_vin_spark.py)
-TEST_DEB := openjdk-17-jre-headless
+# Debian packages only the tests need: Java for the Spark recipe (tests/client/test_vin_spark.py), wrk
+# for the short load and soak runs (tests/emulator/test_emu_hostile_soak.py: skipped without it)
+TEST_DEB := openjdk-17-jre-headless wrk
 test-py: install $(STAMP)/test-deb
 	$(VPY) -m pytest -q -m 'not wheels' tests
 
-$(STAMP)/test-deb:
+$(STAMP)/test-deb: Makefile
 	@mkdir -p $(STAMP)
 	@missing=$$(for p in $(TEST_DEB); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; fi
