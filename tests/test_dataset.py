@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import gzip
 import io
 import os
 import re
@@ -15,6 +16,7 @@ from typing import Dict, List
 
 import pytest
 
+from conftest import real_sources
 from vehicledata import dataset, schema
 from vehicledata.dataset import cli as dataset_cli  # noqa: F401  (registers with the main CLI)
 from vehicledata.dataset import mapping, paths
@@ -51,14 +53,11 @@ def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return home
 
 
-REAL_SOURCES = os.environ.get("VEHICLEDATA_SOURCES")  # read at import: the `offline` fixture unsets it
+REAL_SOURCES = real_sources()  # read at import: the `offline` fixture unsets the variable
 
 
 def _real_sources() -> Path:
-    value = REAL_SOURCES
-    if not value:
-        pytest.fail("VEHICLEDATA_SOURCES is not set: point it at the raw sources (CI: ../shared/sources)")
-    return Path(value)
+    return REAL_SOURCES
 
 
 @functools.lru_cache(maxsize=1)
@@ -318,13 +317,11 @@ def test_obd_codes(database: Path, sources_dir: Path) -> None:
         == [(0,)]
     demo = q(database, "SELECT code, make FROM obd_codes WHERE demo = 1 ORDER BY code")
     assert demo == [("B1200", None), ("C1091", None), ("P0100", None), ("U1000", None)]
-    con = sqlite3.connect(f"file:{sources_dir / 'dtc-codes.sqlite'}?mode=ro", uri=True)
-    try:
-        (generic_p0100,), = con.execute("SELECT description FROM dtc_definitions WHERE code = 'P0100' "
-                                        "AND manufacturer = 'GENERIC'").fetchall()
-        n_generic = con.execute("SELECT count(DISTINCT code) FROM dtc_definitions WHERE manufacturer = 'GENERIC'").fetchone()[0]
-    finally:
-        con.close()
+    with gzip.open(sources_dir / "dtc-codes.csv.gz", "rt", encoding="utf-8", newline="") as fh:
+        table = list(csv.DictReader(fh))
+    (generic_p0100,) = [r["description"] for r in table if r["code"] == "P0100" and r["manufacturer"] == "GENERIC"]
+    n_generic = len({r["code"] for r in table if r["manufacturer"] == "GENERIC"})
+    assert len(table) == 18_805 and len({r["code"] for r in table}) == 12_128  # data/SOURCES.md
     assert q(database, "SELECT description FROM obd_codes WHERE code = 'P0100' AND make IS NULL") == [(generic_p0100,)]
     assert q(database, "SELECT count(*) FROM obd_codes WHERE make IS NULL")[0][0] >= n_generic
     makes = {m for (m,) in q(database, "SELECT DISTINCT make FROM obd_codes WHERE make IS NOT NULL")}
@@ -386,9 +383,11 @@ def test_ensure_database_without_sources_keeps_a_build_from_real_files(offline: 
 
 # ---- no sources, determinism, stable ids --------------------------------------------------
 
-NO_SOURCES = ('no raw sources: no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data package and no EPA '
-              'download reachable; pip install "vehicledata[data]" for the full catalogue, or point --sources '
-              'or VEHICLEDATA_SOURCES at the official downloads (docs/dataset.md)')
+NO_SOURCES = ('no raw sources: no --sources, no VEHICLEDATA_SOURCES, no pyvehicledata-data package and no EPA '
+              'download reachable; run `vehicledata dataset fetch` in a clone of the repository (its data/ folder '
+              'holds the small sources), or install the pyvehicledata-data wheel (make data-wheel; '
+              'docs/installing.md), or point --sources or VEHICLEDATA_SOURCES at the official downloads '
+              '(docs/dataset.md)')
 
 
 def test_no_sources_is_one_clear_error_and_no_database(offline: Path, capsys: pytest.CaptureFixture) -> None:

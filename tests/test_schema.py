@@ -74,7 +74,7 @@ def test_version_is_the_one_in_pyproject_toml():
     from pathlib import Path
 
     pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
-    assert vehicledata.__version__ == pyproject["project"]["version"] == version("vehicledata")
+    assert vehicledata.__version__ == pyproject["project"]["version"] == version("pyvehicledata")
     assert vehicledata._core.client.USER_AGENT == f"vehicledata/{pyproject['project']['version']}"
 
 

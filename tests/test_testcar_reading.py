@@ -1,6 +1,7 @@
-"""The Test Car List is read in two worker processes; where a process pool cannot be made (no
-POSIX semaphores: no /dev/shm, as in AWS Lambda or a bare chroot) it is read in this process,
-with the same result (found by `make wheels-test` in the Debian roots)."""
+"""The Test Car List: the repository's compact CSV (data/epa-testcar/) and EPA's own XLSX files
+(the official refresh, tools/compact_sources.py) read alike. It is read in worker processes;
+where a process pool cannot be made (no POSIX semaphores: no /dev/shm, as in AWS Lambda or a bare
+chroot) it is read in this process, with the same result (found by `make wheels-test`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,8 +17,8 @@ def _key(cars: testcar.TestCars):
 
 def test_without_a_process_pool_the_list_is_read_here(sources_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = sources_dir / paths.TESTCAR_DIR
-    files = [p for p in testcar.files_in(folder) if p.suffix.lower() == ".csv"]  # 2015, 2016: quick to read
-    assert files, folder
+    files = testcar.files_in(folder)
+    assert [p.name for p in files] == ["epa-testcar-2015-2024.csv.gz"], folder
     pooled = testcar.Reading(files).result()
 
     def no_semaphores(*args: object, **kw: object) -> None:
@@ -29,19 +30,41 @@ def test_without_a_process_pool_the_list_is_read_here(sources_dir: Path, monkeyp
     assert _key(here.result()) == _key(pooled) and pooled.by_key
 
 
-def test_calamine_and_openpyxl_read_the_same_configurations(sources_dir: Path) -> None:
-    """The builder reads XLSX with python-calamine where installed, else openpyxl: the content
-    hash must not depend on which one a machine has."""
+def _as_xlsx(cars: list, path: Path) -> Path:
+    """A workbook laid out as EPA's yearly XLSX files: the header row, then one row a test."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Test Vehicle ID", *testcar.COLUMNS])
+    for i, c in enumerate(cars):
+        ws.append([f"T{i}", c.year, c.mfr_code, c.model, c.displ, c.cylinders, c.hp, c.trans, c.gears, c.drive, c.etw])
+    wb.save(path)
+    return path
+
+
+def test_calamine_openpyxl_and_the_compact_csv_read_the_same_configurations(sources_dir: Path,
+                                                                               tmp_path: Path) -> None:
+    """The builder reads XLSX with python-calamine where installed, else openpyxl, and the repository
+    carries a CSV: the content hash must depend on none of them."""
     pytest.importorskip("python_calamine")
     pytest.importorskip("openpyxl")
-    folder = sources_dir / paths.TESTCAR_DIR
-    xlsx = [p for p in testcar.files_in(folder) if p.suffix.lower() == ".xlsx"]
-    assert xlsx, folder
-    smallest = min(xlsx, key=lambda p: p.stat().st_size)
-    fast = testcar._read_xlsx(smallest)
-    assert len(fast) > 1000
-    assert fast == testcar._read_xlsx_openpyxl(smallest)
+    compact = testcar.read_file(testcar.files_in(sources_dir / paths.TESTCAR_DIR)[0])
+    assert len(compact) > 10_000 and len(set(compact)) == len(compact)
+    assert {c.year for c in compact} == set(range(2015, 2025))
+    sample = [c for c in compact if c.year == 2019][:1500] + [c for c in compact if c.hp is None][:20]
+    xlsx = _as_xlsx(sample, tmp_path / "19tstcar.xlsx")
+    fast = testcar._read_xlsx(xlsx)
+    assert fast == sample
+    assert fast == testcar._read_xlsx_openpyxl(xlsx)
     assert any(c.hp for c in fast) and all(isinstance(c.year, int) and isinstance(c.mfr_code, str) for c in fast)
+
+
+def test_a_damaged_compact_csv_is_a_source_error_naming_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "epa-testcar-2015-2024.csv.gz"
+    bad.write_bytes(b"\x1f\x8b\x08 not really gzip")
+    with pytest.raises(testcar.SourceError, match="epa-testcar-2015-2024.csv.gz: not a readable Test Car List CSV"):
+        testcar.read_file(bad)
 
 
 @pytest.mark.parametrize("reader", ["_read_xlsx", "_read_xlsx_openpyxl"])

@@ -22,7 +22,7 @@ def test_show_versions_prints_one_line_per_item() -> None:
     lines = buf.getvalue().splitlines()
     names = [line.split(":", 1)[0] for line in lines]
     assert names == ["vehicledata", "Python", "platform", "libcurl", "simdjson", "SQLite", "OpenSSL", "CA bundle",
-                     "vehicledata-data"]
+                     "pyvehicledata-data"]
     assert lines[0].split() == ["vehicledata:", vd.__version__]
 
 
@@ -48,4 +48,6 @@ def test_libraries_report_the_versions_the_system_has() -> None:
 def test_ca_bundle_and_data_package_lines() -> None:
     got = versions()
     assert got["CA bundle"] == (_tls.ca_bundle() or "libcurl's compiled-in default")
-    assert got["vehicledata-data"] == 'not installed (pip install "vehicledata[data]" for the full catalogue)'
+    assert got["pyvehicledata-data"] == ('not installed (run `vehicledata dataset fetch` in a clone of the repository '
+                                         '(its data/ folder holds the small sources), or install the '
+                                         'pyvehicledata-data wheel (make data-wheel; docs/installing.md))')

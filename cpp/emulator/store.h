@@ -70,6 +70,9 @@ public:
     // True when the vPIC tables (meta vpic_path, relative to the database's
     // folder) exist; they are then attached to every connection as schema "vpic".
     bool has_vpic() const { return !vpic_path_.empty(); }
+    // Why a dataset that names vPIC tables has none: the file is missing or is not vPIC tables
+    // (a message naming the file); "" when they are there or the dataset names none.
+    const std::string& vpic_problem() const { return vpic_problem_; }
 
     // Result sets of searches as sorted rowid lists, keyed by the query text
     // and its parameters; remember_ids() drops a list computed under an older
@@ -104,6 +107,7 @@ public:
 private:
     std::string path_;
     std::string vpic_path_;
+    std::string vpic_problem_;
     std::atomic<std::uint64_t> generation_;  // keys the threads' connections; new on switching files
     std::atomic<std::uint64_t> data_generation_{1};
     mutable std::mutex touch_mutex_;  // guards copy_, writer_, retired_

@@ -145,7 +145,7 @@ def progress_bar(progress: Optional[bool], total: Optional[int], desc: str, unit
             from tqdm import tqdm
     except ImportError:
         if progress:
-            warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=4)
+            warnings.warn("progress bars need tqdm: pip install 'pyvehicledata[progress]'", stacklevel=4)
         return None
     # In a notebook the bar stays visible after completion (the cell's record of the work).
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit == "B", leave=jupyter)

@@ -3,7 +3,7 @@
 Prints vehicledata's and Python's versions, the platform, the C/C++ libraries the core is linked
 against as they report themselves at run time (libcurl with its TLS backend, features and
 protocols; simdjson; SQLite; OpenSSL), the CA bundle TLS verification uses and whether the
-`vehicledata-data` package (the full catalogue) is installed. See docs/installing.md.
+`pyvehicledata-data` package (the full catalogue) is installed. See docs/installing.md.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def versions() -> Dict[str, str]:
     bundle = _tls.ca_bundle()
     out["CA bundle"] = bundle or "libcurl's compiled-in default"
     data = paths.packaged_sources()
-    out["vehicledata-data"] = str(data) if data else f"not installed ({paths.DATA_HINT})"
+    out["pyvehicledata-data"] = str(data) if data else f"not installed ({paths.DATA_HINT})"
     return out
 
 

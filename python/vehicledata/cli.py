@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import warnings
 from typing import List, Optional
@@ -25,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="vehicledata", description="Vehicle reference data: client, emulator, dataset")
     parser.add_argument("--version", action="version", version=f"vehicledata {__version__}")
+    parser.add_argument("-v", "--debug", action="store_true",
+                        help="show the traceback of an error (also $VEHICLEDATA_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _SUBCOMMAND_MODULES:
         try:
@@ -53,6 +56,36 @@ def main(argv: Optional[List[str]] = None) -> int:
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             return 130
+        except _expected_errors() as exc:
+            if args.debug or os.environ.get("VEHICLEDATA_DEBUG"):
+                raise
+            print(f"vehicledata {args.command}: {one_line(exc)}", file=sys.stderr)
+            return 1
+
+
+def _expected_errors() -> tuple:
+    """What a command's user can cause and fix (no data, a bad path, a port in use, bad
+    credentials, a refused query): one line, not a traceback. Anything else is a bug and shows
+    its traceback."""
+    from .dataset.epa import SourceError
+    from .dataset.fetch import FetchError
+    from .dataset.store import SchemaMismatch
+    from .errors import VehicleDataError
+    from .testing.emulator import EmulatorError
+
+    return (VehicleDataError, SourceError, FetchError, SchemaMismatch, EmulatorError, OSError)
+
+
+def one_line(exc: BaseException, limit: int = 400) -> str:
+    """An error as one line: its first line (or its type's name), cut to `limit` characters."""
+    text = str(exc).strip()
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    first = text.splitlines()[0].strip() if text else type(exc).__name__
+    if len(first) > limit:
+        first = first[:limit] + f"... ({len(first):,} characters)"
+    extra = " (--debug shows the rest)" if len(text.splitlines()) > 1 else ""
+    return first + extra
 
 
 def _show_warning(message: Warning | str, category: type) -> None:

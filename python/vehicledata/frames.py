@@ -471,7 +471,7 @@ def page_to_arrow(page: Any) -> "pa.Table":
     """One core Page -> Arrow table (the page's C export imported: ``pa.table(page)`` gives the same)."""
     pa = _pyarrow()
     if pa is None:
-        raise ImportError("to_arrow() needs pyarrow: pip install 'vehicledata[arrow]'")
+        raise ImportError("to_arrow() needs pyarrow: pip install 'pyvehicledata[arrow]'")
     return pa.Table.from_batches([_batch(pa, page)])
 
 
@@ -503,7 +503,7 @@ def _polars() -> Any:
     try:
         import polars
     except ImportError:
-        raise ImportError("to_polars() needs polars: pip install 'vehicledata[polars]'") from None
+        raise ImportError("to_polars() needs polars: pip install 'pyvehicledata[polars]'") from None
     return polars
 
 

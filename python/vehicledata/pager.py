@@ -661,7 +661,7 @@ class Pager:
 
     def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
         """Every page in one polars DataFrame (same path and page size as to_pandas; the types of
-        ``frames.page_to_polars``). Needs polars: ``pip install 'vehicledata[polars]'``."""
+        ``frames.page_to_polars``). Needs polars: ``pip install 'pyvehicledata[polars]'``."""
         return frames.page_to_polars(self._bulk_collected(page_size))
 
     def _known(self) -> Optional[Tuple[int, int]]:

@@ -260,7 +260,7 @@ def _progress_bar(progress: Optional[bool], total: int, unit: str) -> Any:
     except ImportError:
         import warnings
 
-        warnings.warn("progress bars need tqdm: pip install 'vehicledata[progress]'", stacklevel=3)
+        warnings.warn("progress bars need tqdm: pip install 'pyvehicledata[progress]'", stacklevel=3)
         return None
     return tqdm(total=total, unit=unit, unit_scale=True)
 

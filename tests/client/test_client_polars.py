@@ -101,5 +101,5 @@ def test_frame_from_bytes_polars(raw_json):
 def test_without_polars_an_import_error_names_the_extra(api, monkeypatch):
     page = next(iter(api.trims.search(limit=3).pages))
     monkeypatch.setitem(sys.modules, "polars", None)
-    with pytest.raises(ImportError, match=r"pip install 'vehicledata\[polars\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'pyvehicledata\[polars\]'"):
         page.to_polars()

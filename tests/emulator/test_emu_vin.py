@@ -280,3 +280,22 @@ def test_2023_ford_trucks_decode_as_2023(api: Http, premium: str, vin: str, mode
     assert body["specs"]["additional_error_text"].endswith(
         "The Model Year decoded for this VIN may be incorrect. If you know the Model year, please enter it and "
         "decode again to get more accurate information.")
+
+
+@pytest.mark.parametrize("vpic", ["missing", "damaged"])
+def test_a_database_without_its_vpic_file_names_the_file(database: Path, tmp_path: Path, vpic: str) -> None:
+    """The vPIC tables live in vpic.db beside vehicledata.db: a database copied (here: linked)
+    without it, or beside a damaged one, answers 501 with the file's path and what to do."""
+    from vehicledata.testing import Emulator
+
+    (tmp_path / "vehicledata.db").symlink_to(Path(database).resolve())
+    if vpic == "damaged":
+        (tmp_path / "vpic.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 4080)
+    with Emulator(db=tmp_path / "vehicledata.db") as emu:
+        h = Http(emu.url)
+        token = h.login("premium")
+        r = h.get(f"/api/vin/{GMC}", token=token)
+        h.close()
+    expected = (f"the vPIC tables file {tmp_path}/vpic.db is missing: it belongs beside {tmp_path}/vehicledata.db"
+                if vpic == "missing" else f"{tmp_path}/vpic.db is not the vPIC tables (damaged or incomplete)")
+    assert_error(r, 501, "NotImplementedException", f"/api/vin/{GMC}", "VIN decoding needs the vPIC tables: " + expected)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make wheels`: the vehicledata wheels for CPython 3.9, 3.11, 3.13 and 3.14 on manylinux_2_31
-# x86_64, built in a Debian 11 (bullseye, glibc 2.31) root, plus the pure vehicledata-data wheel
+# x86_64, built in a Debian 11 (bullseye, glibc 2.31) root, plus the pure pyvehicledata-data wheel
 # (docs/installing.md, "The wheel matrix").
 #   tools/wheels/build.sh ROOTS DIST VPY
 # ROOTS: where the Debian roots live (made once by mkroot.sh: bullseye builds; bookworm, trixie, sid
@@ -43,11 +43,11 @@ for entry in $PYTHONS; do
   cp -r "$src/usr/include/x86_64-linux-gnu/python$ver" "$inc/x86_64-linux-gnu/"
 done
 
-mkdir -p "$dist" && rm -f "$dist"/vehicledata_data-*.whl
+mkdir -p "$dist" && rm -f "$dist"/pyvehicledata_data-*.whl
 raw=$(mktemp -d)
 for entry in $PYTHONS; do
   ver=${entry%%:*}; tag=cp${ver/./}
-  rm -f "$dist"/vehicledata-*-$tag-$tag-manylinux*.whl
+  rm -f "$dist"/pyvehicledata-*-$tag-$tag-manylinux*.whl
   in_root cmake -S /opt/vd-build/src -B /opt/vd-build/build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
     -DCMAKE_PREFIX_PATH=/opt/vd -Dpybind11_DIR=/opt/pybind11/share/cmake/pybind11 \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_EXE_LINKER_FLAGS=-s -DCMAKE_MODULE_LINKER_FLAGS=-s \

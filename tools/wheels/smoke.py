@@ -7,9 +7,9 @@ Debian root; cibuildwheel's test-command). Exits non-zero on the first failure.
 1. `vd.show_versions()`: the lean libcurl (HTTP2 and SSL among its features, http and https its
    only protocols), simdjson, SQLite, OpenSSL and the CA bundle;
 2. the README's quick start against the bundled emulator: with --expect-data, three 2019 BMW
-   trims and a frame from a database built from the `vehicledata-data` package (real BMWs);
+   trims and a frame from a database built from the `pyvehicledata-data` package (real BMWs);
    without it (no data package, VEHICLEDATA_OFFLINE=1) it must stop with the one-line
-   SourceError naming `pip install "vehicledata[data]"` (no raw data travels in the wheel);
+   SourceError naming the pyvehicledata-data wheel (no raw data travels in the package's wheel);
 3. TLS against a self-signed loopback server (`openssl` makes the certificate): trusted through
    SSL_CERT_FILE it answers, untrusted it fails with a TransportError naming the certificate.
 tests/test_wheel.py (the developer wheel in a fresh venv) uses its quick start, certificate, server
@@ -69,7 +69,7 @@ def quick_start(readme: Path, expect_data: bool) -> None:
                 exec(compile(code, str(readme), "exec"), {})
         except SourceError as exc:
             print(f"without data: {exc}")
-            check('pip install "vehicledata[data]"' in str(exc) and "\n" not in str(exc),
+            check("pyvehicledata-data wheel" in str(exc) and "\n" not in str(exc),
                   "without data the quick start stops with one line naming the data package")
             return
         check(False, "without data the quick start stops with a SourceError")
@@ -82,7 +82,7 @@ def quick_start(readme: Path, expect_data: bool) -> None:
     check(lines[3].split() == ["make", "model", "trim", "horsepower_hp"], "quick start prints the frame")
     from vehicledata.dataset import paths, store
     meta = store.read_meta(paths.default_db_path()) or {}
-    check("vehicledata_data" in meta.get("source", ""), f"the database came from vehicledata-data: {meta}")
+    check("vehicledata_data" in meta.get("source", ""), f"the database came from pyvehicledata-data: {meta}")
 
 
 # A loopback HTTPS server (arguments: certificate, key) answering every GET with {"path": its path};

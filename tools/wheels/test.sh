@@ -15,7 +15,7 @@ set -euo pipefail
 roots=$1; dist=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd); top=$(cd "$here/../.." && pwd)
 matrix=${*:-"3.9:bullseye 3.11:bookworm 3.13:trixie 3.14:sid"}
-data=$(ls "$dist"/vehicledata_data-*-py3-none-any.whl)
+data=$(ls "$dist"/pyvehicledata_data-*-py3-none-any.whl)
 # The newest releases with wheels for each Python (pip's resolution on 2026-11-26): Python 3.9's
 # last pandas is 2.3, pyarrow 21, numpy 2.0, polars 1.36, pytest 8; numpy 2.5 needs Python >= 3.12.
 pins() {
@@ -28,7 +28,7 @@ pins() {
 status=0
 for entry in $matrix; do
   ver=${entry%%:*}; suite=${entry##*:}; tag=cp${ver/./}
-  wheel=$(ls "$dist"/vehicledata-*-$tag-$tag-manylinux_*.whl)
+  wheel=$(ls "$dist"/pyvehicledata-*-$tag-$tag-manylinux_*.whl)
   root=$roots/$suite
   "$here/mkroot.sh" "$root" "$suite" python3 python3-venv python3-dev openssl
   work=$root/opt/vd-test
@@ -50,7 +50,7 @@ for entry in $matrix; do
     /opt/vd-test/venv/bin/pip install -q $(pins "$ver")
     /opt/vd-test/venv/bin/pip list --format=freeze
     VEHICLEDATA_OFFLINE=1 /opt/vd-test/venv/bin/python /opt/vd-test/src/smoke.py --readme /opt/vd-test/src/README.md
-    /opt/vd-test/venv/bin/pip install -q --no-index --find-links /opt/vd-test/wheels 'vehicledata[data]'
+    /opt/vd-test/venv/bin/pip install -q --no-index --find-links /opt/vd-test/wheels 'pyvehicledata[data]'
     VEHICLEDATA_HOME=/opt/vd-test/home/data /opt/vd-test/venv/bin/python /opt/vd-test/src/smoke.py \
       --readme /opt/vd-test/src/README.md --expect-data
     cd /opt/vd-test/src

@@ -1,7 +1,7 @@
 """The dataset builder: the emulator's SQLite database from real public vehicle data.
 
 Inputs (docs/dataset.md): EPA's fuel economy table, NHTSA vPIC VIN tables and an OBD-II code
-table, found through ``sources=``, ``$VEHICLEDATA_SOURCES``, the ``vehicledata-data`` package or
+table, found through ``sources=``, ``$VEHICLEDATA_SOURCES``, the ``pyvehicledata-data`` package or
 the official EPA download; with none of them a ``SourceError`` says how to get them (no raw data
 travels with this package). Output: ``default_db_path()`` unless ``out=`` is given.
 

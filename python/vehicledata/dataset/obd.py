@@ -1,7 +1,11 @@
-"""OBD-II diagnostic trouble codes from the code table (dtc-codes.sqlite)."""
+"""OBD-II diagnostic trouble codes from the code table: the repository's compact
+`dtc-codes.csv.gz` (tools/compact_sources.py) or the published `dtc-codes.sqlite`."""
 from __future__ import annotations
 
+import csv
+import gzip
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -44,8 +48,36 @@ def _finish(rows: List[Tuple[str, str, Optional[str], int]]) -> List[ObdRow]:
     return out
 
 
+def _read_csv(path: Path) -> List[Tuple[str, str, str]]:
+    """(code, manufacturer, description) of the compact copy: the English rows, in table order."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
+            reader = csv.reader(fh)
+            header = next(reader, [])
+            if header != ["code", "manufacturer", "description"]:
+                raise SourceError(f"{path}: not the OBD code table, expected columns code,manufacturer,description")
+            return [(r[0], r[1], r[2]) for r in reader if len(r) == 3]
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, csv.Error) as exc:
+        raise SourceError(f"{path}: not a readable OBD code table ({exc})") from None
+
+
 def read_code_table(path: Path) -> List[ObdRow]:
-    """Rows of dtc-codes.sqlite's `dtc_definitions` (English), generic codes with make NULL."""
+    """The code table's English rows, generic codes with make NULL: from the compact
+    `dtc-codes.csv.gz` or from dtc-codes.sqlite's `dtc_definitions`."""
+    rows = _read_csv(path) if path.name.lower().endswith(".csv.gz") else _read_sqlite(path)
+    prepared = []
+    for code, manufacturer, description in rows:
+        code = (code or "").strip().upper()
+        description = (description or "").strip()
+        if not code or not description:
+            continue
+        label = (manufacturer or "").strip().upper()
+        priority = 0 if label == "GENERIC" else 1
+        prepared.append((code, description, make_name(label), priority))
+    return _finish(prepared)
+
+
+def _read_sqlite(path: Path) -> List[Tuple[str, str, str]]:
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -58,13 +90,4 @@ def read_code_table(path: Path) -> List[ObdRow]:
         raise SourceError(f"{path}: not the OBD code table, expected table dtc_definitions ({exc})") from None
     finally:
         con.close()
-    prepared = []
-    for code, manufacturer, description in rows:
-        code = (code or "").strip().upper()
-        description = (description or "").strip()
-        if not code or not description:
-            continue
-        label = (manufacturer or "").strip().upper()
-        priority = 0 if label == "GENERIC" else 1
-        prepared.append((code, description, make_name(label), priority))
-    return _finish(prepared)
+    return rows

