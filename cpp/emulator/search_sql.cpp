@@ -29,6 +29,17 @@ bool parse_number(const std::string& s, double& v) {
 }
 
 
+// A Like filter's value with a NUL byte (%00) is refused: SQLite reads a LIKE pattern as a C
+// string, so "SUV\0zzz" would match as "SUV"; a 400 naming the byte rather than a silently
+// shorter pattern. The message quotes the value whole (the error body escapes the NUL as \u0000).
+// (Value filters keep a NUL as an ordinary byte: SQLite compares bound text by its length.)
+void refuse_nul_in_pattern(const std::string& name, const std::string& value) {
+    const std::size_t at = value.find('\0');
+    if (at == std::string::npos) return;
+    throw bad_request("Invalid value for " + name + ": a NUL byte (%00) at position " + std::to_string(at + 1) +
+                      " is not allowed in a LIKE pattern, got '" + value + "'");
+}
+
 // The field a filter compares with (for its type), or nullptr.
 const schema::Field* filter_field(const schema::Endpoint& e, const schema::Filter& f) {
     if (!f.related_table.empty()) {
@@ -135,6 +146,7 @@ Sql build_where(const Call& call, const schema::Endpoint& e) {
             continue;
         }
         if (!p) continue;
+        if (f.match == schema::Match::Like) refuse_nul_in_pattern(f.name, p->value);
         const schema::Field* field = filter_field(e, f);
         std::string clause;
         if (!f.related_table.empty()) {

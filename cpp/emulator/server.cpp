@@ -431,7 +431,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         if (q != std::string::npos)
             call.params = dedupe_params(format::parse_query(std::string_view(req.target).substr(q + 1)));
     } catch (const format::QueryStringError& e) {
-        write_error(res, 400, envelope::kBadRequest, raw_path(req), e.what(), text);
+        write_error(res, 400, envelope::kBadRequest, raw_path(req), e.message, text);
         return;
     }
     call.identity = auth_->identify(req.get_header_value("Authorization"));
@@ -481,7 +481,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
             return send_cached(req, res, key, std::move(entry));
         }
     } catch (const HttpError& e) {
-        write_error(res, e.status, e.exception, raw_path(req), e.what(), text);
+        write_error(res, e.status, e.exception, raw_path(req), e.message, text);
     } catch (const std::exception& e) {
         write_error(res, 500, envelope::kInternalError, raw_path(req), e.what(), text);
     }
