@@ -46,6 +46,7 @@ struct Call {
     std::string_view body;
     std::string_view remote_addr;
     std::string_view range;    // the Range header; set only for the data feed download
+    std::string_view if_range; // the If-Range header; likewise
 };
 
 // The query parameter `name` of the call, or nullptr when absent or empty.
