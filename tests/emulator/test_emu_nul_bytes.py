@@ -6,6 +6,7 @@ error message quoting such a value quotes it whole (before, the message ended at
 from __future__ import annotations
 
 import json
+from typing import Optional
 from urllib.parse import quote
 
 import pytest
@@ -82,7 +83,7 @@ def test_other_values_keep_the_nul_and_match_nothing(api: Http, db: Db) -> None:
      'Record not found in table "obd_codes"'),
 ])
 def test_messages_quoting_a_value_with_a_nul_are_whole(api: Http, target: str, status: int, exception: str,
-                                                        path: str, message: str) -> None:
+                                                        path: str, message: Optional[str]) -> None:
     r = api.get(target)
     assert_error(r, status, exception, path)
     got = r.json()["message"]
