@@ -383,6 +383,11 @@ void check_values(Op op, const std::vector<Scalar>& values, const Bad& bad) {
             bad(val_name(array, k) + " must be a finite number");
         if (auto s = std::get_if<std::string>(&v); s && format::invalid_utf8_at(*s) != std::string_view::npos)
             bad(val_name(array, k) + " is not valid UTF-8");
+        // SQLite reads a LIKE pattern as a C string: a NUL would cut it ("SUV\u0000zzz" as "SUV").
+        // Other operators compare the bound text by its length: there a NUL is an ordinary character.
+        if (auto s = std::get_if<std::string>(&v);
+            s && (op == Op::Like || op == Op::NotLike) && s->find('\0') != std::string::npos)
+            bad(val_name(array, k) + " must not contain a NUL character (\\u0000) in a LIKE pattern");
     }
 }
 

@@ -15,13 +15,16 @@
 namespace vehicledata::emulator {
 
 // An error answer: JSON {exception, code, url, message} or, on routes with
-// text errors (login, data feed download), the message as text/plain.
+// text errors (login, data feed download), the message as text/plain. Answers are
+// written from `message`, kept whole: what() stops at a NUL byte that a message
+// quoting a request value may hold.
 class HttpError : public std::runtime_error {
 public:
     HttpError(int status, std::string exception, const std::string& message)
-        : std::runtime_error(message), status(status), exception(std::move(exception)) {}
+        : std::runtime_error(message), status(status), exception(std::move(exception)), message(message) {}
     int status;
     std::string exception;
+    std::string message;
 };
 
 // A matched route: the schema's endpoint (its kind picks the handler) and the path parameter.
@@ -43,6 +46,7 @@ struct Call {
     std::string_view body;
     std::string_view remote_addr;
     std::string_view range;    // the Range header; set only for the data feed download
+    std::string_view if_range; // the If-Range header; likewise
 };
 
 // The query parameter `name` of the call, or nullptr when absent or empty.

@@ -99,9 +99,25 @@ bool parse_direct(std::string_view raw, httplib::Request& req) {
     return true;
 }
 
-void finish_headers(const httplib::Request& req, httplib::Response& res, std::int64_t unix_seconds) {
+void finish_headers(const httplib::Request& req, httplib::Response& res, std::int64_t unix_seconds,
+                    bool byte_ranges) {
     res.set_header("Date", http_date(unix_seconds));
-    if (req.method == "HEAD") res.headers.erase("Accept-Ranges");
+    const bool ranges = byte_ranges && (res.status == 200 || res.status == 206);
+    if (req.method == "HEAD" || ranges) res.headers.erase("Accept-Ranges");
+    if (ranges) res.set_header("Accept-Ranges", "bytes");
+}
+
+bool request_closes(const httplib::Request& req) {
+    const std::string connection = req.get_header_value("Connection");
+    return connection == "close" || (req.version == "HTTP/1.0" && connection != "Keep-Alive");
+}
+
+void connection_fields(const httplib::Request& req, httplib::Response& res, bool close_connection,
+                       time_t idle_timeout) {
+    res.headers.erase("Connection");
+    res.headers.erase("Keep-Alive");
+    if (close_connection || request_closes(req)) res.set_header("Connection", "close");
+    else res.set_header("Keep-Alive", "timeout=" + std::to_string(idle_timeout));
 }
 
 bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::Request& req, httplib::Response& res,
@@ -113,13 +129,8 @@ bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::R
     } else if (provider_length(res) > 0) {
         res.set_header("Content-Length", std::to_string(provider_length(res)));
     }
-    // Server::write_response_core
-    if (close_connection || req.get_header_value("Connection") == "close") {
-        res.set_header("Connection", "close");
-    } else {
-        res.set_header("Keep-Alive", "timeout=" + std::to_string(core.keep_alive_timeout()) +
-                                         ", max=" + std::to_string(core.keep_alive_max_count()));
-    }
+    // Server::write_response_core, with the server's post-routing correction of the connection fields
+    connection_fields(req, res, close_connection, core.keep_alive_timeout());
     if (!res.has_header("Content-Type") && (!res.body.empty() || provider_length(res) > 0 || provider_of(res)))
         res.set_header("Content-Type", "text/plain");
     if (!res.has_header("Content-Length") && res.body.empty() && !provider_length(res) && !provider_of(res))

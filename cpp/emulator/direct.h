@@ -15,6 +15,7 @@
 #include <httplib.h>
 
 #include <cstdint>
+#include <ctime>
 #include <string_view>
 
 #include "gate.h"
@@ -33,12 +34,31 @@ namespace vehicledata::emulator {
 bool parse_direct(std::string_view raw, httplib::Request& req);
 
 // The headers both paths add last (the server's post-routing hook on httplib's path, before
-// write_direct on this one): a Date of `unix_seconds` on every answer, and on a HEAD none that the
-// GET would not carry (httplib adds Accept-Ranges to HEAD answers only).
-void finish_headers(const httplib::Request& req, httplib::Response& res, std::int64_t unix_seconds);
+// write_direct on this one): a Date of `unix_seconds` on every answer; Accept-Ranges: bytes on the
+// 200 and 206 answers of a path that serves byte ranges (`byte_ranges`: the data feed download),
+// GET and HEAD alike; and on a HEAD no other Accept-Ranges (httplib adds one to HEAD answers
+// only), so that a HEAD carries exactly the GET's headers.
+void finish_headers(const httplib::Request& req, httplib::Response& res, std::int64_t unix_seconds,
+                    bool byte_ranges);
+
+// Whether the connection closes after answering `req` by the request alone, as httplib 0.11's
+// process_request decides (its `connection_closed`): "Connection: close" exactly, or HTTP/1.0
+// without "Connection: Keep-Alive". (The gate also closes after a request whose Connection lists
+// "close" in any case, and at end of input: it passes those as close_connection.)
+bool request_closes(const httplib::Request& req);
+
+// The connection fields of an answer, true to what the gate does after it: "Connection: close"
+// when it closes the connection (`close_connection`, or request_closes(req)), else
+// "Keep-Alive: timeout=T" with T the seconds the gate waits for the next request (--idle-timeout),
+// and no "max": the gate keeps a connection for any number of requests. Replaces the Connection
+// and Keep-Alive fields `res` has (httplib's "timeout=5, max=5", also sent on HTTP/1.0 answers
+// that it then closes).
+void connection_fields(const httplib::Request& req, httplib::Response& res, bool close_connection,
+                       time_t idle_timeout);
 
 // Writes `res` as httplib's write_response_core writes a routed answer without ranges (after its
-// error handler has run): Content-Length, Connection: close or Keep-Alive, the default
+// error handler has run) and the server's post-routing hook has corrected it: Content-Length,
+// connection_fields (Keep-Alive with the core's keep-alive timeout), the default
 // Content-Type (not httplib's Accept-Ranges on HEAD: finish_headers drops it on both paths), the
 // status line and headers in one write, then the body or
 // the content provider's bytes (not for HEAD). Content providers of a known length only (the data

@@ -6,8 +6,10 @@
 #include <minizip/zip.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <vector>
@@ -93,8 +95,11 @@ void feed_download(Api& api, const Call& call, httplib::Response& res) {
     if (!call.identity.data_feed)
         throw HttpError(403, envelope::kForbidden, "Forbidden: the account has no data feed subscription");
     std::shared_ptr<const Feed::File> file = api.feed_.get();
-    // Range is answered here (server.cpp keeps cpp-httplib from applying it).
-    const ByteRange range = parse_byte_range(call.range, file->size);
+    res.set_header("ETag", file->etag);
+    // Range is answered here (server.cpp keeps cpp-httplib from applying it), unless an If-Range
+    // does not match: then the whole archive, as RFC 9110 section 13.2.2 orders.
+    const bool use_range = call.if_range.empty() || if_range_matches(call.if_range, file->etag);
+    const ByteRange range = parse_byte_range(use_range ? call.range : std::string_view(), file->size);
     if (range.kind == ByteRange::Kind::Unsatisfiable) {
         res.set_header("Content-Range", content_range(range, file->size));
         throw HttpError(416, envelope::kRangeNotSatisfiable, "Range Not Satisfiable: " + range.problem);
@@ -118,6 +123,26 @@ void feed_download(Api& api, const Call& call, httplib::Response& res) {
             return sink.write(buf, static_cast<std::size_t>(got));
         });
 }
+
+namespace {
+
+// The archive's strong ETag: its size and CRC-32, "<size>-<crc>" in lower-case hex, quoted. The
+// archive's bytes follow from the data alone, so the tag survives a restart.
+std::string archive_etag(int fd, std::size_t size) {
+    uLong crc = crc32(0L, Z_NULL, 0);
+    std::vector<unsigned char> buf(1 << 16);
+    for (std::size_t at = 0; at < size;) {
+        const ssize_t got = ::pread(fd, buf.data(), std::min(buf.size(), size - at), static_cast<off_t>(at));
+        if (got <= 0) throw StoreError("cannot read the data feed archive");
+        crc = crc32(crc, buf.data(), static_cast<uInt>(got));
+        at += static_cast<std::size_t>(got);
+    }
+    char tag[48];
+    std::snprintf(tag, sizeof tag, "\"%zx-%08lx\"", size, static_cast<unsigned long>(crc));
+    return tag;
+}
+
+}  // namespace
 
 Feed::~Feed() = default;
 
@@ -154,6 +179,7 @@ std::shared_ptr<const Feed::File> Feed::get() {
     struct stat st {};
     if (f->fd < 0 || ::fstat(f->fd, &st) != 0) throw StoreError("cannot read the data feed archive");
     f->size = static_cast<std::size_t>(st.st_size);
+    f->etag = archive_etag(f->fd, f->size);
     file_ = f;
     return file_;
 }

@@ -26,6 +26,7 @@ public:
     struct File {
         std::string path;
         std::size_t size = 0;
+        std::string etag;  // strong, of the bytes: "<size>-<CRC-32>" in hex, quotes included
         int fd = -1;
         std::uint64_t generation = 0;
         ~File();  // closes fd and removes the file (when the last download of it ends)
@@ -45,7 +46,8 @@ private:
 void write_feed_zip(Store& store, const std::string& zip_path);
 
 void feed_last_updated(Api& api, const Call& call, httplib::Response& res);
-// The archive, whole or the byte range of the call's Range header.
+// The archive, whole (200) or the byte range of the call's Range header (206) when there is no
+// If-Range or it matches the ETag; with ETag and Accept-Ranges: bytes (server.cpp adds the latter).
 void feed_download(Api& api, const Call& call, httplib::Response& res);
 
 }  // namespace vehicledata::emulator

@@ -44,10 +44,10 @@ public:
     using httplib::Server::process_request;
     void set_listening_socket(int fd) { svr_sock_ = fd; }
     // What the direct path (direct.h) needs of httplib's settings: content providers stop once the
-    // server shuts down, and the Keep-Alive header's values.
+    // server shuts down, and the Keep-Alive header's timeout (the server sets it to the gate's idle
+    // timeout).
     bool shutting_down() const { return svr_sock_ == INVALID_SOCKET; }
     time_t keep_alive_timeout() const { return keep_alive_timeout_sec_; }
-    std::size_t keep_alive_max_count() const { return keep_alive_max_count_; }
 };
 
 // The reason phrase httplib writes in a status line.

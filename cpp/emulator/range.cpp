@@ -73,4 +73,10 @@ std::string content_range(const ByteRange& r, std::size_t size) {
     return "bytes */" + std::to_string(size);
 }
 
+bool if_range_matches(std::string_view if_range, std::string_view etag) {
+    const std::string_view v = trim_blanks(if_range);
+    // an entity tag: '"' opaque characters '"' (a W/ prefix makes it weak: never a strong match)
+    return v.size() >= 2 && v.front() == '"' && v.back() == '"' && v == etag;
+}
+
 }  // namespace vehicledata::emulator

@@ -34,4 +34,11 @@ ByteRange parse_byte_range(std::string_view header, std::size_t size);
 // "bytes first-last/size" / "bytes */size".
 std::string content_range(const ByteRange& r, std::size_t size);
 
+// If-Range (RFC 9110, section 13.1.5), evaluated only when the request has a Range: true when
+// `if_range` is an entity tag that matches `etag` (the archive's strong ETag, quotes included) by
+// the strong comparison. A weak tag (W/"..."), another tag, an HTTP-date (the download sends no
+// Last-Modified, so no date can match it) or anything malformed is false: the Range is then
+// ignored and the whole archive answered (200).
+bool if_range_matches(std::string_view if_range, std::string_view etag);
+
 }  // namespace vehicledata::emulator

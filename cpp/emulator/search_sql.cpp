@@ -29,6 +29,17 @@ bool parse_number(const std::string& s, double& v) {
 }
 
 
+// A Like filter's value with a NUL byte (%00) is refused: SQLite reads a LIKE pattern as a C
+// string, so "SUV\0zzz" would match as "SUV"; a 400 naming the byte rather than a silently
+// shorter pattern. The message quotes the value whole (the error body escapes the NUL as \u0000).
+// (Value filters keep a NUL as an ordinary byte: SQLite compares bound text by its length.)
+void refuse_nul_in_pattern(const std::string& name, const std::string& value) {
+    const std::size_t at = value.find('\0');
+    if (at == std::string::npos) return;
+    throw bad_request("Invalid value for " + name + ": a NUL byte (%00) at position " + std::to_string(at + 1) +
+                      " is not allowed in a LIKE pattern, got '" + value + "'");
+}
+
 // The field a filter compares with (for its type), or nullptr.
 const schema::Field* filter_field(const schema::Endpoint& e, const schema::Filter& f) {
     if (!f.related_table.empty()) {
@@ -59,10 +70,9 @@ std::string order_term(const schema::Endpoint& e, std::string_view column) {
     return out;
 }
 
-// The ORDER BY clauses of an endpoint's default order, built once: as declared,
-// and with its leading key ascending / descending (for `direction` without `sort`).
+// The ORDER BY clause of an endpoint's default order, built once.
 struct DefaultOrder {
-    std::string plain, asc, desc;
+    std::string plain;
     std::string tail;  // the default order as a tie-breaker after a sort key (", ..."), or ""
 };
 
@@ -81,19 +91,14 @@ DefaultOrder make_default_order(const schema::Endpoint& e) {
         keys.emplace_back(std::string(item.substr(0, sp)),
                           sp == std::string_view::npos ? std::string("ASC") : std::string(item.substr(sp + 1)));
     }
-    auto render = [&](const char* lead) {
-        std::string out;
-        for (std::size_t i = 0; i < keys.size(); ++i) {
-            out.append(i ? ", " : "");
-            out.append(order_term(e, keys[i].first)).push_back(' ');
-            out.append(i == 0 && lead ? lead : keys[i].second);
-        }
-        return out;
-    };
-    d.tail = ", " + render(nullptr);
-    d.plain = " ORDER BY " + render(nullptr);
-    d.asc = " ORDER BY " + render("ASC");
-    d.desc = " ORDER BY " + render("DESC");
+    std::string keys_sql;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        keys_sql.append(i ? ", " : "");
+        keys_sql.append(order_term(e, keys[i].first)).push_back(' ');
+        keys_sql.append(keys[i].second);
+    }
+    d.tail = ", " + keys_sql;
+    d.plain = " ORDER BY " + keys_sql;
     return d;
 }
 
@@ -141,6 +146,7 @@ Sql build_where(const Call& call, const schema::Endpoint& e) {
             continue;
         }
         if (!p) continue;
+        if (f.match == schema::Match::Like) refuse_nul_in_pattern(f.name, p->value);
         const schema::Field* field = filter_field(e, f);
         std::string clause;
         if (!f.related_table.empty()) {
@@ -190,22 +196,23 @@ Sql build_where(const Call& call, const schema::Endpoint& e) {
 }
 
 // `sort` and `direction`: the sort key (text columns case-insensitively) then the
-// default order as the tie-breaker; `direction` alone (or with an unknown sort)
-// applies to the default order's leading key. Never an error (CakePHP's paginator).
+// default order as the tie-breaker. Never an error (CakePHP's paginator). Without a
+// usable sort key (none, or one the endpoint does not list) `direction` is ignored
+// and the default order kept, as the paginator does: it only applies `direction` to
+// a whitelisted `sort` (validateSort drops both otherwise).
 std::string order_by(const Call& call, const schema::Endpoint& e) {
-    const auto* s = param(call, "sort");
-    const auto* d = param(call, "direction");
     const DefaultOrder& def = default_order(e);
-    if (!s && !d) return def.plain;
+    const auto* s = param(call, "sort");
+    // A sort key the endpoint does not list is ignored (CakePHP's sort whitelist).
+    const schema::SortKey* key = s ? e.sort_key(s->value) : nullptr;
+    if (!key) return def.plain;
+    const auto* d = param(call, "direction");
     bool desc = false;
     if (d) {
         std::string v = d->value;
         for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         desc = v == "desc";  // anything but asc/desc is asc, as CakePHP's paginator
     }
-    // A sort key the endpoint does not list is ignored (CakePHP's sort whitelist).
-    const schema::SortKey* key = s ? e.sort_key(s->value) : nullptr;
-    if (!key) return d ? (desc ? def.desc : def.asc) : def.plain;
     return " ORDER BY " + order_term(e, key->column) + (desc ? " DESC" : " ASC") + def.tail;
 }
 

@@ -232,8 +232,15 @@ Server::Server(Options options)
     // Last before httplib writes the status line and headers (after its error handler and its own
     // headers): every answer gets a Date, and a HEAD answer drops the Accept-Ranges httplib adds
     // to HEAD only, so it carries exactly the headers of the GET (the direct path does the same).
+    // The connection fields are made true there too: httplib announces "Keep-Alive: timeout=5,
+    // max=5" even on the HTTP/1.0 answers it closes, while the gate keeps a connection for any
+    // number of requests, for --idle-timeout seconds between them (direct.h, connection_fields;
+    // httplib has set "Connection: close" where the gate passed close_connection).
+    http_.set_keep_alive_timeout(options_.idle_timeout);
     http_.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-        finish_headers(req, res, clock_.now_seconds());
+        connection_fields(req, res, res.get_header_value("Connection") == "close", http_.keep_alive_timeout());
+        const std::optional<Route> route = match_route(req.path);
+        finish_headers(req, res, clock_.now_seconds(), route && route->kind == schema::Kind::FeedDownload);
     });
     // Errors httplib answers itself (a bad request line or an unknown method, a
     // body over the maximum, a request line over 8 KiB, a malformed Range) get
@@ -305,9 +312,7 @@ bool Server::serve_direct(std::string_view raw, httplib::Stream& strm, bool clos
     if (!parse_direct(raw, req)) return false;
     const std::optional<Route> route = match_route(req.path);
     if (!route || !(cacheable_kind(route->kind) || route->kind == schema::Kind::FeedDownload)) return false;
-    const std::string connection = req.get_header_value("Connection");
-    if (iequals(connection, "close")) connection_closed = true;
-    if (req.version == "HTTP/1.0" && connection != "Keep-Alive") connection_closed = true;
+    if (request_closes(req)) connection_closed = true;  // (any case of "close": the gate's close_connection)
     strm.get_remote_ip_and_port(req.remote_addr, req.remote_port);
     strm.get_local_ip_and_port(req.local_addr, req.local_port);
     httplib::Response res;
@@ -319,7 +324,7 @@ bool Server::serve_direct(std::string_view raw, httplib::Stream& strm, bool clos
     }
     if (res.status == -1) res.status = 200;
     if (res.status >= 400) answer_error(req, res);
-    finish_headers(req, res, clock_.now_seconds());
+    finish_headers(req, res, clock_.now_seconds(), route->kind == schema::Kind::FeedDownload);
     write_direct(strm, close_connection, req, res, http_);
     if (!options_.quiet) log_request(req, res);
     return true;
@@ -424,14 +429,16 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     call.path = path;
     call.body = req.body;
     call.remote_addr = req.remote_addr;
-    if (route->kind == schema::Kind::FeedDownload)
+    if (route->kind == schema::Kind::FeedDownload) {
         if (auto it = req.headers.find("Range"); it != req.headers.end()) call.range = it->second;
+        if (auto it = req.headers.find("If-Range"); it != req.headers.end()) call.if_range = it->second;
+    }
     try {
         auto q = req.target.find('?');
         if (q != std::string::npos)
             call.params = dedupe_params(format::parse_query(std::string_view(req.target).substr(q + 1)));
     } catch (const format::QueryStringError& e) {
-        write_error(res, 400, envelope::kBadRequest, raw_path(req), e.what(), text);
+        write_error(res, 400, envelope::kBadRequest, raw_path(req), e.message, text);
         return;
     }
     call.identity = auth_->identify(req.get_header_value("Authorization"));
@@ -481,7 +488,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
             return send_cached(req, res, key, std::move(entry));
         }
     } catch (const HttpError& e) {
-        write_error(res, e.status, e.exception, raw_path(req), e.what(), text);
+        write_error(res, e.status, e.exception, raw_path(req), e.message, text);
     } catch (const std::exception& e) {
         write_error(res, 500, envelope::kInternalError, raw_path(req), e.what(), text);
     }

@@ -51,17 +51,22 @@ private:
 using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
 
 constexpr std::int64_t kNow = 1795635966;  // Date: Wed, 25 Nov 2026 19:46:06 GMT
+constexpr time_t kIdle = 7;                 // the server's --idle-timeout, as its httplib keep-alive timeout
 
 // httplib's bytes for `raw` answered by `handler` in its pre-routing hook, finished in its
-// post-routing hook (as the emulator answers).
-std::string through_httplib(const std::string& raw, const Handler& handler, bool close, bool& closed) {
+// post-routing hook (as the emulator answers; `ranges`: a path of byte ranges, the data feed).
+std::string through_httplib(const std::string& raw, const Handler& handler, bool close, bool& closed,
+                            bool ranges) {
     emu::HttpCore core;
+    core.set_keep_alive_timeout(kIdle);
     core.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
         handler(req, res);
         return httplib::Server::HandlerResponse::Handled;
     });
-    core.set_post_routing_handler(
-        [](const httplib::Request& req, httplib::Response& res) { emu::finish_headers(req, res, kNow); });
+    core.set_post_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
+        emu::connection_fields(req, res, res.get_header_value("Connection") == "close", kIdle);
+        emu::finish_headers(req, res, kNow, ranges);
+    });
     core.set_listening_socket(0);  // not shutting down
     MemoryStream s(raw);
     closed = false;
@@ -70,31 +75,39 @@ std::string through_httplib(const std::string& raw, const Handler& handler, bool
 }
 
 // The direct path's bytes for the same request and handler.
-std::string through_direct(const std::string& raw, const Handler& handler, bool close, bool& closed) {
+std::string through_direct(const std::string& raw, const Handler& handler, bool close, bool& closed,
+                           bool ranges) {
     emu::HttpCore core;
+    core.set_keep_alive_timeout(kIdle);
     core.set_listening_socket(0);
     httplib::Request req;
     EXPECT_TRUE(emu::parse_direct(raw, req)) << raw;
-    closed = req.get_header_value("Connection") == "close" ||
-             (req.version == "HTTP/1.0" && req.get_header_value("Connection") != "Keep-Alive");
+    closed = emu::request_closes(req);
     httplib::Response res;
     handler(req, res);
     if (res.status == -1) res.status = 200;
     MemoryStream s("");
-    emu::finish_headers(req, res, kNow);
+    emu::finish_headers(req, res, kNow, ranges);
     emu::write_direct(s, close, req, res, core);
     return s.out;
 }
 
-void expect_same(const std::string& raw, const Handler& handler, bool close = false) {
+// Both paths' bytes for `raw`, checked equal; httplib's returned.
+std::string expect_same(const std::string& raw, const Handler& handler, bool close = false, bool ranges = false) {
     bool closed_a = false, closed_b = false;
-    const std::string a = through_httplib(raw, handler, close, closed_a);
-    const std::string b = through_direct(raw, handler, close, closed_b);
+    const std::string a = through_httplib(raw, handler, close, closed_a, ranges);
+    const std::string b = through_direct(raw, handler, close, closed_b, ranges);
     EXPECT_EQ(a, b) << raw;
     EXPECT_EQ(closed_a, closed_b) << raw;
     EXPECT_FALSE(a.empty());
     EXPECT_NE(a.find("\r\nDate: Wed, 25 Nov 2026 19:46:06 GMT\r\n"), std::string::npos) << a;
-    EXPECT_EQ(a.find("Accept-Ranges"), std::string::npos) << a;  // not on GET, so not on HEAD either
+    if (!ranges) EXPECT_EQ(a.find("Accept-Ranges"), std::string::npos) << a;  // not on GET, so not on HEAD either
+    // the connection fields say what happens next: close, or keep-alive with the idle timeout and no max
+    const bool closes = close || closed_a;
+    EXPECT_EQ(a.find("\r\nConnection: close\r\n") != std::string::npos, closes) << a;
+    EXPECT_EQ(a.find("\r\nKeep-Alive: timeout=7\r\n") != std::string::npos, !closes) << a;
+    EXPECT_EQ(a.find("max="), std::string::npos) << a;
+    return a;
 }
 
 const Handler kJson = [](const httplib::Request& req, httplib::Response& res) {
@@ -184,4 +197,42 @@ TEST(DirectPath, WritesHttplibsBytes) {
         res.status = 204;  // no body: Content-Length 0
     });
     expect_same("GET /api/x HTTP/1.1\r\nHost: x\r\n\r\n", [](const httplib::Request&, httplib::Response&) {});
+}
+
+TEST(DirectPath, ConnectionFieldsSayWhatTheGateDoes) {
+    // HTTP/1.0 without Keep-Alive is closed after its answer: "Connection: close", no Keep-Alive
+    // (httplib alone announced "Keep-Alive: timeout=5, max=5" and closed it).
+    std::string a = expect_same("GET /api/trims/v2 HTTP/1.0\r\nHost: x\r\n\r\n", kJson);
+    EXPECT_NE(a.find("\r\nConnection: close\r\n"), std::string::npos) << a;
+    EXPECT_EQ(a.find("Keep-Alive"), std::string::npos) << a;
+    a = expect_same("GET /api/trims/v2 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", kJson);  // httplib: exact case
+    EXPECT_EQ(a.find("Keep-Alive"), std::string::npos) << a;
+    a = expect_same("GET /api/trims/v2 HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", kJson);
+    EXPECT_NE(a.find("\r\nKeep-Alive: timeout=7\r\n"), std::string::npos) << a;
+    a = expect_same("GET /api/trims/v2 HTTP/1.1\r\nHost: x\r\n\r\n", kJson);
+    EXPECT_NE(a.find("\r\nKeep-Alive: timeout=7\r\n"), std::string::npos) << a;
+    EXPECT_EQ(a.find("Connection:"), std::string::npos) << a;
+    a = expect_same("GET /api/trims/v2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", kJson);
+    EXPECT_EQ(a.find("Keep-Alive"), std::string::npos) << a;
+}
+
+TEST(DirectPath, AcceptRangesOnTheByteRangePathsSuccessOnly) {
+    const Handler zip = [](const httplib::Request&, httplib::Response& res) {
+        res.status = 206;
+        res.set_header("Content-Range", "bytes 0-3/10");
+        res.set_content("PK\x03\x04", "application/zip");
+    };
+    for (const char* method : {"GET", "HEAD"}) {
+        const std::string a = expect_same(std::string(method) + " /f HTTP/1.1\r\nHost: x\r\n\r\n", zip, false, true);
+        EXPECT_NE(a.find("\r\nAccept-Ranges: bytes\r\n"), std::string::npos) << a;
+        EXPECT_EQ(a.find("Accept-Ranges"), a.rfind("Accept-Ranges")) << a;  // once, on HEAD too
+        // an error of that path carries none, GET and HEAD alike
+        const std::string e = expect_same(std::string(method) + " /f HTTP/1.1\r\nHost: x\r\n\r\n",
+                                          [](const httplib::Request&, httplib::Response& res) {
+                                              res.status = 401;
+                                              res.set_content("Unauthorized", "text/plain");
+                                          },
+                                          false, true);
+        EXPECT_EQ(e.find("Accept-Ranges"), std::string::npos) << e;
+    }
 }

@@ -42,3 +42,16 @@ TEST(EmulatorRange, OtherUnitsAndSeveralRangesAreIgnored) {
     EXPECT_EQ(emu::parse_byte_range("bytes=0-1,5-6", 5000).kind, Kind::Whole);
     EXPECT_EQ(emu::parse_byte_range("nonsense", 5000).kind, Kind::Whole);
 }
+
+TEST(EmulatorRange, IfRangeMatchesTheStrongEtagOnly) {
+    const std::string etag = "\"1f2e3d-0a1b2c3d\"";
+    EXPECT_TRUE(emu::if_range_matches(etag, etag));
+    EXPECT_TRUE(emu::if_range_matches(" " + etag + " ", etag));
+    for (const char* v : {"\"1f2e3d-0a1b2c3e\"",          // another tag
+                          "W/\"1f2e3d-0a1b2c3d\"",        // weak: never a strong match
+                          "1f2e3d-0a1b2c3d",              // unquoted: malformed
+                          "\"\"", "\"", "",
+                          "Wed, 25 Nov 2026 19:46:06 GMT"}) {  // a date: no Last-Modified to match
+        EXPECT_FALSE(emu::if_range_matches(v, etag)) << v;
+    }
+}

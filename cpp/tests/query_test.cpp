@@ -129,6 +129,24 @@ TEST(QueryParse, EscapedKeysAndNulCharacters) {
               std::vector<q::Condition>{C("a", q::Op::Eq, {std::string(1, '\0')})});
 }
 
+TEST(QueryParse, NulInALikePatternIsRefusedNotCut) {
+    // SQLite's LIKE reads its pattern as a C string: "SUV\0zzz" would match as "SUV" (every SUV).
+    const std::string text = R"([{"field":"bodies.type","op":"like","val":"SUV\u0000zzz"}])";
+    const Caught c = parse_error(text);
+    EXPECT_EQ(c.message, "condition 1 (field \"bodies.type\", op \"like\"): val must not contain a NUL character "
+                         "(\\u0000) in a LIKE pattern (at byte 42)");
+    EXPECT_EQ(c.position, 42u);
+    EXPECT_EQ(parse_error(R"([{"field":"make","op":"NOT LIKE","val":"\u0000"}])").message,
+              "condition 1 (field \"make\", op \"NOT LIKE\"): val must not contain a NUL character (\\u0000) in a "
+              "LIKE pattern (at byte 39)");
+    auto err = [](std::vector<q::Condition> cs) { return catch_query_error([&] { (void)q::encode(cs); }).message; };
+    EXPECT_EQ(err({C("a", q::Op::Like, {std::string("SUV\0zzz", 7)})}),
+              "condition 1 (field \"a\", op \"like\"): val must not contain a NUL character (\\u0000) in a LIKE pattern");
+    // Other operators keep it as an ordinary character (SQLite compares bound text by its length).
+    EXPECT_EQ(q::parse(R"([{"field":"make","op":"in","val":["a\u0000b"]}])"),
+              std::vector<q::Condition>{C("make", q::Op::In, {std::string("a\0b", 3)})});
+}
+
 TEST(QueryParse, NullOperatorsTolerateNullVal) {
     EXPECT_EQ(q::parse(R"([{"field":"series","op":"is null","val":null}])"), std::vector<q::Condition>{C("series", q::Op::IsNull)});
     EXPECT_EQ(q::parse(R"([{"field":"series","op":"not null"}])"), std::vector<q::Condition>{C("series", q::Op::NotNull)});

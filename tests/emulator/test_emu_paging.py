@@ -84,11 +84,40 @@ def test_unknown_sort_is_ignored(api: Http, db: Db, sort: str) -> None:
     assert (c["count"], c["total"]) == (min(40, db.count("trims", WHERE)), db.count("trims", WHERE))
 
 
-def test_unknown_sort_with_direction_keeps_the_direction_on_the_default_order(api: Http) -> None:
-    a = api.get("/api/makes/v2?sort=bogus&direction=desc&limit=10").json()["data"]
-    assert a == api.get("/api/makes/v2?direction=desc&limit=10").json()["data"]
-    names = [x["name"] for x in a]
-    assert names == sorted(names, key=str.lower, reverse=True)
+MAKES_DEMO = "id IN (SELECT make_id FROM trims WHERE year BETWEEN 2015 AND 2020)"
+
+
+@pytest.mark.parametrize("query", ["direction=desc", "direction=DESC", "direction=asc", "sort=bogus&direction=desc",
+                                   "sort=&direction=desc", "sort=Makes.name%00&direction=desc",
+                                   "direction=desc&sort=Makes.id"])  # makes/v2 lists Makes.name, name, id
+def test_direction_without_a_usable_sort_is_ignored(api: Http, db: Db, query: str) -> None:
+    # CakePHP's paginator applies `direction` only to a whitelisted `sort` (validateSort drops both
+    # otherwise): the default order (makes by name, then id) whatever the direction (issue 38).
+    target = f"/api/makes/v2?{query}&limit=10"
+    r = api.get(target)
+    assert r.status == 200, r.body
+    assert r.json()["data"] == db.records("make", MAKES_DEMO, order="name COLLATE NOCASE ASC, id ASC", limit=10)
+    assert r.json()["data"] == api.get("/api/makes/v2?limit=10").json()["data"]
+    assert r.json()["collection"]["url"] == target
+
+
+@pytest.mark.parametrize("direction", ["desc", "asc"])
+def test_direction_without_sort_keeps_every_default_order(api: Http, db: Db, direction: str) -> None:
+    trims = api.get(f"/api/trims/v2?direction={direction}&limit=5").json()["data"]
+    assert [t["id"] for t in trims] == [row[0] for row in db.all(
+        f"SELECT id FROM trims WHERE {DEMO_SQL} ORDER BY id ASC LIMIT 5")]
+    # submodels: year descending, make, model, submodel, id; `direction=asc` does not turn the year around
+    subs = api.get(f"/api/submodels/v2?direction={direction}&limit=5").json()["data"]
+    assert [s["id"] for s in subs] == [row[0] for row in db.all(
+        f"SELECT id FROM submodels WHERE {DEMO_SQL} ORDER BY year DESC, make COLLATE NOCASE, model COLLATE NOCASE, "
+        "submodel COLLATE NOCASE, id LIMIT 5")]
+    codes = api.get(f"/api/obd-codes?direction={direction}&limit=1000").json()["data"]
+    assert [c["code"] for c in codes] == sorted(c["code"] for c in codes)
+
+
+def test_direction_with_a_listed_sort_still_applies(api: Http, db: Db) -> None:
+    data = api.get("/api/makes/v2?sort=Makes.name&direction=desc&limit=10").json()["data"]
+    assert data == db.records("make", MAKES_DEMO, order="name COLLATE NOCASE DESC, id ASC", limit=10)
 
 
 def test_page_past_the_last_is_404(api: Http, db: Db) -> None:

@@ -173,14 +173,13 @@ def test_range_does_not_slice_error_or_json_bodies(api: Http) -> None:
 MAKES_DEMO = "id IN (SELECT make_id FROM trims WHERE year BETWEEN 2015 AND 2020)"
 
 
-def test_direction_without_sort_applies_to_the_default_orders_leading_key(api: Http, db: Db) -> None:
+def test_direction_without_sort_keeps_the_default_order(api: Http, db: Db) -> None:
+    # (issue 38 reversed this review fix: CakePHP's paginator ignores `direction` without a listed
+    # `sort`; test_emu_paging.py has the cases)
     data = api.get("/api/makes/v2?direction=desc&limit=10").json()["data"]
-    assert data == db.records("make", MAKES_DEMO, order="name COLLATE NOCASE DESC, id ASC", limit=10)
+    assert data == db.records("make", MAKES_DEMO, order="name COLLATE NOCASE ASC, id ASC", limit=10)
     trims = api.get("/api/trims/v2?direction=desc&limit=5").json()["data"]
     assert [t["id"] for t in trims] == [row[0] for row in db.all(
-        f"SELECT id FROM trims WHERE {DEMO_SQL} ORDER BY id DESC LIMIT 5")]
-    asc = api.get("/api/trims/v2?direction=asc&limit=5").json()["data"]
-    assert [t["id"] for t in asc] == [row[0] for row in db.all(
         f"SELECT id FROM trims WHERE {DEMO_SQL} ORDER BY id ASC LIMIT 5")]
 
 

@@ -59,7 +59,8 @@ struct QueryParam {
 
 class QueryStringError : public std::invalid_argument {
 public:
-    using std::invalid_argument::invalid_argument;
+    explicit QueryStringError(const std::string& message) : std::invalid_argument(message), message(message) {}
+    std::string message;  // whole: what() stops at a NUL byte that a decoded name may hold
 };
 
 // Parses "a=1&b=x+y" in order (empty pieces skipped).  Throws QueryStringError
