@@ -1,13 +1,15 @@
 """The dataset builder: the emulator's SQLite database from real public vehicle data.
 
 Inputs (docs/dataset.md): EPA's fuel economy table, NHTSA vPIC VIN tables and an OBD-II code
-table, found through ``sources=``, ``$VEHICLEDATA_SOURCES``, the ``pyvehicledata-data`` package or
-the official EPA download; with none of them a ``SourceError`` says how to get them (no raw data
-travels with this package). Output: ``default_db_path()`` unless ``out=`` is given.
+table, found through ``sources=``, ``$VEHICLEDATA_SOURCES``, the ``pyvehicledata-data`` package, a
+checkout's ``data/`` folder or the official EPA download; with none of them a ``SourceError`` says
+how to get them (the package's own wheel carries no raw data; the repository's ``data/`` and the
+data wheel do, and ``fetch`` gets the vPIC tables). Output: ``default_db_path()`` unless ``out=``
+is given.
 
     >>> from vehicledata import dataset
     >>> db = dataset.ensure_database()          # builds once, then reuses
-    >>> report = dataset.build(sources="../shared/sources", out="/tmp/v.db", progress=True)
+    >>> report = dataset.build(sources="data", out="/tmp/v.db", progress=True)   # in a clone, after `make data`
 """
 from __future__ import annotations
 
