@@ -318,8 +318,8 @@ def test_the_loop_is_not_blocked_by_a_crawl(emulator: Emulator, monkeypatch: pyt
     """A crawl's transfers, decoding and frame building run off the loop's thread.  Asserted where
     each step runs (the thread that logs each request, a profile hook on the loop's thread, the
     thread that builds the frame), never how late the loop woke: a slow or busy machine cannot fail
-    it, and moving any of that work onto the loop does.  The loop runs in asyncio's debug mode,
-    which raises if the engine thread touched the loop other than through call_soon_threadsafe.
+    it, and moving any of that work onto the loop does.  The loop runs in asyncio's debug mode, where
+    a call into the loop from another thread (anything but call_soon_threadsafe) raises.
     (How late a 1 ms ticker wakes beside a crawl is measured, not tested: benchmarks/loop_lag.py.)"""
     import sys
     import threading
