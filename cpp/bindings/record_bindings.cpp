@@ -323,6 +323,8 @@ py::list page_records(std::shared_ptr<vc::Page> page, py::type cls, py::object c
     const Py_ssize_t rows = static_cast<Py_ssize_t>(page->rows);
     py::list out(static_cast<std::size_t>(rows));
     auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    const bool untrack = PyType_IS_GC(type) && type->tp_dictoffset == 0 &&
+                         type->tp_basicsize == record_type->tp_basicsize;
     for (Py_ssize_t r = 0; r < rows; ++r) {
         auto* rec = reinterpret_cast<RecordObject*>(type->tp_alloc(type, 0));
         if (!rec) throw py::error_already_set();
@@ -334,6 +336,12 @@ py::list page_records(std::shared_ptr<vc::Page> page, py::type cls, py::object c
         Py_INCREF(rec->kind);
         rec->synthetic = L->synthetic;
         Py_XINCREF(rec->synthetic);
+        // Not for the cyclic collector: RecordBase has no tp_traverse, so it never looked inside a
+        // record (the capsule, str, a tuple of str, later the nested values read); pager.Record,
+        // a heap subclass, is tracked only for its type.  Tracked, every record alive (62,595 for
+        // every trim) lengthened each full collection, which holds the GIL: 27-33 ms passes
+        // beside an asyncio crawl (issue 42).  A subclass adding fields (__dict__, slots) stays tracked.
+        if (untrack) PyObject_GC_UnTrack(rec);
         PyList_SET_ITEM(out.ptr(), r, reinterpret_cast<PyObject*>(rec));
     }
     return out;

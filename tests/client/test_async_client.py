@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -20,6 +20,15 @@ PREMIUM = DEMO_ACCOUNTS["premium"]
 
 def ids(records: List[Any]) -> List[Any]:
     return [r["id"] if "id" in r else r["code"] for r in records]
+
+
+async def eventually(predicate: Callable[[], bool], what: str, guard: float = 60.0) -> None:
+    """Await until ``predicate()`` holds, looking again every 10 ms.  The verdict is the predicate;
+    ``guard`` only ends a hang (a broken client) and sits far above any machine's pace."""
+    deadline = time.monotonic() + guard
+    while not predicate():
+        assert time.monotonic() < deadline, f"never: {what}"
+        await asyncio.sleep(0.01)
 
 
 # ---- the same answers as the sync client ---------------------------------------------------------
@@ -176,49 +185,45 @@ async def test_503_past_the_retry_budget_raises_with_retry_after(emulator: Emula
 
 @pytest.mark.asyncio
 async def test_a_slow_answer_is_a_timeout(emulator: Emulator):
+    # The answer comes 3 s late; the client gives up at 0.5 s.  Only the timeout can end the request
+    # with vd.Timeout (the late answer would be a success): no clock in the verdict.
     emulator.fault("/api/makes", action="delay", delay_ms=3000, count=5)
     async with make_async(emulator.url, timeout=0.5, retry=0) as aapi:
-        started = time.monotonic()
-        with pytest.raises(vd.Timeout):
+        with pytest.raises(vd.Timeout, match="timed out"):
             await aapi.makes.search().to_list()
-        assert time.monotonic() - started < 2.5
+        assert aapi._client._core.jobs == 0
 
 
 @pytest.mark.asyncio
 async def test_wait_for_cancels_the_transfer_and_the_client_stays_usable(emulator: Emulator):
     emulator.fault("/api/makes", action="delay", delay_ms=3000, count=1)
     async with make_async(emulator.url) as aapi:
-        with pytest.raises(asyncio.TimeoutError):
+        with pytest.raises(asyncio.TimeoutError):  # (the answer is 3 s away: only a 2.7 s stall could beat it)
             await asyncio.wait_for(aapi.makes.search().to_list(), 0.3)
         engine = aapi._client._core
-        for _ in range(100):
-            if engine.jobs == 0:
-                break
-            await asyncio.sleep(0.01)
-        assert engine.jobs == 0
+        await eventually(lambda: engine.jobs == 0, "the cancelled job left the engine")
         assert len(await aapi.makes.search().to_list()) > 10
 
 
 @pytest.mark.asyncio
 async def test_cancelling_a_crawl_midway(emulator: Emulator, api: vd.Client):
     expected = api.trims.search(year=2019, limit=100).total
-    # pages 2.. are slow: the crawl is mid-way when it is cancelled
-    emulator.fault("/api/trims/v2", action="delay", delay_ms=400, count=1000)
     async with make_async(emulator.url, max_parallel=4) as aapi:
-        task = asyncio.ensure_future(aapi.trims.search(year=2019, limit=100).to_pandas())
-        await asyncio.sleep(0.6)
+        pager = aapi.trims.search(year=2019, limit=100)
+        assert await pager.total == expected  # the first page, before the fault
+        # every later page is answered 503 Retry-After: 30: the crawl cannot end before it is
+        # cancelled (its pages wait on the engine), whatever the machine's pace
+        emulator.fault("/api/trims/v2", status=503, retry_after=30, count=1000)
+        task = asyncio.ensure_future(pager.to_pandas())
+        await eventually(lambda: aapi.stats()["retries"] >= 1, "a later page waits for its retry")  # mid-way
         assert not task.done()
         sent = aapi.stats()["requests"]
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         engine = aapi._client._core
-        for _ in range(100):
-            if engine.jobs == 0:
-                break
-            await asyncio.sleep(0.01)
-        assert engine.jobs == 0
-        await asyncio.sleep(0.5)
+        await eventually(lambda: engine.jobs == 0, "the cancelled crawl left the engine")
+        await asyncio.sleep(0.2)
         assert aapi.stats()["requests"] == sent  # nothing more was sent for the cancelled crawl
         emulator.clear_faults()
         assert len(await aapi.trims.search(year=2019, limit=1000).to_pandas()) == expected
@@ -275,30 +280,127 @@ def test_works_under_uvloop(emulator: Emulator, api: vd.Client):
     assert uvloop.run(main()) == [api.makes.search().total, api.models.search().total]
 
 
-def test_the_loop_is_not_blocked_by_a_crawl(emulator: Emulator):
-    lags: List[float] = []
+class _LoopThreadCalls:
+    """A profile hook on one thread (``sys.setprofile`` is per thread): the functions of
+    vehicledata that ran on it, Python ones as (file name, qualified name), the C++ core's as
+    ("_core", name).  Installed on the loop's thread it says which steps the loop itself ran."""
 
-    async def probe(stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            t = time.perf_counter()
-            await asyncio.sleep(0.001)
-            lags.append(time.perf_counter() - t - 0.001)
+    def __init__(self) -> None:
+        import os
 
-    async def main() -> int:
-        stop = asyncio.Event()
+        import vehicledata
+
+        self.package = os.path.dirname(vehicledata.__file__) + os.sep
+        self.calls: "set[tuple[str, str]]" = set()
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            code = frame.f_code
+            if code.co_filename.startswith(self.package):
+                self.calls.add((code.co_filename[len(self.package):], getattr(code, "co_qualname", code.co_name)))
+        elif event == "c_call":
+            module = getattr(arg, "__module__", None) or type(getattr(arg, "__self__", None)).__module__ or ""
+            if module.startswith("vehicledata._core"):
+                self.calls.add(("_core", arg.__name__))
+
+    def core(self, *words: str) -> List[str]:
+        """The C++ core's functions that ran here whose names hold one of ``words``."""
+        return sorted(name for kind, name in self.calls if kind == "_core" and any(w in name.lower() for w in words))
+
+
+# The core's functions that transfer, decode, or copy or convert pages: the engine thread's and the
+# frames thread's work, never the loop's (the loop's own calls: submit, cancel, check_paging, ...).
+_NOT_ON_THE_LOOP = ("decode", "get_page", "fetch", "collect", "download", "concat", "append", "copy", "arrow",
+                    "columns", "records", "join", "gather")
+
+
+def test_the_loop_is_not_blocked_by_a_crawl(emulator: Emulator, monkeypatch: pytest.MonkeyPatch):
+    """A crawl's transfers, decoding and frame building run off the loop's thread.  Asserted where
+    each step runs (the thread that logs each request, a profile hook on the loop's thread, the
+    thread that builds the frame), never how late the loop woke: a slow or busy machine cannot fail
+    it, and moving any of that work onto the loop does.  The loop runs in asyncio's debug mode, where
+    a call into the loop from another thread (anything but call_soon_threadsafe) raises.
+    (How late a 1 ms ticker wakes beside a crawl is measured, not tested: benchmarks/loop_lag.py.)"""
+    import sys
+    import threading
+
+    from vehicledata import frames
+
+    requests: List[Tuple[int, str]] = []  # (thread, request line) of every request of the crawl
+
+    class Requests(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("GET " + emulator.url + "/api/trims"):
+                requests.append((threading.get_ident(), record.getMessage()))
+
+    built: List[int] = []  # the threads that built a frame
+    page_to_pandas = frames.page_to_pandas
+
+    def recorded(page: Any) -> Any:
+        built.append(threading.get_ident())
+        return page_to_pandas(page)
+
+    monkeypatch.setattr(frames, "page_to_pandas", recorded)
+    log = logging.getLogger("vehicledata")
+    handler = Requests(logging.DEBUG)
+    log.addHandler(handler)
+    old_level = log.level
+    log.setLevel(logging.DEBUG)  # (setLevel: it clears the loggers' isEnabledFor caches)
+    loop_thread = threading.get_ident()
+    on_loop = _LoopThreadCalls()
+
+    async def main() -> Tuple[int, int, int, List[Any]]:
+        assert asyncio.get_running_loop().get_debug()
         async with make_async(emulator.url, max_parallel=4) as aapi:
-            task = asyncio.ensure_future(probe(stop))
-            pages = 0
-            async for page in aapi.trims.search(year=2019, limit=25).pages:  # ~130 pages: time to probe
+            search = aapi.trims.search(year=2019, limit=100)
+            pages, cores = 0, []
+            async for page in search.pages:
                 pages += 1
-            stop.set()
-            await task
-            return pages
+                cores.append(page._core)
+            df = await aapi.trims.search(year=2019, limit=100).to_pandas(page_size=100)
+            return pages, len(df), await search.total, cores
 
-    assert asyncio.run(main()) > 10
-    assert len(lags) >= 10
-    # the crawl's transfers and decoding run on the engine thread: the loop keeps ticking
-    assert sorted(lags)[len(lags) // 2] < 0.02
+    sys.setprofile(on_loop)
+    try:
+        pages, rows, total, cores = asyncio.run(main(), debug=True)
+    finally:
+        sys.setprofile(None)
+        log.removeHandler(handler)
+        log.setLevel(old_level)
+    assert pages > 10 and rows == total > 1000
+    # the instruments saw the crawl: its requests (the pages twice: iterated, then the frame), the
+    # engine's submits from the loop, the frame built once
+    assert len(requests) >= 2 * pages
+    assert on_loop.core("submit") == ["submit"], sorted(on_loop.calls)
+    assert len(built) == 1
+    # transfers: every request was sent and answered on another thread (the engine's)
+    assert loop_thread not in {thread for thread, _ in requests}
+    # decoding: the loop received decoded pages and decoded nothing itself
+    assert all(type(core).__name__ == "Page" and core.rows > 0 for core in cores)
+    assert not on_loop.core(*_NOT_ON_THE_LOOP), "a transfer, a decode or a copy of pages ran on the loop"
+    assert not [c for c in on_loop.calls if c[0] != "_core" and "decode" in c[1].lower()], "a decode ran on the loop"
+    # frames: built on the frames thread, not on the loop (no function of vehicledata.frames ran there)
+    assert built[0] != loop_thread
+    assert not [c for c in on_loop.calls if c[0] == "frames.py"], "frame work ran on the loop"
+
+
+@pytest.mark.asyncio
+async def test_the_records_of_a_crawl_stay_out_of_the_cyclic_collector(emulator: Emulator):
+    """Records are views the collector never looked inside (RecordBase has no traverse): untracked,
+    a crawl's tens of thousands of them do not lengthen every full collection, a pass that holds
+    the GIL (27-33 ms beside a record-by-record crawl of every trim: issue 42, benchmarks/loop_lag.py)."""
+    import gc
+
+    from vehicledata.pager import Record
+
+    async with make_async(emulator.url) as aapi:
+        records = [r async for r in aapi.trims.search(year=2019, make="BMW", limit=50)]
+        detail = await aapi.trims.get(records[0].id)
+    assert len(records) > 50 and not any(gc.is_tracked(r) for r in records)
+    as_dicts = [r.to_dict(json_safe=True) for r in records]  # every field read, nested values too
+    gc.collect()
+    assert [r.to_dict(json_safe=True) for r in records] == as_dicts and as_dicts[0]["id"] == detail.id
+    assert gc.is_tracked(Record({"id": 1}, "trim"))  # a dict-backed record is a container: tracked
 
 
 @pytest.mark.asyncio
@@ -347,12 +449,14 @@ async def test_hostile_answers_end_bounded_with_a_typed_error(attack: str, opts:
     with hostile_server() as server:
         async with vd.AsyncClient(base_url=f"{server.url}/{attack}", retry=0, rate_limit=None, api_token="",
                                   api_secret="", **opts) as aapi:
-            started = time.monotonic()
             with pytest.raises(getattr(vd, error)) as info:
                 await aapi.makes.search().total
-            assert time.monotonic() - started < 20
             assert getattr(info.value, "limit", None) == limit
             assert aapi._client._core.jobs == 0
+            # bounded by the client: the attacks that send without end were cut off by it (the server
+            # gives up on its own only after 120 s), not waited out
+            if attack in ("long", "error"):
+                assert server.sent.get(attack, 0) < 64 * MiB
 
 
 @pytest.mark.asyncio
@@ -361,11 +465,14 @@ async def test_closing_the_client_ends_the_requests_it_had(emulator: Emulator):
     aapi = make_async(emulator.url)
     task = asyncio.ensure_future(aapi.makes.search().to_list())
     await asyncio.sleep(0.2)
-    started = time.monotonic()
     aapi.close()
+    # close() settles the pending future on the loop's next turn and the task ends on the turn after:
+    # counted in turns of the loop, not seconds (the delayed answer, 2 s away, plays no part)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert task.done()
     with pytest.raises(vd.VehicleDataError, match="closed"):
         await task
-    assert time.monotonic() - started < 1.5
 
 
 def test_await_in_a_jupyter_cell(emulator: Emulator, api: vd.Client, tmp_path):
@@ -429,23 +536,48 @@ async def test_one_login_for_concurrent_requests_and_renewal_after_401(short_ttl
 
 @pytest.mark.asyncio
 async def test_retry_after_is_waited_on_the_engine_thread_not_the_loop(emulator: Emulator):
+    import threading
+
     emulator.fault("/api/makes", status=503, count=1, retry_after=1)
-    async with make_async(emulator.url, retry=vd.Retry(total=2, backoff_factor=0.01)) as aapi:
-        ticks = 0
+    retrying: List[int] = []  # the thread that announced the wait (and then waited)
 
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
+    class Retries(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("retrying GET "):
+                retrying.append(threading.get_ident())
 
-        ticker = asyncio.ensure_future(tick())
-        started = time.monotonic()
-        assert len(await aapi.makes.search().to_list()) > 10
-        waited = time.monotonic() - started
-        ticker.cancel()
-        assert waited >= 0.9 and aapi.stats()["retries"] == 1
-        assert ticks >= waited / 0.01 * 0.3  # the loop kept running while the request waited
+    log = logging.getLogger("vehicledata")
+    handler = Retries(logging.INFO)
+    log.addHandler(handler)
+    old = log.level
+    log.setLevel(logging.INFO)
+    try:
+        async with make_async(emulator.url, retry=vd.Retry(total=2, backoff_factor=0.01)) as aapi:
+            ticks_while_waiting = 0
+
+            async def tick() -> None:
+                nonlocal ticks_while_waiting
+                while True:
+                    await asyncio.sleep(0.01)
+                    if retrying and not request.done():
+                        ticks_while_waiting += 1
+
+            request = asyncio.ensure_future(aapi.makes.search().to_list())
+            ticker = asyncio.ensure_future(tick())
+            started = time.monotonic()
+            assert len(await request) > 10
+            waited = time.monotonic() - started
+            ticker.cancel()
+            retries = aapi.stats()["retries"]
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(old)
+    # a lower bound only (the Retry-After was honoured): a slow machine only makes it longer
+    assert waited >= 0.9 and retries == 1
+    # the wait was announced, and so taken, on the engine's thread, not the loop's ...
+    assert len(retrying) == 1 and retrying[0] != threading.get_ident()
+    # ... and the loop went on running other tasks during it (a loop blocked by the wait could not)
+    assert ticks_while_waiting >= 1
 
 
 @pytest.mark.asyncio

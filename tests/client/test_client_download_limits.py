@@ -3,9 +3,12 @@ a 200 answer to a resume, a total deadline, a largest size, overlapping ZIP memb
 across members, negative limits."""
 from __future__ import annotations
 
+import contextlib
 import struct
 import time
+import zipfile
 import zlib
+from typing import Any, Iterator, List
 
 import pytest
 
@@ -13,6 +16,23 @@ import vehicledata as vd
 from vehicledata.feed import MAX_TOTAL_BYTES, verify_zip
 
 from hostile_server import hostile_server, small_zip
+
+
+@contextlib.contextmanager
+def _members_opened() -> Iterator[List[str]]:
+    """The ZIP members opened (to read or inflate) meanwhile, by any code: ``zipfile.ZipFile.open`` recorded."""
+    opened: List[str] = []
+    real = zipfile.ZipFile.open
+
+    def recorded(self: zipfile.ZipFile, name: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(getattr(name, "filename", name))
+        return real(self, name, *args, **kwargs)
+
+    zipfile.ZipFile.open = recorded  # type: ignore[method-assign]
+    try:
+        yield opened
+    finally:
+        zipfile.ZipFile.open = real  # type: ignore[method-assign]
 
 
 def _anonymous(url: str, **kw) -> vd.Client:
@@ -34,22 +54,20 @@ def test_a_server_ignoring_range_starts_the_file_over(tmp_path):
 def test_a_trickle_ends_at_the_download_timeout(tmp_path):
     with hostile_server() as server, _anonymous(server.url + "/trickle") as api:
         started = time.monotonic()
-        with pytest.raises(vd.Timeout, match="total timeout of 3.00 s"):
+        with pytest.raises(vd.Timeout, match="total timeout of 3.00 s"):  # what ended it: the total timeout
             api.data_feed.download(tmp_path / "feed.zip", timeout=3)
-        took = time.monotonic() - started
-        assert 2.5 < took < 6, took
-        assert 0 < server.sent["trickle"] < 20_000
+        assert time.monotonic() - started >= 2.5  # not before it (a lower bound: no slow machine breaks it)
+        assert 0 < server.sent["trickle"] < 10_000_000  # the 10 MB body (2 KB a second) was not waited out
+        assert not (tmp_path / "feed.zip").exists()
 
 
 @pytest.mark.parametrize("attack", ["long", "endless"])  # announced (Content-Length) and chunked
 def test_a_download_past_max_bytes_is_a_limit_error(tmp_path, attack):
     with hostile_server() as server, _anonymous(server.url + f"/{attack}") as api:
-        started = time.monotonic()
         with pytest.raises(vd.LimitError, match="larger than max_bytes \\(1048576 bytes") as info:
             api.data_feed.download(tmp_path / "feed.zip", max_bytes=1 << 20)
         assert info.value.limit == "max_bytes"
-        assert time.monotonic() - started < 10
-        assert server.sent[attack] < 64 << 20
+        assert server.sent[attack] < 64 << 20  # cut off by the client (the server would send for 120 s)
         assert not (tmp_path / "feed.zip.part").exists() and not (tmp_path / "feed.zip").exists()
 
 
@@ -101,10 +119,9 @@ def test_verify_zip_refuses_overlapping_members_at_once(tmp_path):
     path = tmp_path / "bomb.zip"
     # 64 entries named as the local header: zipfile's testzip() inflates 2 GiB (9 s of CPU) and passes it
     path.write_bytes(_one_data_many_entries(_deflated_zeros(32 << 20), 32 << 20, ["m.csv"] * 64))
-    started = time.monotonic()
-    with pytest.raises(vd.DecodeError, match="overlaps the next entry"):
+    with _members_opened() as opened, pytest.raises(vd.DecodeError, match="overlaps the next entry"):
         verify_zip(path)
-    assert time.monotonic() - started < 2
+    assert opened == []  # refused from the directory alone: nothing inflated (no clock)
 
 
 def test_verify_zip_bounds_the_total_it_inflates(tmp_path):
@@ -121,10 +138,10 @@ def test_load_caps_the_total_of_the_members_not_each(api, tmp_path):
     members = [(f"{t}.csv", b"\x03\x00", 400 << 20) for t in ("makes", "models", "trims")]
     path = tmp_path / "feed.zip"
     path.write_bytes(_zip(members))
-    started = time.monotonic()
-    with pytest.raises(vd.LimitError, match="1,258,291,200 bytes uncompressed in total, over max_total_bytes"):
+    with _members_opened() as opened, \
+            pytest.raises(vd.LimitError, match="1,258,291,200 bytes uncompressed in total, over max_total_bytes"):
         api.data_feed.load(path)
-    assert time.monotonic() - started < 2
+    assert opened == []  # refused from the directory alone: nothing inflated (no clock)
     issue = tmp_path / "issue.zip"  # the issue's case: two 500 MB members, each under max_member_bytes
     issue.write_bytes(_zip([(f"{t}.csv", b"\x03\x00", 500_000_000) for t in ("makes", "trims")]))
     with pytest.raises(vd.LimitError, match="1,000,000,000 bytes uncompressed in total"):

@@ -56,13 +56,16 @@ def test_a_pending_delay_fault_does_not_keep_an_orphan_alive(database, tmp_path)
         os.kill(server_pid, 0)  # running
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(10)
+        # The verdict is whether it ends before the pending request's 60 s delay would have let a
+        # graceful stop end it; 30 s is a hang guard that far above any machine's pace, not a speed check.
         started = time.monotonic()
-        while time.monotonic() - started < 10 and not _ended(server_pid):
+        while time.monotonic() - started < 30 and not _ended(server_pid):
             time.sleep(0.05)
         took = time.monotonic() - started
-        if not _ended(server_pid):
+        ended = _ended(server_pid)
+        if not ended:
             os.kill(server_pid, signal.SIGKILL)
-        assert took < 5, f"the emulator outlived its parent by {took:.1f} s with a delay fault pending"
+        assert ended, f"the emulator outlived its parent by {took:.1f} s with a delay fault pending"
     finally:
         if parent.poll() is None:
             parent.kill()

@@ -68,12 +68,12 @@ def test_slow_feed_readers_hold_no_worker_and_no_copy(emulator: Emulator, tokens
     slow: List[socket.socket] = [slow_reader(emu, raw) for _ in range(READERS)]
     try:
         time.sleep(1.0)  # the workers have answered the readers' first requests (as far as they go)
-        took = []
+        # Answered at all while the readers hold their answers unread: workers held by them would
+        # answer only after the 30 s write deadline (past timed_get's 10 s socket timeout), and that
+        # deadline would have dropped the readers, who get every answer below (no clock asserted).
         for _ in range(5):
-            t, code, body = timed_get(emu, "/api/makes/v2?limit=2")
+            _, code, body = timed_get(emu, "/api/makes/v2?limit=2")
             assert code == 200 and len(json.loads(body)["data"]) == 2
-            took.append(t)
-        assert max(took) < 2, f"normal requests took {took} s beside {READERS} slow feed readers"
         # The ZIP is not copied per connection: what a socket does not take is read again later.
         grown = rss_kib(pid) - before
         assert grown < READERS * len(full) // 1024 // 2, f"RSS grew {grown} KiB with a {len(full)} byte ZIP"

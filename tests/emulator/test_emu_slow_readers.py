@@ -44,13 +44,13 @@ def test_slow_readers_do_not_hold_the_workers(emu: Emulator) -> None:
     slow: List[socket.socket] = [slow_reader(emu, 16) for _ in range(8)]  # twice the 4 workers
     try:
         time.sleep(1.0)  # the workers have taken the slow connections' requests
-        started = time.monotonic()
+        # Answered at all while the 8 readers still hold their answers unread: workers held by them
+        # would answer only after the 30 s write deadline (past this socket's 10 s), and that
+        # deadline would have dropped the readers, who get every answer below (no clock asserted).
         with connect(emu, timeout=10) as s:
             s.sendall(get("/api/makes/v2?limit=2", "Connection: close\r\n"))
             code, _, body = read_response(s, bytearray())
-        took = time.monotonic() - started
         assert code == 200 and len(json.loads(body)["data"]) == 2
-        assert took < 5, f"a normal request took {took:.1f} s beside 8 slow readers"
         # The slow readers still get all 16 answers, whole, once they read.
         for s in slow:
             buf = bytearray()

@@ -1,0 +1,182 @@
+"""The event loop beside an AsyncClient crawl: how late a 1 ms ticker wakes (issue 42).
+
+Not a scenario and never a pass/fail test (run it by hand): an asyncio app crawls every trim with
+``vd.AsyncClient`` (``--mode pages``: ``async for page in search.pages``; ``frame``: ``to_pandas()``;
+``records``: ``async for record in search``) while a task sleeps 1 ms in a loop and records how late
+it wakes.  Prints the worst, p99 and median lateness of the crawl and of the same ticker on an idle
+loop (what the machine itself adds), and with ``--debug`` the callbacks asyncio's debug mode
+reported as slower than ``--slow`` ms (by name: which step held the loop).
+
+    VEHICLEDATA_HOME=$PWD/build/home .venv/bin/python benchmarks/loop_lag.py [--mode pages|frame|records]
+        [--limit 100] [--rounds 3] [--parallel 8] [--debug] [--slow 5] [--url URL]
+
+Target (issue 42): worst tick under 10 ms on a quiet machine.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import statistics
+import sys
+import time
+from typing import Any, Dict, Iterator, List, Optional
+
+
+class Ticker:
+    """A task sleeping 1 ms at a time; ``lags``: how late each wake-up was (seconds)."""
+
+    def __init__(self) -> None:
+        self.lags: List[float] = []
+        self._stop = False
+
+    async def run(self) -> None:
+        while not self._stop:
+            t = time.perf_counter()
+            await asyncio.sleep(0.001)
+            self.lags.append(time.perf_counter() - t - 0.001)
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def summary(self) -> Dict[str, float]:
+        s = sorted(self.lags) or [0.0]
+        return {"ticks": len(self.lags), "worst_ms": s[-1] * 1e3, "p99_ms": s[int(len(s) * 0.99)] * 1e3,
+                "median_ms": statistics.median(s) * 1e3}
+
+
+class GcPauses:
+    """The cyclic garbage collector's passes (``gc.callbacks``): generation and seconds, each. A pass
+    holds the GIL for its whole length, on whichever thread allocated past the threshold."""
+
+    def __init__(self) -> None:
+        import gc
+
+        self.passes: List[Any] = []
+        self._started = 0.0
+        gc.callbacks.append(self)
+
+    def __call__(self, phase: str, info: Dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.passes.append((info["generation"], time.perf_counter() - self._started))
+
+    def take(self) -> Dict[str, float]:
+        passes, self.passes = self.passes, []
+        worst = max(passes, key=lambda p: p[1], default=(0, 0.0))
+        return {"gc_passes": len(passes), "gc_worst_ms": worst[1] * 1e3, "gc_worst_gen": worst[0]}
+
+
+class SlowCallbacks(logging.Handler):
+    """asyncio's debug-mode lines "Executing <...> took 0.012 seconds", kept."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: List[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        msg = record.getMessage()
+        if msg.startswith("Executing "):
+            self.lines.append(msg)
+
+
+async def crawl(url: str, mode: str, limit: int, parallel: int) -> int:
+    import vehicledata as vd
+    from vehicledata.testing import DEMO_ACCOUNTS
+
+    acct = DEMO_ACCOUNTS["premium"]
+    async with vd.AsyncClient(base_url=url, api_token=acct["api_token"], api_secret=acct["api_secret"],
+                              rate_limit=None, max_parallel=parallel) as api:
+        search = api.trims.search(limit=limit)
+        if mode == "frame":
+            return len(await search.to_pandas(page_size=limit))
+        if mode == "records":
+            return sum([1 async for _ in search])
+        n = 0
+        async for page in search.pages:
+            n += page.count
+        return n
+
+
+async def one_round(url: str, mode: str, limit: int, parallel: int, gc_pauses: GcPauses) -> Dict[str, float]:
+    gc_pauses.take()
+    ticker = Ticker()
+    task = asyncio.ensure_future(ticker.run())
+    started = time.perf_counter()
+    rows = await crawl(url, mode, limit, parallel)
+    took = time.perf_counter() - started
+    ticker.stop()
+    await task
+    return {"rows": rows, "seconds": took, **ticker.summary(), **gc_pauses.take()}
+
+
+async def idle(seconds: float) -> Dict[str, float]:
+    ticker = Ticker()
+    task = asyncio.ensure_future(ticker.run())
+    await asyncio.sleep(seconds)
+    ticker.stop()
+    await task
+    return ticker.summary()
+
+
+@contextlib.contextmanager
+def emulator(url: Optional[str]) -> Iterator[str]:
+    if url:
+        yield url
+        return
+    from vehicledata.testing import Emulator
+
+    with Emulator(rate_limit=1_000_000) as emu:  # (the service's per-minute limit off: a crawl of every trim)
+        yield emu.url
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mode", choices=("pages", "frame", "records"), default="pages")
+    ap.add_argument("--limit", type=int, default=100, help="records per page (default 100)")
+    ap.add_argument("--parallel", type=int, default=8, help="the client's max_parallel (default 8)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--debug", action="store_true", help="asyncio debug mode: name the slow callbacks")
+    ap.add_argument("--slow", type=float, default=5.0, help="debug mode's slow_callback_duration, ms (default 5)")
+    ap.add_argument("--url", help="a running emulator (default: start one)")
+    ap.add_argument("--gc-freeze", action="store_true",
+                    help="gc.freeze() after the warm-up: the objects made so far leave the collector's passes")
+    args = ap.parse_args(argv)
+
+    handler = SlowCallbacks()
+    gc_pauses = GcPauses()
+    if args.debug:
+        logging.getLogger("asyncio").addHandler(handler)
+
+    async def run(url: str) -> List[Dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        loop.slow_callback_duration = args.slow / 1e3
+        rounds = [await one_round(url, args.mode, args.limit, args.parallel, gc_pauses)]  # the first is a warm-up
+        if args.gc_freeze:
+            import gc
+
+            gc.freeze()
+        for _ in range(args.rounds):
+            rounds.append(await one_round(url, args.mode, args.limit, args.parallel, gc_pauses))
+        rounds.append({"idle": 1.0, **(await idle(max(1.0, rounds[-1]["seconds"])))})
+        return rounds
+
+    with emulator(args.url) as url:
+        results = asyncio.run(run(url), debug=args.debug)
+    for i, r in enumerate(results):
+        label = "idle" if "idle" in r else ("warm-up" if i == 0 else f"round {i}")
+        extra = "" if "idle" in r else (f"  {r['rows']} rows in {r['seconds']:.2f} s; gc: {r['gc_passes']} passes, "
+                                        f"worst {r['gc_worst_ms']:.1f} ms (gen {r['gc_worst_gen']})")
+        print(f"{label:8} ticks {int(r['ticks']):6}  worst {r['worst_ms']:6.1f} ms  p99 {r['p99_ms']:5.1f} ms  "
+              f"median {r['median_ms']:5.2f} ms{extra}")
+    if args.debug:
+        print(f"\nslow callbacks (> {args.slow:g} ms), asyncio debug mode: {len(handler.lines)}")
+        for line in handler.lines[:40]:
+            print("  " + (line if len(line) < 240 else line[:150] + " ... " + line[-80:]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
