@@ -12,6 +12,8 @@
 #include "vehicledata/client/vin_batch.h"
 #include "vehicledata/vin_offline.h"
 
+#include "client_objects.h"
+
 namespace py = pybind11;
 namespace vc = vehicledata::client;
 
@@ -106,13 +108,15 @@ void bind_vin_decoder(py::module_& m) {
                  std::vector<std::shared_ptr<vc::Page>> pages;
                  {
                      py::gil_scoped_release release;
-                     pages = vc::decode_vin_batch(d, in, threads < 1 ? 1 : threads, vin::current_year_utc());
+                     pages = vc::decode_vin_batch(d, in, threads < 1 ? 1 : threads, vin::current_year_utc(),
+                                                  interrupt_requested);
                  }
                  return pages;
              },
              py::arg("schema"), py::arg("array"), py::arg("threads"),
              "Decodes an Arrow string array (its schema and array capsules, which stay the caller's) on `threads` "
-             "workers, GIL released: a list of Pages (record 'vin_batch'), in order.")
+             "workers, GIL released: a list of Pages (record 'vin_batch'), in order.  Python's signal handlers run "
+             "every 50 ms: one that raises (Ctrl-C) stops the workers and its exception is raised.")
         .def_static("columns", &vc::vin_batch_columns, "The column names of decode_arrow's pages.")
         .def_static("hardware_threads", [] { return static_cast<int>(std::thread::hardware_concurrency()); });
 }
