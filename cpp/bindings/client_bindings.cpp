@@ -347,7 +347,11 @@ std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger)
             try {
                 (*lg)(level, text(msg));
             } catch (py::error_already_set& e) {
-                e.discard_as_unraisable("vehicledata logger");
+                // Python's logging keeps its handlers' errors to itself: what escapes is the exception
+                // of a signal handler that ran in this call (Ctrl-C while a line was logged on the main
+                // thread). Kept, and raised as raised by the call's next interrupt check.
+                e.restore();
+                keep_signal_error();
             }
         });
     }
@@ -409,7 +413,7 @@ py::object error_object(std::exception_ptr error) {
 }
 
 bool interrupt_requested() {
-    if (thread_cancelled()) return true;  // no GIL needed
+    if (thread_cancelled() || signal_error.type != nullptr) return true;  // no GIL needed
     py::gil_scoped_acquire g;
     if (PyErr_CheckSignals() != 0) {
         keep_signal_error();  // raised again as raised when the Interrupted reaches translate()

@@ -21,7 +21,8 @@ struct CancelToken {
 
 // The interrupt check of every blocking call: true when the calling thread's CancelToken is
 // cancelled (no GIL taken), or when a Python signal handler raised (Ctrl-C's KeyboardInterrupt, or a
-// program's own handler's exception), which the GIL is taken briefly to run. The handler's
+// program's own handler's exception), which the GIL is taken briefly to run; also when one raised
+// earlier in the call while the client's logger ran Python code on this thread. The handler's
 // exception is kept and raised as raised once the call unwinds with client::Interrupted (the
 // module's exception translator); a cancelled thread gets concurrent.futures.CancelledError.
 bool interrupt_requested();

@@ -21,7 +21,8 @@
 Every error carries ``status``, ``url``, the server's ``exception`` name and
 ``message``; all are picklable.  Secrets never appear in them.  Input echoed in a message is cut to
 ``ECHO_CHARS`` characters with its length named (:func:`excerpt`, :func:`quoted`); a message longer
-than ``MAX_MESSAGE`` characters is cut the same way, so no exception holds a huge string.
+than ``MAX_MESSAGE`` characters (with 64 of slack, so that a message cut once, then unpickled, stays
+as it is) is cut the same way, so no exception holds a huge string.
 """
 from __future__ import annotations
 

@@ -351,13 +351,20 @@ class _PartCrawls:
             self._core.client.set_thread_cancel(previous)
 
     def results(self) -> Dict[str, Any]:
-        """Each part's result (record -> result), waited for; the first crawl to fail raises at once."""
+        """Each part's result (record -> result), waited for; the first crawl to fail raises at once.
+
+        Waited for in steps of 0.1 s: a wait without a timeout blocks in a lock that a signal delivered
+        to another thread (os.kill picks any thread) never wakes, and Python runs its signal handlers
+        only between the steps."""
         futures = list(self.futures.values())
-        done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_EXCEPTION)
-        for f in futures:
-            if f in done and f.exception() is not None:
-                raise f.exception()  # type: ignore[misc]
-        return {rec: f.result() for rec, f in self.futures.items()}
+        while True:
+            done, running = concurrent.futures.wait(futures, timeout=0.1,
+                                                    return_when=concurrent.futures.FIRST_EXCEPTION)
+            for f in futures:
+                if f in done and not f.cancelled() and f.exception() is not None:
+                    raise f.exception()  # type: ignore[misc]
+            if not running:
+                return {rec: f.result() for rec, f in self.futures.items()}
 
     def cancel(self) -> None:
         self.token.cancel()

@@ -126,6 +126,7 @@ def test_a_signal_stops_vehicles_to_pandas_and_cancels_the_part_crawls(emulator,
         # nothing was asked after the 503s: the cancelled crawls made no retry
         stats = emulator.stats()
         assert int(stats["by_status"].get("503", 0)) == len(PARTS)
+        assert [stats["by_path"][p] for p in PARTS] == [1, 1, 1]
         # the client and the pool still work: the same search, without faults, in full
         assert len(api.vehicles.search(year=2019, make="BMW").to_pandas()) > 0
 
@@ -221,3 +222,29 @@ def test_a_signal_stops_decode_many_while_its_workers_run(decoder, handler, thre
     # the decoder still works, and a batch after an interrupted one is whole and right
     small = vins[:5000]
     assert decoder.decode_many(small, threads=threads).equals(decoder.decode_many(small.to_pylist(), threads=1))
+
+
+def test_an_exception_raised_while_the_client_logs_is_raised_by_the_call(emulator, client_factory):
+    """A signal handler runs wherever the main thread runs Python code, the client's log calls included:
+    its exception (here raised by a logging handler, as a handler's would be) stops the call, raised as
+    raised, instead of being printed as unraisable while the call sleeps on."""
+    import logging
+
+    emulator.reset()
+    emulator.fault("/api/trims/v2", status=503, retry_after=30, count=1)
+
+    class Interrupting(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "retrying" in record.getMessage():
+                raise Raised("while logging")
+
+    log = logging.getLogger("vehicledata")
+    handler = Interrupting(logging.WARNING)
+    log.addHandler(handler)
+    try:
+        with client_factory(emulator.url) as api:
+            with pytest.raises(Raised, match="while logging"):
+                api.trims.search(year=2019, make="BMW").to_pandas()
+    finally:
+        log.removeHandler(handler)
+    assert emulator.stats()["by_path"]["/api/trims/v2"] == 1  # the 30 s Retry-After sleep was not slept: no retry
