@@ -17,6 +17,7 @@ and reports vPIC's error code 1 in ``specs["error_code"]``; ``check_digit`` comp
 """
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import threading
 from pathlib import Path
@@ -117,21 +118,45 @@ DASK_CONFIG: Mapping[str, Any] = MappingProxyType({"distributed.admin.tick.inter
                                                   "distributed.worker.profile.enabled": False})
 
 # One C++ decoder per dataset file and process: a Decoder unpickled in a worker opens the
-# tables once, however many Decoders of the same path it receives.
+# tables once, however many Decoders of the same path it receives.  The tables load on a thread of
+# their own (about 2 s, in C++ with the GIL released) that the caller waits for in 0.1 s steps, so
+# that Ctrl-C (any exception a signal handler raises) stops Decoder() at once: the load goes on, and
+# the next Decoder of the path takes it (not a daemon thread: an exit waits for the load to end).
 _OPEN: Dict[str, "_core.VinDecoder"] = {}
+_LOADING: Dict[str, "concurrent.futures.Future[_core.VinDecoder]"] = {}
 _OPEN_LOCK = threading.Lock()
+
+
+def _load(path: str, future: "concurrent.futures.Future[_core.VinDecoder]") -> None:
+    try:
+        core = _core.VinDecoder(path)
+    except BaseException as e:  # handed to the callers waiting
+        with _OPEN_LOCK:
+            _LOADING.pop(path, None)
+        future.set_exception(e)
+        return
+    with _OPEN_LOCK:
+        _OPEN[path] = core
+        _LOADING.pop(path, None)
+    future.set_result(core)
 
 
 def _open(path: str) -> "_core.VinDecoder":
     with _OPEN_LOCK:
         core = _OPEN.get(path)
-        if core is None:
-            try:
-                core = _core.VinDecoder(path)
-            except ValueError as e:
-                raise FileNotFoundError(str(e)) from None
-            _OPEN[path] = core
-        return core
+        if core is not None:
+            return core
+        future = _LOADING.get(path)
+        if future is None:
+            future = _LOADING[path] = concurrent.futures.Future()
+            threading.Thread(target=_load, args=(path, future), name="vehicledata-vin-load").start()
+    while True:
+        try:
+            return future.result(timeout=0.1)  # between the steps Python runs its signal handlers
+        except concurrent.futures.TimeoutError:
+            continue
+        except ValueError as e:
+            raise FileNotFoundError(str(e)) from None
 
 
 class Decoder:
@@ -140,7 +165,8 @@ class Decoder:
 
     ``path``: the dataset database (``vehicledata.db``, beside its ``vpic.db``); default the one
     the emulator reads (``$VEHICLEDATA_HOME``, see ``vehicledata.dataset.paths``).  The tables are
-    read once per process (about 2 s); a Decoder pickles as its path.
+    read once per process (about 2 s, on a thread of their own: Ctrl-C stops the call at once, the
+    load goes on for the next Decoder of the path); a Decoder pickles as its path.
     """
 
     __slots__ = ("_path", "_core")

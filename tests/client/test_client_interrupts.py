@@ -248,3 +248,33 @@ def test_an_exception_raised_while_the_client_logs_is_raised_by_the_call(emulato
     finally:
         log.removeHandler(handler)
     assert emulator.stats()["by_path"]["/api/trims/v2"] == 1  # the 30 s Retry-After sleep was not slept: no retry
+
+
+def test_a_signal_stops_opening_a_decoder_and_the_load_goes_on(database: Path, handler):
+    """Decoder() reads the tables for about 2 s on a thread of its own: a signal stops the call at once
+    (the handler runs while the load still runs), and the next Decoder of the path takes that load."""
+    import shutil
+    import uuid
+
+    where = database.parent / f"interrupt-{uuid.uuid4().hex[:8]}"  # a path no Decoder of this process opened
+    where.mkdir()
+    try:
+        for name in ("vehicledata.db", "vpic.db"):
+            os.link(database.parent / name, where / name)  # the same files, another path: loaded anew
+        path = str((where / "vehicledata.db").resolve())
+        seen: List[bool] = []
+        calls = handler(signal.SIGALRM, Raised("alarm"))
+        sent = _send_when(lambda: path in vd.vin._LOADING, signal.SIGALRM)
+        try:
+            with pytest.raises(Raised):
+                vd.vin.Decoder(path)
+            seen.append(path in vd.vin._LOADING)  # raised while the tables were still loading
+        finally:
+            sent.set()
+        assert len(calls) == 1 and seen == [True]
+        opened = vd.vin.Decoder(path)  # waits for the same load
+        assert vd.vin._OPEN[path] is opened._core and path not in vd.vin._LOADING
+        assert opened.decode("1GTG6CEN0L1139305").year == 2020
+    finally:
+        vd.vin._OPEN.pop(str((where / "vehicledata.db").resolve()), None)
+        shutil.rmtree(where)

@@ -93,7 +93,7 @@ def test_a_huge_vin_is_echoed_cut_with_its_length(decoder) -> None:
             call(huge)
         assert e.value.message == ("Invalid VIN '" + "A" * 200 + "...' (100000000 bytes): expected 17 characters, "
                                    "got 100000000")
-        assert len(pickle.dumps(e.value)) < 1000
+        assert len(pickle.dumps(e.value)) < 10_000  # (with its traceback when tblib pickles one: Dask imports it)
     table = decoder.decode_many([huge, GMC])
     assert table.column("error_text")[0].as_py() == e.value.message  # the batch row says the same
     assert table.column("vin")[0].as_py() == huge  # the row keeps the VIN as given
