@@ -36,7 +36,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import frames, query, schema
-from .errors import NotFoundError, QueryError
+from .errors import ECHO_CHARS, NotFoundError, QueryError, excerpt, quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -173,11 +173,11 @@ class _Plan:
         elif name in trims_json:
             return "trim", name
         valid = [c for c, _ in condition_table()]
-        near = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+        near = difflib.get_close_matches(name, valid, n=1, cutoff=0.6) if len(name) <= ECHO_CHARS else []
         hint = f"; did you mean {near[0]!r}?" if near else "."
-        raise QueryError(f"unknown vehicles condition field {name!r}{hint} Valid: a trim field (msrp), "
+        raise QueryError(f"unknown vehicles condition field {quoted(name)}{hint} Valid: a trim field (msrp), "
                          f"body.<field>, engine.<field> or mileage.<field> (api.vehicles.condition_fields)",
-                         field=name)
+                         field=excerpt(name))
 
 
 def _mask(pa: Any, pc: Any, col: Any, d: Dict[str, Any]) -> Any:
