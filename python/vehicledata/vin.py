@@ -284,6 +284,8 @@ class Decoder:
             raise QueryError(f"{src}: column {column!r} holds {kind}, not strings: VINs are text (write the column "
                              "as strings, e.g. pyarrow.compute.cast(column, pyarrow.string()), then decode it)",
                              field="column")
+        if dst_path.is_symlink():  # written where the link points, as a write through it would be
+            dst_path = dst_path.resolve()
         bar = _progress_bar(progress, source.metadata.num_rows, "VINs")
         tmp = _temporary_beside(dst_path)
         writer = None

@@ -163,6 +163,14 @@ def test_decode_parquet_writes_a_temporary_file_and_renames_it(decoder, tmp_path
     assert len(seen) == 1 and seen[0].parent == tmp_path and seen[0].name.startswith(".out.parquet.")
     assert seen[0].name.endswith(".tmp") and not seen[0].exists()
     assert pq.read_table(dst).equals(decoder.decode_many(vins))
+    # a dst that is a symlink (to another file): the file it points to is replaced, the link kept
+    target, link = tmp_path / "target.parquet", tmp_path / "via-link.parquet"
+    link.symlink_to(target)
+    assert decoder.decode_parquet(src, link, progress=False) == 1200
+    assert link.is_symlink() and pq.read_table(target).equals(decoder.decode_many(vins))
+    link.unlink()
+    target.unlink()
+    seen.clear()
     # interrupted (any exception but an unreadable row group): dst as it was, no temporary file left
     dst.write_bytes(b"the previous run's output")
     calls = []
