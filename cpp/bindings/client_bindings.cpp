@@ -129,6 +129,12 @@ bool restore_signal_error() {
     return true;
 }
 
+// The crawl of this thread may be cancelled by another (CancelToken, set_thread_cancel): the part
+// crawls of api.vehicles, stopped when the call they belong to fails or is interrupted.
+thread_local std::shared_ptr<CancelToken> thread_cancel;
+
+bool thread_cancelled() { return thread_cancel && thread_cancel->cancelled.load(std::memory_order_relaxed); }
+
 void translate(std::exception_ptr p) {
     try {
         if (p) std::rethrow_exception(p);
@@ -167,7 +173,13 @@ void translate(std::exception_ptr p) {
     } catch (const std::bad_alloc&) {
         raise_error("LimitError", "out of memory while decoding an answer", py::dict(py::arg("limit") = "memory"));
     } catch (const vc::Interrupted&) {
-        if (!restore_signal_error()) PyErr_SetNone(PyExc_KeyboardInterrupt);
+        if (restore_signal_error()) return;
+        if (thread_cancelled()) {
+            py::object cancelled = py::module_::import("concurrent.futures").attr("CancelledError");
+            PyErr_SetString(cancelled.ptr(), "cancelled: the call this crawl belongs to failed or was interrupted");
+            return;
+        }
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
 }
 
@@ -335,7 +347,11 @@ std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger)
             try {
                 (*lg)(level, text(msg));
             } catch (py::error_already_set& e) {
-                e.discard_as_unraisable("vehicledata logger");
+                // Python's logging keeps its handlers' errors to itself: what escapes is the exception
+                // of a signal handler that ran in this call (Ctrl-C while a line was logged on the main
+                // thread). Kept, and raised as raised by the call's next interrupt check.
+                e.restore();
+                keep_signal_error();
             }
         });
     }
@@ -396,6 +412,16 @@ py::object error_object(std::exception_ptr error) {
     return e.value();
 }
 
+bool interrupt_requested() {
+    if (thread_cancelled() || signal_error.type != nullptr) return true;  // no GIL needed
+    py::gil_scoped_acquire g;
+    if (PyErr_CheckSignals() != 0) {
+        keep_signal_error();  // raised again as raised when the Interrupted reaches translate()
+        return true;
+    }
+    return false;
+}
+
 namespace {
 
 // The Python-facing client: the C++ client plus the Python logger.
@@ -409,14 +435,7 @@ std::unique_ptr<PyClient> make_client(vc::ClientOptions o, py::object logger) {
     auto pc = std::make_unique<PyClient>();
     pc->client = std::make_unique<vc::Client>(std::move(o));
     pc->logger = attach_logger(*pc->client, logger);
-    pc->client->set_interrupt_check([] {
-        py::gil_scoped_acquire g;
-        if (PyErr_CheckSignals() != 0) {
-            keep_signal_error();  // raised again as raised when the Interrupted reaches translate()
-            return true;
-        }
-        return false;
-    });
+    pc->client->set_interrupt_check(&interrupt_requested);
     return pc;
 }
 
@@ -587,6 +606,19 @@ void bind_client(py::module_& m) {
                          "call's next retry is refused (its error raised).  Pass the same one to each request of the call.")
         .def(py::init<>())
         .def_property_readonly("waited", &vc::WaitBudget::waited, "Seconds of sleep approved so far.");
+
+    py::class_<CancelToken, std::shared_ptr<CancelToken>>(
+        c, "CancelToken", "Cancels the client calls of the threads it is set on (set_thread_cancel): their next "
+                          "interrupt check (at most 100 ms away) stops them with concurrent.futures.CancelledError.")
+        .def(py::init<>())
+        .def("cancel", [](CancelToken& t) { t.cancelled.store(true, std::memory_order_relaxed); })
+        .def_property_readonly("cancelled", [](const CancelToken& t) { return t.cancelled.load(std::memory_order_relaxed); });
+    c.def("set_thread_cancel", [](std::shared_ptr<CancelToken> token) {
+              std::shared_ptr<CancelToken> previous = std::move(thread_cancel);
+              thread_cancel = std::move(token);
+              return previous;
+          }, py::arg("token").none(true),
+          "Sets the CancelToken of the calling thread's client calls (None: none); returns the previous one.");
 
     py::class_<PyClient>(c, "Client", "The C++ client core (use vehicledata.Client).")
         .def(py::init(&make_client), py::arg("options"), py::arg("logger") = py::none(),

@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <string>
@@ -11,6 +12,20 @@
 #include "vehicledata/client/client.h"
 
 namespace vehicledata::bindings {
+
+// A cancellation another thread sets (vehicledata.vehicles: the part crawls of a call that failed or
+// was interrupted); the interrupt check of the threads it is set on reads it (interrupt_requested).
+struct CancelToken {
+    std::atomic<bool> cancelled{false};
+};
+
+// The interrupt check of every blocking call: true when the calling thread's CancelToken is
+// cancelled (no GIL taken), or when a Python signal handler raised (Ctrl-C's KeyboardInterrupt, or a
+// program's own handler's exception), which the GIL is taken briefly to run; also when one raised
+// earlier in the call while the client's logger ran Python code on this thread. The handler's
+// exception is kept and raised as raised once the call unwinds with client::Interrupted (the
+// module's exception translator); a cancelled thread gets concurrent.futures.CancelledError.
+bool interrupt_requested();
 
 // Route the client's log lines to `logger(level, message)` (None: none); the holder of `logger`.
 std::shared_ptr<pybind11::object> attach_logger(client::Client& client, pybind11::object logger);

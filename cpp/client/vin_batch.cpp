@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -10,6 +13,8 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+
+#include "vehicledata/client/errors.h"
 
 namespace vehicledata::client {
 
@@ -412,8 +417,30 @@ std::unique_ptr<WorkerMemo> take_memo(const vin::Offline& decoder, int current_y
     return memo;
 }
 
-void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t to, const vin::Offline& decoder,
-                  int current_year) {
+// A batch's stop: set when the caller's interrupt check asks to stop; the workers read it every
+// kStopRows rows, and the caller runs the check every kCheckEvery while its own slice runs.
+struct Stop {
+    static constexpr std::int64_t kStopRows = 1024;
+    static constexpr std::chrono::milliseconds kCheckEvery{50};
+    std::atomic<bool> stop{false};
+    const std::function<bool()>* interrupted = nullptr;  // none: never stops
+    std::chrono::steady_clock::time_point next_check = std::chrono::steady_clock::now() + kCheckEvery;
+
+    // Whether to stop a slice (the caller's, `caller`: the check run when its time has come).
+    bool now(bool caller) {
+        if (stop.load(std::memory_order_relaxed)) return true;
+        if (!caller || !interrupted || !*interrupted) return false;
+        const auto t = std::chrono::steady_clock::now();
+        if (t < next_check) return false;
+        next_check = t + kCheckEvery;
+        if ((*interrupted)()) stop.store(true, std::memory_order_relaxed);
+        return stop.load(std::memory_order_relaxed);
+    }
+};
+
+// Decodes rows [from, to) into `p`; false when `stop` ended it early (the page then holds a part).
+bool decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t to, const vin::Offline& decoder,
+                  int current_year, Stop& stop, bool caller) {
     std::unique_ptr<WorkerMemo> worker = take_memo(decoder, current_year);
     vin::RankMemo& memo = worker->rank;
     RowMemo& rows = worker->rows;
@@ -421,7 +448,12 @@ void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t t
     for (std::size_t k = 0; k < p.columns.size(); ++k)
         if (p.columns[k].kind == ColumnKind::String)
             open_text(p.columns[k], static_cast<std::size_t>(to - from) * kBytesPerRow[k]);
+    bool stopped = false;
     for (std::int64_t i = from; i < to; ++i) {
+        if (((i - from) & (Stop::kStopRows - 1)) == Stop::kStopRows - 1 && stop.now(caller)) {
+            stopped = true;
+            break;
+        }
         const std::int64_t j = in.offset + i;
         const bool is_null = in.validity && !((in.validity[j >> 3] >> (j & 7)) & 1);
         std::int64_t begin = 0, end = 0;
@@ -438,6 +470,7 @@ void decode_slice(Page& p, const VinInput& in, std::int64_t from, std::int64_t t
     for (Column& c : p.columns)
         if (c.kind == ColumnKind::String) close_text(c);
     decoder.give_memo(std::move(worker));  // not after an exception: that memo is dropped
+    return !stopped;
 }
 
 }  // namespace
@@ -449,29 +482,50 @@ const std::vector<std::string>& vin_batch_columns() {
 }
 
 std::vector<std::shared_ptr<Page>> decode_vin_batch(const vin::Offline& decoder, const VinInput& input, int threads,
-                                                    int current_year) {
+                                                    int current_year, const std::function<bool()>& interrupted) {
     const std::int64_t n = input.length;
     const std::int64_t most = std::max<std::int64_t>(1, n / 1024);
     const std::int64_t workers = std::max<std::int64_t>(1, std::min<std::int64_t>(threads, most));
     std::vector<std::shared_ptr<Page>> pages(static_cast<std::size_t>(workers));
     std::vector<std::exception_ptr> errors(pages.size());
+    Stop stop;
+    if (interrupted) stop.interrupted = &interrupted;
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    std::size_t running = pages.size() - 1;  // the other workers' slices, guarded by mutex
     auto run = [&](std::size_t w) {
         try {
             const std::int64_t from = n * static_cast<std::int64_t>(w) / workers;
             const std::int64_t to = n * static_cast<std::int64_t>(w + 1) / workers;
             std::shared_ptr<Page> page = PagePool::instance().take(static_cast<std::size_t>(to - from));
-            decode_slice(*page, input, from, to, decoder, current_year);
-            pages[w] = std::move(page);
+            if (decode_slice(*page, input, from, to, decoder, current_year, stop, w == 0)) pages[w] = std::move(page);
         } catch (...) {
             errors[w] = std::current_exception();
+            stop.stop.store(true, std::memory_order_relaxed);  // the others need not finish
+        }
+        if (w != 0) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (--running == 0) done_cv.notify_one();
         }
     };
     std::vector<std::thread> pool;
     for (std::size_t w = 1; w < pages.size(); ++w) pool.emplace_back(run, w);
     run(0);
+    {
+        // The others' slices: waited for with the interrupt check every kCheckEvery.
+        std::unique_lock<std::mutex> lock(mutex);
+        while (running != 0) {
+            if (done_cv.wait_for(lock, Stop::kCheckEvery, [&] { return running == 0; })) break;
+            if (stop.stop.load(std::memory_order_relaxed)) continue;
+            lock.unlock();
+            if (stop.interrupted && (*stop.interrupted)()) stop.stop.store(true, std::memory_order_relaxed);
+            lock.lock();
+        }
+    }
     for (auto& t : pool) t.join();
     for (auto& e : errors)
         if (e) std::rethrow_exception(e);
+    if (stop.stop.load(std::memory_order_relaxed)) throw Interrupted();
     return pages;
 }
 

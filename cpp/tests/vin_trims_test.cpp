@@ -52,6 +52,16 @@ TEST(VinTrims, EqualScoresGoToTheLowestTrimId) {
 TEST(VinTrims, Messages) {
     EXPECT_EQ(vin::invalid_message(" 1gtg6cen0l1139305 "), "");
     EXPECT_EQ(vin::invalid_message("1GTG6CEN0L113930"), "Invalid VIN '1GTG6CEN0L113930': expected 17 characters, got 16");
+    // A huge VIN is echoed cut to kEchoBytes with its length named, never inside a UTF-8 character.
+    const std::string huge(1'000'000, 'A');
+    EXPECT_EQ(vin::invalid_message(huge), "Invalid VIN '" + std::string(vin::kEchoBytes, 'A') +
+                                              "...' (1000000 bytes): expected 17 characters, got 1000000");
+    const std::string accents = "A" + [] { std::string s; for (int i = 0; i < 150; ++i) s += "\xc3\xa9"; return s; }();
+    const std::string cut = vin::invalid_message(accents);
+    EXPECT_EQ(cut.substr(0, 13 + 199), "Invalid VIN '" + accents.substr(0, 199));  // "A" and 99 two-byte characters
+    EXPECT_EQ(cut.substr(13 + 199, 9), "...' (301");
+    const std::string exact(vin::kEchoBytes, 'B');
+    EXPECT_EQ(vin::invalid_message(exact), "Invalid VIN '" + exact + "': expected 17 characters, got 200");
     vin::Result unknown;
     unknown.status = vin::Result::Status::unknown_wmi;
     unknown.wmi = "AAA";

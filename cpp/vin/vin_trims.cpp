@@ -150,7 +150,12 @@ int current_year_utc() {
 
 std::string invalid_message(std::string_view raw) {
     const std::string problem = validation_error(normalize(raw));
-    return problem.empty() ? problem : "Invalid VIN '" + std::string(raw) + "': " + problem;
+    if (problem.empty()) return problem;
+    if (raw.size() <= kEchoBytes) return "Invalid VIN '" + std::string(raw) + "': " + problem;
+    std::size_t keep = kEchoBytes;
+    while (keep > 0 && (static_cast<unsigned char>(raw[keep]) & 0xC0) == 0x80) --keep;  // not inside a character
+    return "Invalid VIN '" + std::string(raw.substr(0, keep)) + "...' (" + std::to_string(raw.size()) +
+           " bytes): " + problem;
 }
 
 bool not_found_message_into(std::string_view vin, const Result& r, std::string& out) {

@@ -230,6 +230,14 @@ class _WaitBudget:
     @property
     def waited(self) -> float: ...
 
+class _CancelToken:
+    """Cancels the client calls of the threads it is set on (``set_thread_cancel``): their next interrupt
+    check (at most 100 ms away) stops them with ``concurrent.futures.CancelledError``."""
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
 class _CoreClient:
     def __init__(self, options: _ClientOptions, logger: Optional[Callable[[int, str], Any]] = ...) -> None: ...
     @property
@@ -299,6 +307,11 @@ class _Client:
     Page = _Page
     Client = _CoreClient
     WaitBudget = _WaitBudget
+    CancelToken = _CancelToken
+    @staticmethod
+    def set_thread_cancel(token: Optional[_CancelToken]) -> Optional[_CancelToken]:
+        """Sets the CancelToken of the calling thread's client calls (None: none); returns the previous one."""
+        ...
     Engine = _Engine
     RecordBase = _RecordBase
     @staticmethod
@@ -336,6 +349,10 @@ client: _Client
 # ---- vin (vin_bindings.cpp) ----------------------------------------------------------
 def vin_normalize(vin: str) -> str: ...
 def vin_validation_error(vin: str) -> str: ...
+def vin_invalid_message(vin: str) -> str:
+    """The API's 400 message for a VIN as sent ('' when well-formed); a VIN over 200 bytes is echoed cut,
+    its length named."""
+    ...
 def vin_check_digit(vin: str) -> str: ...
 
 # ---- offline VIN decoder (vin_decoder_bindings.cpp; vehicledata.vin.Decoder is its face) ------
@@ -344,7 +361,11 @@ class VinDecoder:
     @property
     def path(self) -> str: ...
     def decode(self, vin: str, all_trims: bool = ...) -> Tuple[str, str, Optional[Dict[str, Any]]]: ...
-    def decode_arrow(self, schema: Any, array: Any, threads: int) -> List[_Page]: ...
+    def decode_arrow(self, schema: Any, array: Any, threads: int) -> List[_Page]:
+        """The pages of an Arrow string array decoded on ``threads`` workers, GIL released; called on the main
+        thread, Python's signal handlers run every 50 ms and one that raises (Ctrl-C) stops the workers, its
+        exception raised."""
+        ...
     @staticmethod
     def columns() -> List[str]: ...
     @staticmethod

@@ -15,7 +15,7 @@ import re
 from typing import Any, List, Optional, Sequence, Tuple
 
 from . import schema
-from .errors import QueryError
+from .errors import ECHO_CHARS, QueryError, excerpt, quoted
 
 # Short names of the service's qualified sort keys that are not their last part.
 _SORT_ALIASES = {"make": "Makes.name", "model": "OemMakeModels.name", "submodel": "OemMakeModelSubmodels.name",
@@ -25,10 +25,12 @@ _SORT_ALIASES = {"make": "Makes.name", "model": "OemMakeModels.name", "submodel"
 def unknown_name(kind: str, name: Any, valid: Sequence[str], where: str) -> str:
     """The message for an unknown name (filter, json field, attribute, feed table, CLI column):
     the nearest valid one (difflib) and every valid one."""
-    near = difflib.get_close_matches(str(name), list(valid), n=1, cutoff=0.6)
+    text = name if isinstance(name, str) else repr(name)
+    near = difflib.get_close_matches(text, list(valid), n=1, cutoff=0.6) if len(text) <= ECHO_CHARS else []
     hint = f"; did you mean {near[0]!r}?" if near else "."
     listed = f" Valid: {', '.join(valid)}." if valid else f" {where} accepts none."
-    return f"unknown {kind} {name!r} for {where}{hint}{listed}"
+    shown = quoted(name) if isinstance(name, str) else excerpt(text)
+    return f"unknown {kind} {shown} for {where}{hint}{listed}"
 
 
 def _initials(text: str) -> str:
@@ -74,9 +76,11 @@ def _enum(ep: schema.Endpoint, name: str) -> Tuple[str, ...]:
 
 
 def _unknown_value(what: str, value: Any, valid: Sequence[str], path: str) -> QueryError:
-    near = suggest(str(value), valid)
+    text = str(value)
+    near = suggest(text, valid) if len(text) <= ECHO_CHARS else None
     hint = f"; did you mean {near!r}?" if near else "."
-    return QueryError(f"unknown value {value!r} for {what} of {path}{hint} Valid: {', '.join(valid)}.",
+    shown = quoted(value) if isinstance(value, str) else excerpt(repr(value))
+    return QueryError(f"unknown value {shown} for {what} of {path}{hint} Valid: {', '.join(valid)}.",
                       field=what.split()[-1])
 
 
@@ -137,9 +141,12 @@ def resolve_sort(ep: schema.Endpoint, sort: str) -> str:
         short = [k for k in keys if k.rpartition(".")[2] == key]
         if len(short) == 1:
             return short[0]
-    near = difflib.get_close_matches(str(sort), keys + [k.rpartition(".")[2] for k in keys], n=1, cutoff=0.6)
+    text = str(sort)
+    near = difflib.get_close_matches(text, keys + [k.rpartition(".")[2] for k in keys], n=1, cutoff=0.6) \
+        if len(text) <= ECHO_CHARS else []
     hint = f"; did you mean {near[0]!r}?" if near else "."
-    raise QueryError(f"unknown sort {sort!r} for {ep.path}{hint} Valid: {', '.join(keys)}.")
+    shown = quoted(sort) if isinstance(sort, str) else excerpt(repr(sort))
+    raise QueryError(f"unknown sort {shown} for {ep.path}{hint} Valid: {', '.join(keys)}.")
 
 
 __all__ = ["check_filter", "check_conditions", "resolve_sort", "suggest", "unknown_name"]

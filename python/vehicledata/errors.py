@@ -19,7 +19,10 @@
                                       max_decompressed, max_pages, memory)
 
 Every error carries ``status``, ``url``, the server's ``exception`` name and
-``message``; all are picklable.  Secrets never appear in them.
+``message``; all are picklable.  Secrets never appear in them.  Input echoed in a message is cut to
+``ECHO_CHARS`` characters with its length named (:func:`excerpt`, :func:`quoted`); a message longer
+than ``MAX_MESSAGE`` characters (with 64 of slack, so that a message cut once, then unpickled, stays
+as it is) is cut the same way, so no exception holds a huge string.
 """
 from __future__ import annotations
 
@@ -27,6 +30,31 @@ from typing import Any, Dict, Optional, Tuple, Type
 
 from ._core import envelope as _envelope
 from ._readable import readable
+
+
+#: Characters of an input echoed in an error message (the rest cut, its length named).
+ECHO_CHARS = 200
+#: Characters of an error message past which it is cut (its length named).
+MAX_MESSAGE = 2000
+
+
+def excerpt(text: str, limit: int = ECHO_CHARS) -> str:
+    """``text`` for an error message: whole when it has at most ``limit`` characters, else its first
+    ``limit`` followed by ``... (<n> characters)``.
+
+        >>> excerpt("A" * 10**8)[-30:]
+        'AAAAA... (100,000,000 characters)'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def quoted(text: str, limit: int = ECHO_CHARS) -> str:
+    """``repr(text)`` cut as :func:`excerpt` cuts (escapes shown: a lone surrogate prints as ``\\ud800``)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 class VehicleDataError(Exception):
@@ -41,6 +69,8 @@ class VehicleDataError(Exception):
         exception: Optional[str] = None,
         **extra: Any,
     ) -> None:
+        if isinstance(message, str) and len(message) > MAX_MESSAGE + 64:  # (a message cut once stays as it is)
+            message = excerpt(message, MAX_MESSAGE)
         super().__init__(message)
         self.message = message
         self.status = status

@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple
 
 from . import _core
-from .errors import QueryError
+from .errors import QueryError, excerpt, quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -32,12 +32,29 @@ if TYPE_CHECKING:  # pragma: no cover
 _HOUR = timedelta(hours=1)
 
 
+#: The instants a watermark may be (UTC): those of the frames' ``modified`` (pandas' nanosecond
+#: timestamps, ``pd.Timestamp.min`` .. ``.max``, to the microsecond), which the server's comparison
+#: (an hour either side, in US Eastern time) can also express.
+EARLIEST = datetime(1677, 9, 22, tzinfo=timezone.utc)
+LATEST = datetime(2262, 4, 11, 23, 47, 16, 854775, tzinfo=timezone.utc)
+
+
 def watermark(since: Any) -> Optional[datetime]:
     """``since`` as an aware UTC datetime (None stays None); QueryError for what is not a time.
 
     Takes a datetime or ``pd.Timestamp`` (naive: UTC, as the frames' timestamps), a date (its
     midnight UTC), ``np.datetime64`` (UTC) or ISO 8601 text; ``NaT``, numbers and other text
-    (``"yesterday"``) raise QueryError."""
+    (``"yesterday"``) raise QueryError, and so does a time outside ``EARLIEST`` .. ``LATEST``
+    (``datetime.max``: no ``modified`` can be compared with it)."""
+    mark = _watermark(since)
+    if mark is not None and not EARLIEST <= mark <= LATEST:
+        raise QueryError(f"since {mark.isoformat()} is outside the times a sync compares with modified "
+                         f"({EARLIEST.isoformat()} to {LATEST.isoformat()}, pandas' timestamps): pass None to fetch "
+                         "everything, or the previous watermark", field="since")
+    return mark
+
+
+def _watermark(since: Any) -> Optional[datetime]:
     if since is None:
         return None
     if type(since).__name__ == "NaTType" or (type(since).__name__ == "datetime64" and since != since):
@@ -48,21 +65,26 @@ def watermark(since: Any) -> Optional[datetime]:
             value = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
         except ValueError:
             raise QueryError(f"since must be a datetime, pd.Timestamp, np.datetime64 or ISO 8601 text such as "
-                             f"'2023-06-29T21:01:06-04:00', not {since!r}") from None
-        return watermark(value)
-    if type(since).__name__ == "datetime64":
-        import numpy as np
+                             f"'2023-06-29T21:01:06-04:00', not {quoted(since)}", field="since") from None
+        return _watermark(value)
+    try:
+        if type(since).__name__ == "datetime64":
+            import numpy as np
 
-        micros = int(since.astype("datetime64[us]").astype(np.int64))
-        return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=micros)
-    if isinstance(since, datetime):
-        if hasattr(since, "to_pydatetime"):  # pd.Timestamp: nanoseconds dropped, never a warning
-            since = since.to_pydatetime(warn=False)
-        return since.replace(tzinfo=timezone.utc) if since.tzinfo is None else since.astimezone(timezone.utc)
+            micros = int(since.astype("datetime64[us]").astype(np.int64))
+            return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=micros)
+        if isinstance(since, datetime):
+            if hasattr(since, "to_pydatetime"):  # pd.Timestamp: nanoseconds dropped, never a warning
+                since = since.to_pydatetime(warn=False)
+            return since.replace(tzinfo=timezone.utc) if since.tzinfo is None else since.astimezone(timezone.utc)
+    except OverflowError:  # an aware datetime.max / min, a datetime64 past Python's years
+        raise QueryError(f"since {excerpt(str(since))} is outside the times a sync compares with modified "
+                         f"({EARLIEST.isoformat()} to {LATEST.isoformat()}, pandas' timestamps)",
+                         field="since") from None
     if isinstance(since, date):
         return datetime(since.year, since.month, since.day, tzinfo=timezone.utc)
     raise QueryError(f"since must be None, a datetime, pd.Timestamp, np.datetime64 or ISO 8601 text, "
-                     f"not {type(since).__name__} {since!r}")
+                     f"not {type(since).__name__} {excerpt(repr(since))}", field="since")
 
 
 def _offset(text: str) -> int:
@@ -112,10 +134,12 @@ class Run:
         self.started = pd.Timestamp(datetime.now(timezone.utc).replace(microsecond=0))
 
     def result(self, df: "pd.DataFrame") -> Tuple["pd.DataFrame", Any]:
-        """``(frame, new watermark)`` from the frame of the search with :attr:`conditions`."""
+        """``(frame, new watermark)`` from the frame of the search with :attr:`conditions`; the watermark
+        is an aware UTC ``pd.Timestamp`` (``since`` as one when nothing changed), or None."""
         import pandas as pd
 
-        mark, since = self.mark, self.since
+        mark = self.mark
+        since = None if mark is None else pd.Timestamp(mark)
         if "modified" not in df.columns:
             # Records without their modified (bodies, engines... answer without it, though they filter
             # on it): the watermark is when this sync started, by this machine's clock; the server's

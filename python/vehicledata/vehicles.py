@@ -36,7 +36,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import frames, query, schema
-from .errors import NotFoundError, QueryError
+from .errors import ECHO_CHARS, NotFoundError, QueryError, excerpt, quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -173,11 +173,11 @@ class _Plan:
         elif name in trims_json:
             return "trim", name
         valid = [c for c, _ in condition_table()]
-        near = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+        near = difflib.get_close_matches(name, valid, n=1, cutoff=0.6) if len(name) <= ECHO_CHARS else []
         hint = f"; did you mean {near[0]!r}?" if near else "."
-        raise QueryError(f"unknown vehicles condition field {name!r}{hint} Valid: a trim field (msrp), "
+        raise QueryError(f"unknown vehicles condition field {quoted(name)}{hint} Valid: a trim field (msrp), "
                          f"body.<field>, engine.<field> or mileage.<field> (api.vehicles.condition_fields)",
-                         field=name)
+                         field=excerpt(name))
 
 
 def _mask(pa: Any, pc: Any, col: Any, d: Dict[str, Any]) -> Any:
@@ -326,6 +326,59 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
+class _PartCrawls:
+    """The part crawls of one call (bodies, engines, mileages: ``crawl(resource)`` on the pool's threads),
+    cancelled, not awaited, when the call fails or is interrupted: Ctrl-C (or any exception a signal
+    handler raises, or a failed crawl) leaves the ``with`` block at once, and each crawl still running
+    stops at its next interrupt check (at most 100 ms away: ``_core.client.CancelToken``) with
+    ``concurrent.futures.CancelledError``, its requests and retry sleeps cut short."""
+
+    def __init__(self, crawl: Callable[[str], Any]) -> None:
+        from . import _core
+
+        self._core = _core
+        self.token = _core.client.CancelToken()
+        pool = _pool()
+        self.futures = {rec: pool.submit(self._run, crawl, res) for rec, res in PARTS}
+
+    def _run(self, crawl: Callable[[str], Any], resource: str) -> Any:
+        if self.token.cancelled:
+            raise concurrent.futures.CancelledError("cancelled before it started")
+        previous = self._core.client.set_thread_cancel(self.token)
+        try:
+            return crawl(resource)
+        finally:
+            self._core.client.set_thread_cancel(previous)
+
+    def results(self) -> Dict[str, Any]:
+        """Each part's result (record -> result), waited for; the first crawl to fail raises at once.
+
+        Waited for in steps of 0.1 s: a wait without a timeout blocks in a lock that a signal delivered
+        to another thread (os.kill picks any thread) never wakes, and Python runs its signal handlers
+        only between the steps."""
+        futures = list(self.futures.values())
+        while True:
+            done, running = concurrent.futures.wait(futures, timeout=0.1,
+                                                    return_when=concurrent.futures.FIRST_EXCEPTION)
+            for f in futures:
+                if f in done and not f.cancelled() and f.exception() is not None:
+                    raise f.exception()  # type: ignore[misc]
+            if not running:
+                return {rec: f.result() for rec, f in self.futures.items()}
+
+    def cancel(self) -> None:
+        self.token.cancel()
+        for f in self.futures.values():
+            f.cancel()  # one not started yet never starts
+
+    def __enter__(self) -> "_PartCrawls":
+        return self
+
+    def __exit__(self, kind: Any, *rest: Any) -> None:
+        if kind is not None:
+            self.cancel()
+
+
 class VehiclePager:
     """The vehicles of one search: four pagers joined on the trim id (see the module docstring)."""
 
@@ -340,13 +393,9 @@ class VehiclePager:
 
     def _joined(self, page_size: Optional[int]) -> Any:
         """The vehicles as one core page: the four whole-result crawls concurrently, then :func:`join_pages`."""
-        pool = _pool()
-        futures = {rec: pool.submit(self._pagers[res]._bulk_collected, page_size) for rec, res in PARTS}
-        try:
+        with _PartCrawls(lambda res: self._pagers[res]._bulk_collected(page_size)) as crawls:
             trims = self._pagers["trims"]._bulk_collected(page_size)
-        finally:
-            concurrent.futures.wait(list(futures.values()))  # the crawls end before the call does
-        parts = {rec: f.result() for rec, f in futures.items()}
+            parts = crawls.results()
         return join_pages(trims, parts, self._after)
 
     def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
@@ -369,9 +418,8 @@ class VehiclePager:
             yield join(table, parts, self._after)
 
     def _parts_only(self, page_size: Optional[int]) -> Dict[str, "pa.Table"]:
-        pool = _pool()
-        futures = {rec: pool.submit(self._pagers[res].to_arrow, page_size) for rec, res in PARTS}
-        return {rec: f.result() for rec, f in futures.items()}
+        with _PartCrawls(lambda res: self._pagers[res].to_arrow(page_size)) as crawls:
+            return crawls.results()
 
     def iter_pandas(self, page_size: Optional[int] = None) -> Iterator["pd.DataFrame"]:
         """One DataFrame per trims page (see iter_arrow)."""

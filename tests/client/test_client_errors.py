@@ -262,3 +262,24 @@ def test_deprecated_endpoint_answering_403_is_permission_denied(database, client
     err = info.value
     assert (err.status, err.exception, err.message) == (403, "DeprecatedException", body["message"])
     assert err.url.startswith(strict.url + "/api/trims?")
+
+
+def test_huge_names_and_values_are_echoed_cut_with_their_length():
+    """Issue 40, point 6: an unknown value, field, sort or vehicles field of a million characters is
+    named by its first 200 and its length, found before any request (no server here)."""
+    api = vd.Client(base_url="http://127.0.0.1:1")
+    cases = {
+        "unknown value ": lambda: api.engines.search(drive_type="x" * 10**6).total,
+        "unknown json field ": lambda: api.trims.search(vd.F("y" * 10**6) == 1).total,
+        "unknown sort ": lambda: api.trims.search(sort="z" * 10**6).total,
+    }
+    for head, call in cases.items():
+        with pytest.raises(vd.QueryError) as e:
+            call()
+        text = str(e.value)
+        assert text.startswith(head + "'" + text[len(head) + 1] * 200 + "'... (1,000,000 characters) for "), head
+        assert len(text) < 1000, head
+    with pytest.raises(vd.QueryError) as e:  # (a million would pass the json length limit first)
+        api.vehicles.search(vd.F("q" * 5000) == 1).to_pandas()
+    assert str(e.value).startswith("unknown vehicles condition field '" + "q" * 200 + "'... (5,000 characters). Valid: ")
+    assert len(str(e.value)) < 1000

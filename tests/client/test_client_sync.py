@@ -125,3 +125,34 @@ def test_sync_takes_conditions_before_since_and_the_watermark_positionally(api):
     assert 0 < len(newer) < len(reference)
     positional, _ = api.trims.sync(cut, vd.F("make") == "BMW", year=2019)
     assert sorted(positional["id"]) == sorted(newer["id"])
+
+
+def test_since_outside_the_comparable_times_is_a_query_error(api):
+    from datetime import timezone as tz
+
+    from vehicledata import sync
+
+    for since in (datetime.max, datetime.max.replace(tzinfo=tz.utc), datetime.min,
+                  datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5))), np.datetime64("9999-12-31"),
+                  "9999-12-31T23:59:59Z", date(3000, 1, 1), datetime(1600, 1, 1)):
+        with pytest.raises(vd.QueryError) as e:
+            api.trims.sync(since=since, year=2019, make="BMW")
+        assert "is outside the times a sync compares with modified (1677-09-22T00:00:00+00:00 to " \
+               "2262-04-11T23:47:16.854775+00:00, pandas' timestamps)" in str(e.value), since
+        assert e.value.field == "since"
+    assert sync.watermark(sync.LATEST) == sync.LATEST and sync.watermark(sync.EARLIEST) == sync.EARLIEST
+    with pytest.raises(vd.QueryError) as e:  # huge text is echoed cut
+        api.trims.sync(since="x" * 10**6)
+    assert len(str(e.value)) < 600 and "(1,000,000 characters)" in str(e.value)
+
+
+def test_the_watermark_is_an_aware_utc_timestamp_even_when_nothing_changed(api):
+    for since in (pd.Timestamp.max, pd.Timestamp("2262-01-01"), datetime(2200, 1, 1), "2200-01-01T00:00:00-05:00",
+                  date(2200, 1, 1), np.datetime64("2200-01-01T00:00:00")):
+        df, mark = api.trims.sync(since=since, year=2019, make="BMW")
+        assert len(df) == 0, since
+        assert isinstance(mark, pd.Timestamp) and str(mark.tz) == "UTC", (since, mark)
+    _, mark = api.trims.sync(since=pd.Timestamp.max, year=2019, make="BMW")
+    assert mark == pd.Timestamp("2262-04-11 23:47:16.854775", tz="UTC")  # to the microsecond, as every watermark
+    _, mark = api.trims.sync(since=datetime(2200, 1, 1, tzinfo=timezone(timedelta(hours=-5))), year=2019, make="BMW")
+    assert mark == pd.Timestamp("2200-01-01 05:00", tz="UTC")

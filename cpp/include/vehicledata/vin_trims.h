@@ -18,7 +18,10 @@ namespace vehicledata::vin {
 int current_year_utc();
 
 // The message of the API's 400 for a VIN as sent ("" when it is well-formed once normalized):
-// "Invalid VIN '<raw>': <the rule validation_error names>".
+// "Invalid VIN '<raw>': <the rule validation_error names>".  A `raw` longer than kEchoBytes is
+// echoed cut (at a UTF-8 character boundary) with its length named:
+// "Invalid VIN '<its first ~kEchoBytes bytes>...' (<n> bytes): <rule>".
+inline constexpr std::size_t kEchoBytes = 200;
 std::string invalid_message(std::string_view raw);
 
 // The message of the API's 404 for a decode of `vin` (normalized): unknown WMI, no VIN schema for

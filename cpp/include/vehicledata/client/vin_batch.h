@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,7 +54,11 @@ struct VinInput {
 // A null input is a row with error_code "invalid_vin", error_text "VIN is null".
 // `threads` workers (at least 1, at most one per 1024 rows) each decode a contiguous slice into
 // a page: the pages, in input order.
+// `interrupted` (may be empty) is called on the calling thread about every 50 ms while the batch
+// runs (the caller decodes the first slice, then waits for the others); when it returns true every
+// worker stops within 1024 rows, and the call throws Interrupted (client/errors.h) once they have.
 std::vector<std::shared_ptr<Page>> decode_vin_batch(const vin::Offline& decoder, const VinInput& input, int threads,
-                                                    int current_year);
+                                                    int current_year,
+                                                    const std::function<bool()>& interrupted = {});
 
 }  // namespace vehicledata::client
