@@ -160,14 +160,6 @@ def find_sources(sources: Optional[PathLike] = None, download: bool = True, log=
     raise SourceError(NO_SOURCES)
 
 
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def builder_digest() -> str:
     """Hash of the builder's own code and reviewed tables: a changed builder rebuilds."""
     h = hashlib.sha256()
@@ -182,7 +174,7 @@ def fingerprint(src: Sources) -> str:
     h = hashlib.sha256()
     h.update(f"{src.kind}\n{store.schema_version()}\n{builder_digest()}\n".encode())
     for p in src.inputs():
-        h.update(f"{p.name}:{p.stat().st_size}:{_file_digest(p)}\n".encode())
+        h.update(f"{p.name}:{p.stat().st_size}:{fetch.sha256_of(p)}\n".encode())
     return h.hexdigest()
 
 
