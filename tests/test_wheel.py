@@ -198,7 +198,7 @@ def test_wheel_is_repaired_and_consistent(wheel: Path) -> None:
     assert f"\nVersion: {VERSION}\n" in meta
     assert {"pandas", "arrow", "progress", "all"} <= set(re.findall(r"^Provides-Extra: (\S+)$", meta, re.M))
     assert "vehicledata/bin/vehicledata-emulator" in names and not [n for n in names if "vd_tests" in n]
-    bundled = {Path(n).name.split("-")[0] for n in names if n.startswith("vehicledata.libs/")}
+    bundled = {Path(n).name.split("-")[0] for n in names if n.startswith("pyvehicledata.libs/")}
     assert {"libcurl", "libsimdjson", "libsqlite3", "libssl", "libcrypto"} <= bundled, bundled
 
 
@@ -235,7 +235,7 @@ def _ldd(path: Path) -> Dict[str, str]:
 @pytest.mark.slow
 def test_core_and_emulator_load_their_libraries_from_the_wheel(fresh: Dict[str, Path]) -> None:
     site = next((fresh["venv"] / "lib").glob("python3*/site-packages"))
-    libs = str(site / "vehicledata.libs") + "/"
+    libs = str(site / "pyvehicledata.libs") + "/"
     core = next((site / "vehicledata").glob("_core*.so"))
     emulator = site / "vehicledata" / "bin" / "vehicledata-emulator"
     for binary, wanted in ((core, ("libcurl", "libsimdjson", "libssl", "libcrypto")),

@@ -24,7 +24,7 @@ DIST = ROOT / "dist"
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 CIBUILDWHEEL = ROOT / ".venv" / "bin" / "cibuildwheel"
 FLOOR = 31  # manylinux_2_31: Debian 11's glibc
-# The libraries a wheel may bundle (vehicledata.libs/): the lean libcurl and what it and the
+# The libraries a wheel may bundle (pyvehicledata.libs/): the lean libcurl and what it and the
 # emulator need that manylinux does not promise. simdjson and cpp-httplib are linked in statically.
 ALLOWED = {"libcurl", "libssl", "libcrypto", "libnghttp2", "libsqlite3", "libminizip"}
 MAX_LIBS, MAX_BYTES = 10, 6_000_000
@@ -55,7 +55,7 @@ def platform_wheels() -> List[Path]:
 
 def bundled(wheel: Path) -> List[str]:
     with zipfile.ZipFile(wheel) as zf:
-        return sorted(Path(n).name for n in zf.namelist() if n.startswith("vehicledata.libs/") and not n.endswith("/"))
+        return sorted(Path(n).name for n in zf.namelist() if n.startswith("pyvehicledata.libs/") and not n.endswith("/"))
 
 
 @pytest.mark.wheels

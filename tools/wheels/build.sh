@@ -59,7 +59,7 @@ for entry in $PYTHONS; do
     --emulator "$build_root/opt/vd-build/build/pkg/vehicledata/bin/vehicledata-emulator"
 done
 # auditwheel (on the host) copies the libraries the binaries need from the build root into
-# vehicledata.libs/: the root's own copies, offered through a folder of links to just them (the
+# pyvehicledata.libs/: the root's own copies, offered through a folder of links to just them (the
 # root's whole lib folder would load its old glibc into the host's Python).
 libs=$build_root/opt/vd-libs
 rm -rf "$libs" && mkdir -p "$libs"
