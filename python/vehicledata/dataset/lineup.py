@@ -40,17 +40,32 @@ _POWERTRAIN_WORDS = {
     "bluetec": ("diesel",),
     "electric": ("electric",),
     "ev": ("electric",),
+    "battery": ("electric",),
+    "hev": ("hybrid", "mild hybrid"),
 }
 _NOT_TRIM = {"SA", "FL", "FLEET", "SALES", "POLICE", "CANADA", "EXPORT", "USA", "US", "MEXICO", "STD", "STANDARD",
              "N/A", "NA", "GRADE", "BASE GRADE", "PPV", "SSV", "INTERCEPTOR", "CHASSIS", "SPECIAL", "SERVICES", "VEHICLE",
              # equipment words vPIC appends to a grade: "LT w/ ...", Honda's "EX Sensing", "EXL-N" (navigation),
              # "-R"/"RES" (rear entertainment): the grade is the trim
-             "W", "W/", "HONDA", "SENSING", "NAVI", "RES"}
+             "W", "W/", "HONDA", "SENSING", "NAVI", "RES",
+             # transmission codes ("SE MT"), Japanese layout codes ("FF LE"), bare sizes ("Large", "Long")
+             "MT", "AT", "CVT", "DCT", "FF", "FR", "MR", "LARGE", "SMALL", "MEDIUM", "LONG", "SHORT", "NC", "LM"}
+# Option packages and equipment (vPIC "Technology Package", "Premium w/ Nav", "S-Line pkg",
+# "Limited+Moonroof"): no trim; a grade before them stays ("Touring Technology Package" -> Touring).
+_PACKAGE = re.compile(r"(?i)\b(?:w/|with\b|package\b|pkgs?\b|technology\b|tech\b|technik\b|leather\b|navigation\b|"
+                      r"navi\b|nav\b|sunroof\b|moonroof\b|appearance\b|convenience\b|style\b|s[- ]line\b|"
+                      r"driver assist\b|eyesight\b|keyless\b|entertainment\b|ent\b|audio\b|popular\b|"
+                      r"low emissions\b|all weather\b|cold weather\b|premium sound\b)")
+# Tyre sizes and words in EPA's model strings ("Daytona R/T 245/35ZR20 Rear A/S"): no trim.
+_TIRE = re.compile(r"(?i)\b\d{3}/\d{2}Z?R\d{2}\b|\b\d{2}Z?R\d{2}\b|\bA/S\b|\b(?:front|rear)\b(?!\s*(?:wheel|drive))")
+# Grades vPIC carries for Korea (GL, GLS, HGS, JSL, TAX, TOP) and Canada (GX, GS; SV outside
+# Nissan and Infiniti): a name starting with one is no US trim unless the make's US sources use it.
+FOREIGN_GRADES = {"GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV"}
 # Honda's vPIC grade codes: "EXL" (EX-L) with "-N" (navigation), "-R"/"-NR" (rear entertainment)
 _HONDA_CODE = re.compile(r"^(EXL|EX-L|EX)-(?:N|R|NR)$")
 _FOUR_BY_FOUR = re.compile(r"(?i)\bactive drive(?: lock| ii| i)?\b|\bquadra-(?:trac|drive)(?: ii| i)?\b")
 _OPTION_CODE = re.compile(r"^[1-3]([A-Z]{2})$")
-_ABBREVIATIONS = {"LTD": "Limited", "PRM": "Premium", "PREM": "Premium", "PLAT": "Platinum"}
+_ABBREVIATIONS = {"BL": "Black Label", "LTD": "Limited", "PRM": "Premium", "PREM": "Premium", "PLAT": "Platinum"}
 # Makes whose vPIC Trim values are drive and body words ("xDrive", "Gran Coupe", "4MATIC"): the
 # service repeats the model grade as the trim ("530i"), so vPIC's trims are not used.
 MODEL_IS_TRIM = {"BMW", "Mercedes-Benz"}
@@ -81,7 +96,11 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
         if code:
             return code.group(1)
     name = re.sub(r"\([^)]*\)?", " ", name.split("+")[0])
-    name = name.replace(" - ", " ")
+    name = _TIRE.sub(" ", name.replace(" - ", " "))
+    name = re.sub(r"(?i)\b(?:hard|soft)\s+top\b", " ", name)  # the MX-5's roofs are bodies
+    pkg = _PACKAGE.search(name)
+    if pkg:  # "Touring Technology Package" -> Touring; "Premium w/ Nav" -> Premium; "Leather" -> none
+        name = name[:pkg.start()]
     name = _FOUR_BY_FOUR.sub(" ", name)  # Jeep's 4x4 systems ("Cherokee 4WD Active Drive II")
     words: List[str] = []
     split = name.replace(",", " ").split()
@@ -103,6 +122,8 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             w = w.title()  # "TOURING" -> "Touring"
         m = _OPTION_CODE.match(up)
         if m:
+            if m.group(1) == "SV":
+                continue  # GM's "1SV" is the fleet-base equipment group, no grade
             w = up = m.group(1)
         if _is_noise(w) or up in _NOT_TRIM:
             continue
@@ -117,9 +138,23 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     if len(words) == 1 and len(words[0]) == 1 and words[0] not in ("L", "S"):
         return None  # a lone package letter ("G", "M")
     out = " ".join(words).strip(" -/")
-    if not out or out.upper() in _NOT_TRIM or out.upper() == "BASE":
+    if not out or out.upper() in _NOT_TRIM or out.upper() == "BASE" or out.isdigit():
         return None
+    if words[0].upper() in ("HGS", "JSL", "TAX", "TOP"):
+        return None  # Korean grades (vPIC's Hyundai/Kia patterns for the home market)
     return out
+
+
+def foreign(name: str, make: str, us_words: frozenset = frozenset()) -> bool:
+    """A grade vPIC carries for another market (Korea's GL/GLS, Canada's GX/GS, a bare SV) that the
+    make's US sources (EPA's model strings, the reviewed tables: `us_words`, upper case) never use;
+    Nissan's and Infiniti's SV is a US grade."""
+    first = name.split()[0].upper() if name.split() else ""
+    if first not in FOREIGN_GRADES:
+        return False
+    if first == "SV" and (make in ("Nissan", "Infiniti") or name.upper() != "SV"):
+        return False  # Land Rover's "SV Autobiography" is its own
+    return first not in us_words
 
 
 def candidates(entries: Sequence[Entry], engine_type: str, model: str = "") -> List[str]:
@@ -140,6 +175,7 @@ def hinted(submodel: str, engine_type: str, model: str = "", make: str = "") -> 
     carry the model letters ("RX 350", "ES 300h", "ES 350 F Sport"; EPA: "RX 350 AWD")."""
     if submodel == "Base":
         return []
+    submodel = _TIRE.sub(" ", submodel).strip()  # EPA's 2025 Charger rows name their tyres ("245/35ZR20 A/S")
     out: List[str] = []
     for raw in trim_names(submodel):
         c = clean(raw, engine_type, model)
@@ -186,9 +222,10 @@ def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str =
 # Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
 LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "XL", "WORK TRUCK", "WT", "SPORT",
           "LT", "1LT", "2LT", "3LT", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ",
-          "1SS", "2SS", "1LZ", "2LZ", "3LZ", "LIMITED", "PREMIUM",
+          "1SS", "2SS", "1LZ", "2LZ", "3LZ", "SELECT", "PREFERRED", "ESSENCE", "XRT", "LIMITED", "PREMIUM",
           "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
-          "KING RANCH", "RAPTOR", "SRT", "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
+          "KING RANCH", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
+          "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
 _LADDER_RANK = {w: i for i, w in enumerate(LADDER)}
 _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of the ladder (with GT)
 
@@ -202,6 +239,7 @@ _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of 
 MAKE_LADDERS = {"Subaru": ["BASE", "2.5I", "PREMIUM", "SPORT", "LIMITED", "TOURING", "STI"],
                 "Kia": ["L", "FE", "LX", "LXS", "S", "GT-LINE", "EX", "SX", "SXL", "GT"],
                 "Tesla": ["STANDARD", "PLUS", "MID", "LONG", "PERFORMANCE"],
+                "Porsche": ["BASE", "PLATINUM", "S", "4", "4S", "E-HYBRID", "GTS", "TURBO", "GT3", "GT2"],
                 "Jeep": ["LAREDO", "SPORT", "S", "LATITUDE", "ALTITUDE", "SAHARA", "LIMITED", "TRAILHAWK", "OVERLAND",
                          "RUBICON", "SUMMIT", "SRT", "TRACKHAWK"]}
 
@@ -232,7 +270,10 @@ def rank(trim: str, make: str = "") -> float:
     up = trim.upper()
     if up in _LADDER_RANK:
         return float(_LADDER_RANK[up])
-    ranks = [_LADDER_RANK[w] for w in up.split() if w in _LADDER_RANK]
+    words = up.split()
+    if len(words) > 1:
+        words = [w for w in words if len(w) > 1]  # "AMG C63 S": the S is no base grade there
+    ranks = [_LADDER_RANK[w] for w in words if w in _LADDER_RANK]
     return float(max(ranks)) + 0.5 if ranks else _UNKNOWN_RANK
 
 
