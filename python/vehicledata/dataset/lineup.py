@@ -268,6 +268,8 @@ def rank(trim: str, make: str = "") -> float:
         if hits:
             return float(max(hits)) - len(own)  # below every generic rank: the make's order decides
     up = trim.upper()
+    if re.search(r"\bF SPORT\b", up):
+        return float(_LADDER_RANK["PREMIUM"]) + 0.25  # Lexus's F Sport sits above the grade it dresses
     if up in _LADDER_RANK:
         return float(_LADDER_RANK[up])
     words = up.split()

@@ -238,14 +238,23 @@ def curb_vs_test_weight(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
                    "AND curb_weight IS NOT NULL AND (curb_weight < 1500 OR curb_weight > 9000)")
 
 
+def one_curb_for_all_engines(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+    """2015-2024 model-years selling several engine sizes whose rows all carry one curb weight
+    (vPIC's heaviest configuration's figure served for every engine)."""
+    return _q(con, """SELECT b.year, b.make, b.model, min(b.curb_weight), count(DISTINCT e.size) FROM bodies b
+        JOIN engines e ON e.id = b.id WHERE b.year BETWEEN 2015 AND 2024 AND b.curb_weight IS NOT NULL
+        AND e.size IS NOT NULL GROUP BY b.year, b.make, b.model
+        HAVING count(DISTINCT e.size) > 1 AND count(DISTINCT b.curb_weight) = 1""")
+
+
 CHECKS: List[Tuple[str, int, str, Callable[[sqlite3.Connection], List[Tuple[object, ...]]]]] = [
     ("mainstream_rows_over_150k", 0, "rows of a mainstream brand priced over $150,000 (Ford GT aside), all years",
      mainstream_over_cap),
     ("inverted_ladders", 3, "model-years (2015+) whose top trim starts below their base trim", inverted_ladders),
-    ("wide_ladders", 40, "model-years (2015+) whose dearest trim starts over the segment's bound above the cheapest "
+    ("wide_ladders", 5, "model-years (2015+) whose dearest trim starts over the segment's bound above the cheapest "
      f"(trucks/SUVs {SPREAD_BOUND['Truck']}x, cars {SPREAD_BOUND['Car']}x, performance lines {SPREAD_PERFORMANCE}x)",
      wide_ladders),
-    ("year_to_year_jumps", 400, "model base prices moving > 15 % between adjacent years (> 35 % where the engines "
+    ("year_to_year_jumps", 220, "model base prices moving > 15 % between adjacent years (> 35 % where the engines "
      "change)", year_jumps),
     ("foreign_grades_2015_2020", 0, "2015-2020 year/model groups with a Korean or Canadian vPIC grade", foreign_grades),
     ("package_named_trim_groups", 20, "year/model groups with a trim named after a package or equipment",
@@ -258,6 +267,8 @@ CHECKS: List[Tuple[str, int, str, Callable[[sqlite3.Connection], List[Tuple[obje
      "under 80 % of the model year's strongest engine", performance_engines),
     ("turbo_rated_as_na", 0, "2015+ model-years whose non-turbo engine of a size is rated at or above the turbo one",
      turbo_twins),
+    ("one_curb_weight_for_all_engines", 150, "2015-2024 model-years with several engine sizes and one curb weight "
+     "for all of them", one_curb_for_all_engines),
     ("implausible_curb_weights", 0, "2015+ curb weights under 1,500 lb or over 9,000 lb", curb_vs_test_weight),
 ]
 

@@ -174,10 +174,12 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
     kind = _KIND.get(etype, "")
     tc = testcars.match(v) if testcars is not None else None
     agree = []
+    model_entries: List = []
     if sweep is not None:
         for vpic_model in [model] + [vn for mk, _, name, vn in naming.EXCEPTIONS if mk == make and name == model]:
             agree = sweep.matching(v.year, make, vpic_model, v.displ, v.cylinders, kind, _DRIVE.get(dtype or "", ""))
             if agree:
+                model_entries = sweep.entries(v.year, make, vpic_model)
                 break
     fig = sweep_figures(agree)
     out: Dict[str, object] = {"entries": agree}
@@ -211,8 +213,14 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
                   and _model_words_of(c.model) & mine]
         hp = _split_by_boost(v, hp, tc_hps, agree)
     out["hp"] = int(round(hp)) if hp else None
+    out["mixed"] = mixed
     out["hp_origin"] = hp_origin if hp else None
-    if fig["curb"]:
+    if fig["curb"] and tc is not None and tc.etw and _one_curb_for_all(model_entries, agree):
+        # vPIC gives every engine of the model year one curb weight, its heaviest's (2019 Camry:
+        # 3,572 lb for the 2.5 L and the 3.5 L; the 2.5 L LE weighs 3,296): the tested
+        # configuration's equivalent test weight less its 300 lb load says more
+        out["curb"], out["curb_origin"] = tc.etw - 300, "derived"
+    elif fig["curb"]:
         out["curb"], out["curb_origin"] = int(round(fig["curb"])), "real"
     elif tc is not None and tc.etw:
         out["curb"], out["curb_origin"] = tc.etw - 300, "derived"
@@ -223,6 +231,43 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
     out["doors"] = int(fig["doors"]) if fig["doors"] else None
     out["price"] = int(fig["price"]) if fig["price"] else None
     return out
+
+
+def _one_curb_for_all(entries: List, agree: List) -> bool:
+    """Whether vPIC's curb weight of these agreeing configurations is one figure it gives several
+    engines of the model year alike (not specific to the configuration)."""
+    curbs = {e.curb for e in agree if e.curb}
+    if len(curbs) != 1:
+        return False
+    return len({(e.displ, e.cylinders) for e in entries if e.curb in curbs and e.displ}) > 1
+
+
+_CARRIED_HP = "the same engine's rating in the model's nearest year"
+_CARRY_HP_YEARS = 3
+
+
+def _carry_horsepower(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes: List[str],
+                      facts_of: List[Dict[str, object]]) -> None:
+    """A model year no source rates (the Test Car List and the vPIC sweep end with 2024) takes the
+    rating of the same engine of the same model (displacement, cylinders, turbo/supercharger,
+    powertrain) in its nearest rated year up to three years away, earlier first (derived)."""
+    rated: Dict[Tuple[object, ...], Dict[int, int]] = {}
+    def key(i: int) -> Tuple[object, ...]:
+        v = vehicles[i]
+        return (idents[i][0], idents[i][1], v.displ, v.cylinders, v.turbo, v.supercharged, etypes[i])
+    for i, f in enumerate(facts_of):
+        if f["hp"]:
+            rated.setdefault(key(i), {}).setdefault(vehicles[i].year, f["hp"])  # type: ignore[arg-type]
+    for i, f in enumerate(facts_of):
+        if f["hp"] or not vehicles[i].displ or f.get("mixed"):
+            continue  # (a size sold with and without a turbo that year: its outputs are not told apart)
+        years = rated.get(key(i))
+        if not years:
+            continue
+        y = vehicles[i].year
+        near = sorted((abs(z - y), -z) for z in years if 0 < abs(z - y) <= _CARRY_HP_YEARS)
+        if near:
+            f["hp"], f["hp_origin"] = years[-near[0][1]], _CARRIED_HP
 
 
 def _powertrain(v: Vehicle, etype: str, dtype: Optional[str]) -> Tuple[object, ...]:
@@ -277,8 +322,7 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
 # (a 2018 Challenger "SRT Demon" with the 3.6 V6): the engine decides.
 HALO_GRADE = re.compile(r"(?i)\b(hellcat|demon|redeye|trackhawk|zl1|zr1|z06|gt500|trx|super stock|jailbreak|"
                         r"raptor r|black series)\b")
-SPORT_GRADE = re.compile(r"(?i)\b(srt|srt8|392|scat pack|ss|1ss|2ss|gt350|shelby|type r|nismo|raptor|trd pro|"
-                         r"trailhawk|rubicon 392)\b")
+SPORT_GRADE = re.compile(r"(?i)\b(srt|srt8|392|scat pack|ss|1ss|2ss|gt350|shelby|type r|nismo|raptor|trd pro)\b")
 
 
 def _bind_performance_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]],
@@ -296,6 +340,7 @@ def _bind_performance_grades(vehicles: List[Vehicle], idents: List[Tuple[str, st
             top_hp[key] = max(top_hp.get(key, 0), int(f["hp"]))  # type: ignore[call-overload]
         if v.displ:
             top_displ[key] = max(top_displ.get(key, 0.0), float(v.displ))
+    homeless: Dict[Tuple[int, str, str], List[str]] = {}
     for i, v in enumerate(vehicles):
         key = (v.year, idents[i][0], idents[i][1])
         hp = facts_of[i]["hp"]
@@ -304,7 +349,23 @@ def _bind_performance_grades(vehicles: List[Vehicle], idents: List[Tuple[str, st
         facts_of[i]["fits"] = lambda c, strong=strong, large=large: not (
             (HALO_GRADE.search(c) and not strong) or (SPORT_GRADE.search(c) and not (strong or large)))
         if not reviewed[i]:
-            cands_of[i] = [c for c in cands_of[i] if facts_of[i]["fits"](c)]  # type: ignore[operator]
+            dropped = [c for c in cands_of[i] if not facts_of[i]["fits"](c)]  # type: ignore[operator]
+            cands_of[i] = [c for c in cands_of[i] if c not in dropped]
+            for c in dropped:
+                if c not in homeless.setdefault(key, []):
+                    homeless[key].append(c)
+    # a grade vPIC names for the model year but on none of its engines' rows (its patterns list
+    # the weaker engines only) goes to the rows it fits: the strongest engine's, for a halo grade
+    members: Dict[Tuple[int, str, str], List[int]] = {}
+    for i, v in enumerate(vehicles):
+        members.setdefault((v.year, idents[i][0], idents[i][1]), []).append(i)
+    for key, names in homeless.items():
+        for c in names:
+            if any(c in cands_of[i] for i in members[key]):
+                continue
+            for i in members[key]:
+                if not reviewed[i] and facts_of[i]["fits"](c):  # type: ignore[operator]
+                    cands_of[i].append(c)
 
 
 def _us_words(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]]) -> Dict[str, frozenset]:
@@ -368,10 +429,20 @@ def _segment(vehicles: List[Vehicle], members: List[int]) -> str:
     return "car"
 
 
-def _max_spread(vehicles: List[Vehicle], members: List[int], names: List[str], make: str) -> float:
+_PERFORMANCE_TOP = 100_000.0   # 2020 USD: a performance grade's 3.1x climbs to about here (Challenger Demon $85k)
+
+
+def _max_spread(vehicles: List[Vehicle], members: List[int], names: List[str], make: str,
+                base: Optional[float] = None, year: int = 2020) -> float:
+    """The segment's spread; a line with a performance grade climbs up to 3.1x from a mainstream
+    base, but not past about $100,000 (2020 dollars) beyond its segment's spread (a Corvette
+    Stingray at $66,000 is no base for a 3.1x ladder)."""
+    seg = _SPREAD[_segment(vehicles, members)]
     if any(PERFORMANCE_GRADE.search(t) for t in names):
-        return _SPREAD_PERFORMANCE
-    return _SPREAD[_segment(vehicles, members)]
+        if not base:
+            return _SPREAD_PERFORMANCE
+        return min(_SPREAD_PERFORMANCE, max(seg, _PERFORMANCE_TOP * (1.0 + _CARRY_RATE) ** (year - 2020) / base))
+    return seg
 
 
 def _carry_bases(plans: Dict[Tuple[int, str, str], Tuple]) -> None:
@@ -380,14 +451,19 @@ def _carry_bases(plans: Dict[Tuple[int, str, str], Tuple]) -> None:
     continuous across years (2025-2026 have no vPIC sweep; a year's missing vPIC price is no new
     generation)."""
     real_years: Dict[Tuple[str, str], List[Tuple[int, float]]] = {}
+    rated_years: Dict[Tuple[str, str], List[Tuple[int, float]]] = {}
     for (year, make, model), plan in plans.items():
-        if plan[8] != "formula":
+        if plan[8] not in ("formula", "unrated"):
             real_years.setdefault((make, model), []).append((year, plan[6]))
+        if plan[8] != "unrated":
+            rated_years.setdefault((make, model), []).append((year, plan[6]))
     for key, plan in list(plans.items()):
         year, make, model = key
-        if plan[8] != "formula":
+        if plan[8] not in ("formula", "unrated"):
             continue
-        near = sorted(((abs(y - year), -y, y, b) for y, b in real_years.get((make, model), ())
+        # a formula without any rated engine takes the nearest rated year's base, whatever its origin
+        pool = real_years.get((make, model), []) or (rated_years.get((make, model), []) if plan[8] == "unrated" else [])
+        near = sorted(((abs(y - year), -y, y, b) for y, b in pool
                        if abs(y - year) <= _CARRY_YEARS))
         if near:
             _, _, y, b = near[0]
@@ -450,8 +526,7 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
         else:
             # the make's step, but the whole ladder inside its segment's spread (a line with
             # twenty vPIC grades does not climb twenty steps: 2022 Ram 1500 Laramie was $332,795)
-            spread = _max_spread(vehicles, members, names, make)
-            rate = min(_step_rate(make, pickup), spread ** (1.0 / max(1, len(names) - 1)) - 1.0)
+            rate = _step_rate(make, pickup)
             origin = "vpic"
             lowest = [p for (i, t), p in real.items() if i in gas and step[t] == 0]
             # without a price of the base trim, the cheapest priced trim stepped down the ladder
@@ -462,9 +537,12 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             elif priced:
                 base = float(min(priced))
             else:
-                origin = "formula"
+                origin = "formula" if any(facts_of[i]["hp"] for i in gas) else "unrated"
                 base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
                                                      facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
+        if anchor is None:
+            spread = _max_spread(vehicles, members, names, make, base, year)
+            rate = min(rate, spread ** (1.0 / max(1, len(names) - 1)) - 1.0)
         plans[(year, make, model)] = (members, anchor, real, gas, names, step, base, rate, origin)
     _carry_bases(plans)
     for (year, make, model), (members, anchor, real, gas, names, step, base, rate, origin) in plans.items():
@@ -479,7 +557,7 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
         drive_premium = 2000 if any(dtypes[i] not in awd for i in members) else 0
         is_real: Dict[Tuple[int, str], bool] = {}
         ceiling = (anchor.top_msrp * 1.3 if anchor is not None else
-                   base * _max_spread(vehicles, members, names, make) * 1.25)
+                   base * _max_spread(vehicles, members, names, make, base, year) * 1.25)
         for i in members:
             v = vehicles[i]
             extra = float(_PREMIUM.get(etypes[i], 0) + (drive_premium if dtypes[i] in awd else 0))
@@ -610,6 +688,7 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
             aspirations.setdefault((mk, mdl, *_engine_key(v)), set()).add(_boosted(v))
     facts_of = [_facts(v, et, dt, mdl, mk, sweep, testcars, len(aspirations.get((mk, mdl, *_engine_key(v)), ())) > 1)
                 for v, et, dt, (mk, mdl, _) in zip(vehicles, etypes, dtypes, idents)]
+    _carry_horsepower(vehicles, idents, etypes, facts_of)
     lineups = _lineups(vehicles, idents, named, etypes, dtypes, facts_of)
     real_prices: Dict[Tuple[int, str], bool] = {}
     prices = _prices(vehicles, idents, etypes, dtypes, facts_of, lineups, model_ids, real_prices)
@@ -686,7 +765,8 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
             t.rows["mileages"].append({"id": tid, **ident, **mileage})
             t.origins.append((tid, provenance.REAL if real_prices.get((n - 1, trim)) else provenance.SYNTHETIC,
                               facts["curb_origin"] or provenance.NONE, doors_origin,
-                              provenance.REAL if facts["hp"] else provenance.NONE,
+                              (provenance.NONE if not facts["hp"] else provenance.DERIVED
+                               if facts["hp_origin"] == _CARRIED_HP else provenance.REAL),
                               provenance.REAL if facts["seats"] else provenance.NONE,
                               provenance.REAL if facts["wheelbase"] else provenance.NONE))
             # colours are many (about 11 a trim): kept compact, expanded into dicts while inserting
