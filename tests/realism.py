@@ -99,9 +99,9 @@ _CODES = frozenset(("grade", "package", "emissions", "fleet", "equipment", "grou
 # rear entertainment): set aside as the catalogue's trim rule (dataset/lineup.py) sets them aside
 _EQUIPMENT = frozenset(("w", "honda", "sensing", "navi", "res", "n", "r", "nr"))
 # vPIC names that are no US trim (issue 38): another market's grades (Korea: GL, GLS, HGS, JSL, TAX,
-# TOP; Canada: GX, GS), option packages and equipment ("Technology Package", "Leather", "Moonroof"),
+# TOP; Canada: GX, GS, Audi's Komfort/Progressiv/Technik), option packages and equipment ("Technology Package", "Leather", "Moonroof"),
 # transmission and layout codes ("MT", "FF"): set aside as the trim rule sets them aside
-_NOT_US = frozenset(("gl", "gls", "hgs", "jsl", "tax", "top", "gx", "gs"))
+_NOT_US = frozenset(("gl", "gls", "hgs", "jsl", "tax", "top", "gx", "gs", "komfort", "progressiv", "technik"))
 _PACKAGE = re.compile(r"(?i)\b(package|pkg|technology|tech|leather|moonroof|sunroof|nav|navigation|convenience|"
                       r"appearance|style|eyesight|keyless)\b|^(mt|at|cvt|ff|large|long)$")
 

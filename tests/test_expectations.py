@@ -31,3 +31,18 @@ def test_issue_targets_are_the_bounds() -> None:
     assert bounds["hybrid_named_gas_rows"] == 0
     assert bounds["package_named_trim_groups"] <= 20
     assert bounds["inverted_ladders"] <= 3
+
+
+def test_reviewed_tables_are_data_with_a_source_per_row() -> None:
+    """Issue 38, deliver 3: the hand-reviewed tables (base trims, make ladders, lineups, prices, make
+    ranges, hybrid outputs) are CSV files of the builder, each row citing a public page."""
+    import csv
+
+    here = Path(realism.__file__).resolve().parent
+    files = sorted(here.glob("*.csv"))
+    assert {"base_trims.csv", "make_ladders.csv", "lineups_reviewed.csv", "msrp_lines.csv", "msrp_makes.csv",
+            "msrp_trims.csv", "msrp_reference.csv", "hybrid_system_hp.csv"} <= {p.name for p in files}
+    for path in files:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        assert rows and all(r["source"].startswith(("https://", "http://")) for r in rows), path.name

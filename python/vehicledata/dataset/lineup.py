@@ -58,9 +58,10 @@ _PACKAGE = re.compile(r"(?i)\b(?:w/|with\b|package\b|pkgs?\b|technology\b|tech\b
                       r"low emissions\b|all weather\b|cold weather\b|premium sound\b)")
 # Tyre sizes and words in EPA's model strings ("Daytona R/T 245/35ZR20 Rear A/S"): no trim.
 _TIRE = re.compile(r"(?i)\b\d{3}/\d{2}Z?R\d{2}\b|\b\d{2}Z?R\d{2}\b|\bA/S\b|\b(?:front|rear)\b(?!\s*(?:wheel|drive))")
-# Grades vPIC carries for Korea (GL, GLS, HGS, JSL, TAX, TOP) and Canada (GX, GS; SV outside
-# Nissan and Infiniti): a name starting with one is no US trim unless the make's US sources use it.
-FOREIGN_GRADES = {"GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV"}
+# Grades vPIC carries for Korea (GL, GLS, HGS, JSL, TAX, TOP) and Canada (GX, GS, Audi's Komfort,
+# Progressiv, Technik; SV outside Nissan and Infiniti): a name starting with one is no US trim
+# unless the make's US sources use it.
+FOREIGN_GRADES = {"GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV", "KOMFORT", "PROGRESSIV", "TECHNIK"}
 # Honda's vPIC grade codes: "EXL" (EX-L) with "-N" (navigation), "-R"/"-NR" (rear entertainment)
 _HONDA_CODE = re.compile(r"^(EXL|EX-L|EX)-(?:N|R|NR)$")
 _FOUR_BY_FOUR = re.compile(r"(?i)\bactive drive(?: lock| ii| i)?\b|\bquadra-(?:trac|drive)(?: ii| i)?\b")
@@ -236,12 +237,24 @@ _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of 
 # Plus, Mid Range, Long Range, (Long Range) Performance; Jeep Sport, Sport S, Latitude, Altitude,
 # Sahara, Limited, Trailhawk, Overland, Rubicon (Grand Cherokee: Laredo first, then Summit, SRT,
 # Trackhawk; "Unlimited Sahara" ranks as Sahara).
-MAKE_LADDERS = {"Subaru": ["BASE", "2.5I", "PREMIUM", "SPORT", "LIMITED", "TOURING", "STI"],
-                "Kia": ["L", "FE", "LX", "LXS", "S", "GT-LINE", "EX", "SX", "SXL", "GT"],
-                "Tesla": ["STANDARD", "PLUS", "MID", "LONG", "PERFORMANCE"],
-                "Porsche": ["BASE", "PLATINUM", "S", "4", "4S", "E-HYBRID", "GTS", "TURBO", "GT3", "GT2"],
-                "Jeep": ["LAREDO", "SPORT", "S", "LATITUDE", "ALTITUDE", "SAHARA", "LIMITED", "TRAILHAWK", "OVERLAND",
-                         "RUBICON", "SUMMIT", "SRT", "TRACKHAWK"]}
+LADDERS_FILE = Path(__file__).resolve().parent / "make_ladders.csv"
+
+
+def _read_ladders(path: Path = LADDERS_FILE) -> Dict[str, List[str]]:
+    """dataset/make_ladders.csv: make, grades (base to top, "|"-separated, upper case), source."""
+    out: Dict[str, List[str]] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != ["make", "grades", "source"]:
+            raise ValueError(f"{path.name}: columns must be make, grades, source")
+        for r in reader:
+            if not r["source"].startswith("https://"):
+                raise ValueError(f"{path.name}: {r['make']} cites no public page")
+            out[r["make"]] = [g.strip().upper() for g in r["grades"].split("|") if g.strip()]
+    return out
+
+
+MAKE_LADDERS = _read_ladders()
 
 
 def _bmw_rank(trim: str) -> float:

@@ -15,7 +15,7 @@ import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 # Brands sold at mainstream prices: none of their rows reaches $150,000 (the Ford GT, a
 # limited-run supercar, aside).
@@ -57,14 +57,14 @@ class Result:
     count: int
     bound: int
     what: str
-    examples: List[Tuple[object, ...]]
+    examples: List[Any]
 
     @property
     def ok(self) -> bool:
         return self.count <= self.bound
 
 
-def _q(con: sqlite3.Connection, sql: str, *args: object) -> List[Tuple[object, ...]]:
+def _q(con: sqlite3.Connection, sql: str, *args: object) -> List[Any]:
     return con.execute(sql, args).fetchall()
 
 
@@ -72,7 +72,7 @@ def _ph(values: Sequence[str]) -> str:
     return ",".join("?" * len(values))
 
 
-def mainstream_over_cap(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def mainstream_over_cap(con: sqlite3.Connection) -> List[Any]:
     rows = _q(con, f"SELECT year, make, model, trim, msrp FROM trims WHERE make IN ({_ph(MAINSTREAM)}) "
                    f"AND msrp > ? ORDER BY msrp DESC", *MAINSTREAM, MAINSTREAM_CAP)
     return [r for r in rows if (r[1], r[2]) not in MAINSTREAM_EXEMPT]
@@ -103,7 +103,7 @@ def _starts(con: sqlite3.Connection, where: str = "1") -> Dict[Tuple[int, str, s
     return out
 
 
-def inverted_ladders(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def inverted_ladders(con: sqlite3.Connection) -> List[Any]:
     """Model-years whose ladder (the builder's base-to-top order of its trims) is inverted by
     starting price: the top trim starts below the base trim."""
     from .rows import ladder_order
@@ -127,7 +127,7 @@ def _segment(con: sqlite3.Connection) -> Dict[Tuple[int, str, str], str]:
     return out
 
 
-def wide_ladders(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def wide_ladders(con: sqlite3.Connection) -> List[Any]:
     """Model-years whose dearest trim starts more than the segment's bound above the cheapest."""
     seg = _segment(con)
     out = []
@@ -139,7 +139,7 @@ def wide_ladders(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
     return out
 
 
-def year_jumps(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def year_jumps(con: sqlite3.Connection) -> List[Any]:
     """A model's base (cheapest) price moving more than 15 % between adjacent model years (35 %
     where its engines change that year: a new generation or powertrain)."""
     base: Dict[Tuple[str, str], Dict[int, int]] = {}
@@ -163,7 +163,7 @@ def year_jumps(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
     return out
 
 
-def foreign_grades(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def foreign_grades(con: sqlite3.Connection) -> List[Any]:
     """2015-2020 year/model groups with a grade vPIC carries for Korea or Canada."""
     rows = _q(con, f"""SELECT DISTINCT year, make, model, trim FROM trims WHERE year BETWEEN 2015 AND 2020""")
     groups: Dict[Tuple[int, str, str], List[str]] = {}
@@ -177,7 +177,7 @@ def foreign_grades(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
     return [(*k, "|".join(sorted(v))) for k, v in sorted(groups.items())]
 
 
-def package_trims(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def package_trims(con: sqlite3.Connection) -> List[Any]:
     """Year/model groups with a trim named after a package or equipment ("Technology Package")."""
     groups: Dict[Tuple[int, str, str], List[str]] = {}
     for year, make, model, trim in _q(con, "SELECT DISTINCT year, make, model, trim FROM trims"):
@@ -186,7 +186,7 @@ def package_trims(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
     return [(*k, "|".join(sorted(v))) for k, v in sorted(groups.items())]
 
 
-def hybrid_names_on_gas(con: sqlite3.Connection, first: int = 1984) -> List[Tuple[object, ...]]:
+def hybrid_names_on_gas(con: sqlite3.Connection, first: int = 1984) -> List[Any]:
     """Rows named Hybrid/HEV whose engine is no hybrid."""
     return _q(con, """SELECT t.year, t.make, t.model, t.trim, e.engine_type FROM trims t JOIN engines e ON e.id = t.id
         WHERE t.year >= ? AND ((' ' || lower(t.trim) || ' ') LIKE '% hybrid %' OR (' ' || lower(t.trim) || ' ')
@@ -194,12 +194,12 @@ def hybrid_names_on_gas(con: sqlite3.Connection, first: int = 1984) -> List[Tupl
         AND e.engine_type NOT IN ('hybrid', 'mild hybrid', 'plug-in hybrid')""", first)
 
 
-def junk_names(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def junk_names(con: sqlite3.Connection) -> List[Any]:
     return [r for r in _q(con, "SELECT DISTINCT year, make, model, trim FROM trims WHERE year >= 2015")
             if JUNK_TRIM.search(str(r[3]))]
 
 
-def performance_engines(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def performance_engines(con: sqlite3.Connection) -> List[Any]:
     """Rows of a halo grade whose engine is rated under 80 % of the model year's strongest."""
     rows = _q(con, """SELECT t.year, t.make, t.model, t.trim, e.size, e.horsepower_hp FROM trims t
         JOIN engines e ON e.id = t.id WHERE t.year >= 2015""")
@@ -214,7 +214,7 @@ def performance_engines(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
     return out
 
 
-def turbo_twins(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def turbo_twins(con: sqlite3.Connection) -> List[Any]:
     """Model-years selling one displacement with and without a turbo (or supercharger) where the
     naturally aspirated engine is rated at or above the boosted one."""
     out = []
@@ -231,14 +231,14 @@ def turbo_twins(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
     return out
 
 
-def curb_vs_test_weight(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def curb_vs_test_weight(con: sqlite3.Connection) -> List[Any]:
     """Curb weights at or above 5 % over a derived one would be: rows whose curb weight is not
     plausible for their body (under 1,500 lb or over 9,000 lb)."""
     return _q(con, "SELECT year, make, model, trim, curb_weight FROM bodies WHERE year >= 2015 "
                    "AND curb_weight IS NOT NULL AND (curb_weight < 1500 OR curb_weight > 9000)")
 
 
-def one_curb_for_all_engines(con: sqlite3.Connection) -> List[Tuple[object, ...]]:
+def one_curb_for_all_engines(con: sqlite3.Connection) -> List[Any]:
     """2015-2024 model-years selling several engine sizes whose rows all carry one curb weight
     (vPIC's heaviest configuration's figure served for every engine)."""
     return _q(con, """SELECT b.year, b.make, b.model, min(b.curb_weight), count(DISTINCT e.size) FROM bodies b
@@ -247,7 +247,7 @@ def one_curb_for_all_engines(con: sqlite3.Connection) -> List[Tuple[object, ...]
         HAVING count(DISTINCT e.size) > 1 AND count(DISTINCT b.curb_weight) = 1""")
 
 
-CHECKS: List[Tuple[str, int, str, Callable[[sqlite3.Connection], List[Tuple[object, ...]]]]] = [
+CHECKS: List[Tuple[str, int, str, Callable[[sqlite3.Connection], List[Any]]]] = [
     ("mainstream_rows_over_150k", 0, "rows of a mainstream brand priced over $150,000 (Ford GT aside), all years",
      mainstream_over_cap),
     ("inverted_ladders", 3, "model-years (2015+) whose top trim starts below their base trim", inverted_ladders),

@@ -345,7 +345,7 @@ def _bind_performance_grades(vehicles: List[Vehicle], idents: List[Tuple[str, st
         key = (v.year, idents[i][0], idents[i][1])
         hp = facts_of[i]["hp"]
         strong = bool(hp) and hp >= 0.8 * top_hp.get(key, 0)  # type: ignore[operator]
-        large = bool(v.displ) and v.displ >= 0.95 * top_displ.get(key, 0.0)
+        large = bool(v.displ) and float(v.displ or 0.0) >= 0.95 * top_displ.get(key, 0.0)
         facts_of[i]["fits"] = lambda c, strong=strong, large=large: not (
             (HALO_GRADE.search(c) and not strong) or (SPORT_GRADE.search(c) and not (strong or large)))
         if not reviewed[i]:
