@@ -49,13 +49,17 @@ _NOT_TRIM = {"SA", "FL", "FLEET", "SALES", "POLICE", "CANADA", "EXPORT", "USA", 
              # "-R"/"RES" (rear entertainment): the grade is the trim
              "W", "W/", "HONDA", "SENSING", "NAVI", "RES",
              # transmission codes ("SE MT"), Japanese layout codes ("FF LE"), bare sizes ("Large", "Long")
-             "MT", "AT", "CVT", "DCT", "FF", "FR", "MR", "LARGE", "SMALL", "MEDIUM", "LONG", "SHORT", "NC", "LM"}
+             "MT", "AT", "CVT", "DCT", "FF", "FR", "MR", "LARGE", "SMALL", "MEDIUM", "LONG", "SHORT", "NC", "LM",
+             "AWD-E", "1M", "2M", "3M", "4M", "5M", "6M"}
 # Option packages and equipment (vPIC "Technology Package", "Premium w/ Nav", "S-Line pkg",
 # "Limited+Moonroof"): no trim; a grade before them stays ("Touring Technology Package" -> Touring).
 _PACKAGE = re.compile(r"(?i)\b(?:w/|with\b|package\b|pkgs?\b|technology\b|tech\b|technik\b|leather\b|navigation\b|"
                       r"navi\b|nav\b|sunroof\b|moonroof\b|appearance\b|convenience\b|style\b|s[- ]line\b|"
                       r"driver assist\b|eyesight\b|keyless\b|entertainment\b|ent\b|audio\b|popular\b|"
-                      r"low emissions\b|all weather\b|cold weather\b|premium sound\b)")
+                      r"low emissions\b|all weather\b|cold weather\b|premium sound\b|"
+                      # EPA's 2025-2026 electric pickups by battery and charger ("11kW 15-mode charger",
+                      # "24-mod battery") and tyres ("Mud Terrain"): configurations, no trims
+                      r"\d+\s*kw\b|\d+-mod(?:e|ule)?\b|charger\b|mud terrain\b|off road mode\b|lounge console\b)")
 # Tyre sizes and words in EPA's model strings ("Daytona R/T 245/35ZR20 Rear A/S"): no trim.
 _TIRE = re.compile(r"(?i)\b\d{3}/\d{2}Z?R\d{2}\b|\b\d{2}Z?R\d{2}\b|\bA/S\b|\b(?:front|rear)\b(?!\s*(?:wheel|drive))")
 # Grades vPIC carries for Korea (GL, GLS, HGS, JSL, TAX, TOP) and Canada (GX, GS, Audi's Komfort,
@@ -107,8 +111,8 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     split = name.replace(",", " ").split()
     for k, w in enumerate(split):
         up = w.upper()
-        if up == "STANDARD" and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
-            words.append(w)  # Tesla's "Standard Range (Plus)" is a grade
+        if up in ("STANDARD", "LONG", "MID") and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
+            words.append(w)  # Tesla's "Standard Range (Plus)", "Long Range" are grades
             continue
         if w in ("base", "mid", "high", "low") or (model and norm(w) == norm(model)):
             continue  # package codes ("STI high+L+KA"), the model's own name
@@ -225,8 +229,9 @@ LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "XL",
           "LT", "1LT", "2LT", "3LT", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ",
           "1SS", "2SS", "1LZ", "2LZ", "3LZ", "SELECT", "PREFERRED", "ESSENCE", "XRT", "LIMITED", "PREMIUM",
           "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
-          "KING RANCH", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
+          "KING RANCH", "INSCRIPTION", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
           "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
+LADDER = ["MOMENTUM"] + LADDER + ["EXCELLENCE"]   # Volvo: Momentum base, Excellence above Inscription
 _LADDER_RANK = {w: i for i, w in enumerate(LADDER)}
 _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of the ladder (with GT)
 
