@@ -59,7 +59,9 @@ _PACKAGE = re.compile(r"(?i)\b(?:w/|with\b|package\b|pkgs?\b|technology\b|tech\b
                       r"low emissions\b|all weather\b|cold weather\b|premium sound\b|"
                       # EPA's 2025-2026 electric pickups by battery and charger ("11kW 15-mode charger",
                       # "24-mod battery") and tyres ("Mud Terrain"): configurations, no trims
-                      r"\d+\s*kw\b|\d+-mod(?:e|ule)?\b|charger\b|mud terrain\b|off road mode\b|lounge console\b)")
+                      r"\d+\s*kw\b|\d+-mod(?:e|ule)?\b|charger\b|mud terrain\b|off road mode\b|lounge console\b|"
+                      # screens and audio ("12.3\" multimedia", "XSE JBL")
+                      r"\d+(?:\.\d+)?\"|multimedia\b|jbl\b|harman\b|bose\b|e-supercharger\b)")
 # Tyre sizes and words in EPA's model strings ("Daytona R/T 245/35ZR20 Rear A/S"): no trim.
 _TIRE = re.compile(r"(?i)\b\d{3}/\d{2}Z?R\d{2}\b|\b\d{2}Z?R\d{2}\b|\bA/S\b|\b(?:front|rear)\b(?!\s*(?:wheel|drive))")
 # Grades vPIC carries for Korea (GL, GLS, HGS, JSL, TAX, TOP) and Canada (GX, GS, Audi's Komfort,
@@ -100,6 +102,8 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
         code = _GRADE_CODE.search(name.upper())
         if code:
             return code.group(1)
+    if ")" in name and "(" not in name.split(")")[0]:
+        return None  # the tail of a note vPIC split at "/" or "," ("Sport (Mex/U.S.)" -> "U.S.)")
     name = re.sub(r"\([^)]*\)?", " ", name.split("+")[0])
     name = _TIRE.sub(" ", name.replace(" - ", " "))
     name = re.sub(r"(?i)\b(?:hard|soft)\s+top\b", " ", name)  # the MX-5's roofs are bodies

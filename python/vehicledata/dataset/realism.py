@@ -33,9 +33,10 @@ US_SV_MAKES = ("Nissan", "Infiniti")
 # Words naming an option package or a piece of equipment, never a trim.
 PACKAGE_WORDS = re.compile(r"(?i)\b(package|pkg|pkgs|leather|navigation|navi|nav|sunroof|moonroof|"
                            r"technology|tech|appearance|convenience|cold weather|towing|tow)\b")
-# Names that are no trim at all: sizes, transmission codes, a Japanese layout code before a grade.
+# Names that are no trim at all: sizes, transmission codes, a Japanese layout code before a grade,
+# screen sizes and brackets, chargers, bare numbers.
 JUNK_TRIM = re.compile(r"(?i)^(large|small|medium|long|short|mt|at|cvt|ff|fr|mr|4wd|awd|2wd|fwd|rwd)$|"
-                       r"^(ff|fr|mr)\s")
+                       r"^(ff|fr|mr)\s|[\"()]|\bmultimedia\b|\d+kw\b|charger|^\d+$")
 
 # Halo grades (Hellcat, Demon, ZL1, Trackhawk, GT500, TRX...): built only with the model year's
 # strongest engine, so each of their rows is rated at least 80 % of it.
