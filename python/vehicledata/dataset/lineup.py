@@ -53,8 +53,8 @@ _NOT_TRIM = {"SA", "FL", "FLEET", "SALES", "POLICE", "CANADA", "EXPORT", "USA", 
              "AWD-E", "1M", "2M", "3M", "4M", "5M", "6M"}
 # Option packages and equipment (vPIC "Technology Package", "Premium w/ Nav", "S-Line pkg",
 # "Limited+Moonroof"): no trim; a grade before them stays ("Touring Technology Package" -> Touring).
-_PACKAGE = re.compile(r"(?i)\b(?:w/|with\b|package\b|pkgs?\b|technology\b|tech\b|technik\b|leather\b|navigation\b|"
-                      r"navi\b|nav\b|sunroof\b|moonroof\b|appearance\b|convenience\b|style\b|s[- ]line\b|"
+_PACKAGE = re.compile(r"(?i)\b(?:w/|with\b|package\b|pkgs?\d*\b|technology\b|tech\b|technik\b|leather\b|navigation\b|"
+                      r"navi\b|nav\b|sunroof\b|moonroof\b|appearance\b|convenien(?:ce|t)\b|style\b|s[- ]line\b|"
                       r"driver assist\b|eyesight\b|keyless\b|entertainment\b|ent\b|audio\b|popular\b|"
                       r"low emissions\b|all weather\b|cold weather\b|premium sound\b|"
                       # EPA's 2025-2026 electric pickups by battery and charger ("11kW 15-mode charger",
@@ -129,6 +129,8 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             w = up = "EX-L"
         if up.isalpha() and up == w and len(w) >= 5 and up not in ("DENALI",) and not up.startswith("NISMO"):
             w = w.title()  # "TOURING" -> "Touring"
+        if re.fullmatch(r"0[A-Z]{2}", up) or (words and up == words[-1].upper()):
+            continue  # GM's "0RP"/"0RS" option codes; a word repeated ("RS RS")
         m = _OPTION_CODE.match(up)
         if m:
             if m.group(1) == "SV":

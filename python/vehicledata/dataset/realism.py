@@ -31,8 +31,8 @@ FOREIGN_GRADES = ("GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV")
 US_SV_MAKES = ("Nissan", "Infiniti")
 
 # Words naming an option package or a piece of equipment, never a trim.
-PACKAGE_WORDS = re.compile(r"(?i)\b(package|pkg|pkgs|leather|navigation|navi|nav|sunroof|moonroof|"
-                           r"technology|tech|appearance|convenience|cold weather|towing|tow)\b")
+PACKAGE_WORDS = re.compile(r"(?i)\b(package|pkg\d*|pkgs|leather|navigation|navi|nav|sunroof|moonroof|"
+                           r"technology|tech|appearance|convenience|convenient|cold weather|towing|tow)\b")
 # Names that are no trim at all: sizes, transmission codes, a Japanese layout code before a grade,
 # screen sizes and brackets, chargers, bare numbers.
 JUNK_TRIM = re.compile(r"(?i)^(large|small|medium|long|short|mt|at|cvt|ff|fr|mr|4wd|awd|2wd|fwd|rwd)$|"
