@@ -98,6 +98,12 @@ _CODES = frozenset(("grade", "package", "emissions", "fleet", "equipment", "grou
 # equipment words vPIC adds to a grade ("LT w/ ...", Honda's "EX Sensing", "EXL-N" navigation, "-R"/"RES"
 # rear entertainment): set aside as the catalogue's trim rule (dataset/lineup.py) sets them aside
 _EQUIPMENT = frozenset(("w", "honda", "sensing", "navi", "res", "n", "r", "nr"))
+# vPIC names that are no US trim (issue 38): another market's grades (Korea: GL, GLS, HGS, JSL, TAX,
+# TOP; Canada: GX, GS, Audi's Komfort/Progressiv/Technik), option packages and equipment ("Technology Package", "Leather", "Moonroof"),
+# transmission and layout codes ("MT", "FF"): set aside as the trim rule sets them aside
+_NOT_US = frozenset(("gl", "gls", "hgs", "jsl", "tax", "top", "gx", "gs", "komfort", "progressiv", "technik"))
+_PACKAGE = re.compile(r"(?i)\b(package|pkg|technology|tech|leather|moonroof|sunroof|nav|navigation|convenience|"
+                      r"appearance|style|eyesight|keyless)\b|^(mt|at|cvt|ff|large|long)$")
 
 
 def _trim_words(name: str, served: bool = False) -> frozenset:
@@ -153,7 +159,9 @@ def independent(db: Path, sources: Path) -> Dict[str, object]:
             continue
         # a vPIC name is served when a served trim has all its words (noise words aside: vPIC "Hybrid"
         # in "Hybrid XLE") or all of the served trim's words are in it ("LT" for vPIC "LT 1LT")
-        want = {_trim_words(n) for e in sw.entries(year, make, model) for n in sweep_mod.trim_names(e.trim)}
+        want = {_trim_words(n) for e in sw.entries(year, make, model) for n in sweep_mod.trim_names(e.trim)
+                if not _PACKAGE.search(n.strip()) and not (n.split() and n.split()[0].lower() in _NOT_US)
+}
         want = {w for w in want if w and not w & _CODES}
         if want:
             have = {w for w in want if any(t and (t <= w or w <= t) for t in names)}

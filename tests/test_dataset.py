@@ -211,8 +211,10 @@ def test_enumerations_follow_epa(database: Path, epa_rows) -> None:
     by_id = {int(r["id"]): r for r in epa_rows}
     got = q(database, "SELECT trim_id, engine_type, transmission, drive_type, fuel_type, cylinders, size FROM engines")
     # EPA rows whose every trim repeats another row's trim and description are not written again
+    # (since issue 38 also rows that differ only by tyres or battery/charger, "Mud Terrain",
+    # "11kW 15-mode charger", which are no trims: 89.8 % of EPA's ids keep a row, was 90.1 %)
     epa_ids = {vid for vid, *_ in got if vid < 1_000_000}
-    assert epa_ids <= set(by_id) and len(epa_ids) >= 0.9 * len(by_id)
+    assert epa_ids <= set(by_id) and len(epa_ids) >= 0.88 * len(by_id)
     checked = 0
     for vid, etype, trans, drive, fuel, cyl, size in got:
         r = by_id[vid if vid < 1_000_000 else (vid - 1_000_000) // 16]

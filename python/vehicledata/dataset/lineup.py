@@ -40,17 +40,39 @@ _POWERTRAIN_WORDS = {
     "bluetec": ("diesel",),
     "electric": ("electric",),
     "ev": ("electric",),
+    "battery": ("electric",),
+    "hev": ("hybrid", "mild hybrid"),
 }
 _NOT_TRIM = {"SA", "FL", "FLEET", "SALES", "POLICE", "CANADA", "EXPORT", "USA", "US", "MEXICO", "STD", "STANDARD",
              "N/A", "NA", "GRADE", "BASE GRADE", "PPV", "SSV", "INTERCEPTOR", "CHASSIS", "SPECIAL", "SERVICES", "VEHICLE",
              # equipment words vPIC appends to a grade: "LT w/ ...", Honda's "EX Sensing", "EXL-N" (navigation),
              # "-R"/"RES" (rear entertainment): the grade is the trim
-             "W", "W/", "HONDA", "SENSING", "NAVI", "RES"}
+             "W", "W/", "HONDA", "SENSING", "NAVI", "RES",
+             # transmission codes ("SE MT"), Japanese layout codes ("FF LE"), bare sizes ("Large", "Long")
+             "MT", "AT", "CVT", "DCT", "FF", "FR", "MR", "LARGE", "SMALL", "MEDIUM", "LONG", "SHORT", "NC", "LM",
+             "AWD-E", "1M", "2M", "3M", "4M", "5M", "6M"}
+# Option packages and equipment (vPIC "Technology Package", "Premium w/ Nav", "S-Line pkg",
+# "Limited+Moonroof"): no trim; a grade before them stays ("Touring Technology Package" -> Touring).
+_PACKAGE = re.compile(r"(?i)\b(?:w/|with\b|package\b|pkgs?\d*\b|technology\b|tech\b|technik\b|leather\b|navigation\b|"
+                      r"navi\b|nav\b|sunroof\b|moonroof\b|appearance\b|convenien(?:ce|t)\b|style\b|s[- ]line\b|"
+                      r"driver assist\b|eyesight\b|keyless\b|entertainment\b|ent\b|audio\b|popular\b|"
+                      r"low emissions\b|all weather\b|cold weather\b|premium sound\b|"
+                      # EPA's 2025-2026 electric pickups by battery and charger ("11kW 15-mode charger",
+                      # "24-mod battery") and tyres ("Mud Terrain"): configurations, no trims
+                      r"\d+\s*kw\b|\d+-mod(?:e|ule)?\b|charger\b|mud terrain\b|off road mode\b|lounge console\b|"
+                      # screens and audio ("12.3\" multimedia", "XSE JBL")
+                      r"\d+(?:\.\d+)?\"|multimedia\b|jbl\b|harman\b|bose\b|e-supercharger\b)")
+# Tyre sizes and words in EPA's model strings ("Daytona R/T 245/35ZR20 Rear A/S"): no trim.
+_TIRE = re.compile(r"(?i)\b\d{3}/\d{2}Z?R\d{2}\b|\b\d{2}Z?R\d{2}\b|\bA/S\b|\b(?:front|rear)\b(?!\s*(?:wheel|drive))")
+# Grades vPIC carries for Korea (GL, GLS, HGS, JSL, TAX, TOP) and Canada (GX, GS, Audi's Komfort,
+# Progressiv, Technik; SV outside Nissan and Infiniti): a name starting with one is no US trim
+# unless the make's US sources use it.
+FOREIGN_GRADES = {"GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV", "KOMFORT", "PROGRESSIV", "TECHNIK"}
 # Honda's vPIC grade codes: "EXL" (EX-L) with "-N" (navigation), "-R"/"-NR" (rear entertainment)
 _HONDA_CODE = re.compile(r"^(EXL|EX-L|EX)-(?:N|R|NR)$")
 _FOUR_BY_FOUR = re.compile(r"(?i)\bactive drive(?: lock| ii| i)?\b|\bquadra-(?:trac|drive)(?: ii| i)?\b")
 _OPTION_CODE = re.compile(r"^[1-3]([A-Z]{2})$")
-_ABBREVIATIONS = {"LTD": "Limited", "PRM": "Premium", "PREM": "Premium", "PLAT": "Platinum"}
+_ABBREVIATIONS = {"BL": "Black Label", "LTD": "Limited", "PRM": "Premium", "PREM": "Premium", "PLAT": "Platinum"}
 # Makes whose vPIC Trim values are drive and body words ("xDrive", "Gran Coupe", "4MATIC"): the
 # service repeats the model grade as the trim ("530i"), so vPIC's trims are not used.
 MODEL_IS_TRIM = {"BMW", "Mercedes-Benz"}
@@ -80,15 +102,21 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
         code = _GRADE_CODE.search(name.upper())
         if code:
             return code.group(1)
+    if ")" in name and "(" not in name.split(")")[0]:
+        return None  # the tail of a note vPIC split at "/" or "," ("Sport (Mex/U.S.)" -> "U.S.)")
     name = re.sub(r"\([^)]*\)?", " ", name.split("+")[0])
-    name = name.replace(" - ", " ")
+    name = _TIRE.sub(" ", name.replace(" - ", " "))
+    name = re.sub(r"(?i)\b(?:hard|soft)\s+top\b", " ", name)  # the MX-5's roofs are bodies
+    pkg = _PACKAGE.search(name)
+    if pkg:  # "Touring Technology Package" -> Touring; "Premium w/ Nav" -> Premium; "Leather" -> none
+        name = name[:pkg.start()]
     name = _FOUR_BY_FOUR.sub(" ", name)  # Jeep's 4x4 systems ("Cherokee 4WD Active Drive II")
     words: List[str] = []
     split = name.replace(",", " ").split()
     for k, w in enumerate(split):
         up = w.upper()
-        if up == "STANDARD" and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
-            words.append(w)  # Tesla's "Standard Range (Plus)" is a grade
+        if up in ("STANDARD", "LONG", "MID") and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
+            words.append(w)  # Tesla's "Standard Range (Plus)", "Long Range" are grades
             continue
         if w in ("base", "mid", "high", "low") or (model and norm(w) == norm(model)):
             continue  # package codes ("STI high+L+KA"), the model's own name
@@ -101,8 +129,12 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             w = up = "EX-L"
         if up.isalpha() and up == w and len(w) >= 5 and up not in ("DENALI",) and not up.startswith("NISMO"):
             w = w.title()  # "TOURING" -> "Touring"
+        if re.fullmatch(r"0[A-Z]{2}", up) or (words and up == words[-1].upper()):
+            continue  # GM's "0RP"/"0RS" option codes; a word repeated ("RS RS")
         m = _OPTION_CODE.match(up)
         if m:
+            if m.group(1) == "SV":
+                continue  # GM's "1SV" is the fleet-base equipment group, no grade
             w = up = m.group(1)
         if _is_noise(w) or up in _NOT_TRIM:
             continue
@@ -117,9 +149,23 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     if len(words) == 1 and len(words[0]) == 1 and words[0] not in ("L", "S"):
         return None  # a lone package letter ("G", "M")
     out = " ".join(words).strip(" -/")
-    if not out or out.upper() in _NOT_TRIM or out.upper() == "BASE":
+    if not out or out.upper() in _NOT_TRIM or out.upper() == "BASE" or out.isdigit():
         return None
+    if words[0].upper() in ("HGS", "JSL", "TAX", "TOP"):
+        return None  # Korean grades (vPIC's Hyundai/Kia patterns for the home market)
     return out
+
+
+def foreign(name: str, make: str, us_words: frozenset = frozenset()) -> bool:
+    """A grade vPIC carries for another market (Korea's GL/GLS, Canada's GX/GS, a bare SV) that the
+    make's US sources (EPA's model strings, the reviewed tables: `us_words`, upper case) never use;
+    Nissan's and Infiniti's SV is a US grade."""
+    first = name.split()[0].upper() if name.split() else ""
+    if first not in FOREIGN_GRADES:
+        return False
+    if first == "SV" and (make in ("Nissan", "Infiniti") or name.upper() != "SV"):
+        return False  # Land Rover's "SV Autobiography" is its own
+    return first not in us_words
 
 
 def candidates(entries: Sequence[Entry], engine_type: str, model: str = "") -> List[str]:
@@ -140,6 +186,7 @@ def hinted(submodel: str, engine_type: str, model: str = "", make: str = "") -> 
     carry the model letters ("RX 350", "ES 300h", "ES 350 F Sport"; EPA: "RX 350 AWD")."""
     if submodel == "Base":
         return []
+    submodel = _TIRE.sub(" ", submodel).strip()  # EPA's 2025 Charger rows name their tyres ("245/35ZR20 A/S")
     out: List[str] = []
     for raw in trim_names(submodel):
         c = clean(raw, engine_type, model)
@@ -186,9 +233,11 @@ def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str =
 # Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
 LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "XL", "WORK TRUCK", "WT", "SPORT",
           "LT", "1LT", "2LT", "3LT", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ",
-          "1SS", "2SS", "1LZ", "2LZ", "3LZ", "LIMITED", "PREMIUM",
+          "1SS", "2SS", "1LZ", "2LZ", "3LZ", "SELECT", "PREFERRED", "ESSENCE", "XRT", "LIMITED", "PREMIUM",
           "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
-          "KING RANCH", "RAPTOR", "SRT", "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
+          "KING RANCH", "INSCRIPTION", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
+          "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
+LADDER = ["MOMENTUM"] + LADDER + ["EXCELLENCE"]   # Volvo: Momentum base, Excellence above Inscription
 _LADDER_RANK = {w: i for i, w in enumerate(LADDER)}
 _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of the ladder (with GT)
 
@@ -199,11 +248,24 @@ _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of 
 # Plus, Mid Range, Long Range, (Long Range) Performance; Jeep Sport, Sport S, Latitude, Altitude,
 # Sahara, Limited, Trailhawk, Overland, Rubicon (Grand Cherokee: Laredo first, then Summit, SRT,
 # Trackhawk; "Unlimited Sahara" ranks as Sahara).
-MAKE_LADDERS = {"Subaru": ["BASE", "2.5I", "PREMIUM", "SPORT", "LIMITED", "TOURING", "STI"],
-                "Kia": ["L", "FE", "LX", "LXS", "S", "GT-LINE", "EX", "SX", "SXL", "GT"],
-                "Tesla": ["STANDARD", "PLUS", "MID", "LONG", "PERFORMANCE"],
-                "Jeep": ["LAREDO", "SPORT", "S", "LATITUDE", "ALTITUDE", "SAHARA", "LIMITED", "TRAILHAWK", "OVERLAND",
-                         "RUBICON", "SUMMIT", "SRT", "TRACKHAWK"]}
+LADDERS_FILE = Path(__file__).resolve().parent / "make_ladders.csv"
+
+
+def _read_ladders(path: Path = LADDERS_FILE) -> Dict[str, List[str]]:
+    """dataset/make_ladders.csv: make, grades (base to top, "|"-separated, upper case), source."""
+    out: Dict[str, List[str]] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != ["make", "grades", "source"]:
+            raise ValueError(f"{path.name}: columns must be make, grades, source")
+        for r in reader:
+            if not r["source"].startswith("https://"):
+                raise ValueError(f"{path.name}: {r['make']} cites no public page")
+            out[r["make"]] = [g.strip().upper() for g in r["grades"].split("|") if g.strip()]
+    return out
+
+
+MAKE_LADDERS = _read_ladders()
 
 
 def _bmw_rank(trim: str) -> float:
@@ -230,9 +292,14 @@ def rank(trim: str, make: str = "") -> float:
         if hits:
             return float(max(hits)) - len(own)  # below every generic rank: the make's order decides
     up = trim.upper()
+    if re.search(r"\bF SPORT\b", up):
+        return float(_LADDER_RANK["PREMIUM"]) + 0.25  # Lexus's F Sport sits above the grade it dresses
     if up in _LADDER_RANK:
         return float(_LADDER_RANK[up])
-    ranks = [_LADDER_RANK[w] for w in up.split() if w in _LADDER_RANK]
+    words = up.split()
+    if len(words) > 1:
+        words = [w for w in words if len(w) > 1]  # "AMG C63 S": the S is no base grade there
+    ranks = [_LADDER_RANK[w] for w in words if w in _LADDER_RANK]
     return float(max(ranks)) + 0.5 if ranks else _UNKNOWN_RANK
 
 

@@ -93,16 +93,25 @@ EXCEPTIONS: List[Tuple[str, "re.Pattern[str]", str, str]] = [
 ]
 # Reviewed base trims of models whose EPA rows and vPIC patterns name no trim (the entry trim
 # of the manufacturer's US price list for those years).
-BASE_TRIMS: Dict[Tuple[str, str], str] = {
-    ("Ford", "F-150"): "XL", ("Chevrolet", "Silverado 1500"): "Work Truck", ("GMC", "Sierra 1500"): "Base",
-    ("Nissan", "Frontier"): "S", ("Nissan", "Sentra"): "S", ("Nissan", "Versa"): "S", ("Nissan", "Altima"): "S",
-    ("Nissan", "Rogue"): "S", ("Nissan", "Rogue Sport"): "S", ("Nissan", "Titan"): "S", ("Nissan", "Pathfinder"): "S",
-    ("Nissan", "Murano"): "S", ("Nissan", "Armada"): "SV", ("Nissan", "Maxima"): "S", ("Nissan", "Kicks"): "S",
-    ("Mitsubishi", "Outlander"): "ES", ("Mitsubishi", "Outlander Sport"): "ES", ("Mitsubishi", "Lancer"): "ES",
-    ("Mitsubishi", "Mirage"): "ES", ("Mitsubishi", "Mirage G4"): "ES", ("Mazda", "6"): "Sport", ("Mazda", "2"): "Sport",
-    ("Mazda", "3"): "Sport", ("Mazda", "CX-5"): "Sport", ("Mazda", "CX-9"): "Sport", ("Mazda", "CX-3"): "Sport",
-    ("Mazda", "MX-5"): "Sport", ("Mazda", "MX-5 Miata"): "Sport", ("Porsche", "Boxster"): "Base",
-}
+BASE_TRIMS_FILE = Path(__file__).resolve().parent / "base_trims.csv"
+
+
+def _read_base_trims(path: Path = BASE_TRIMS_FILE) -> Dict[Tuple[str, str], str]:
+    """dataset/base_trims.csv: make, model, base_trim, source (a public page per row)."""
+    import csv
+    out: Dict[Tuple[str, str], str] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != ["make", "model", "base_trim", "source"]:
+            raise ValueError(f"{path.name}: columns must be make, model, base_trim, source")
+        for r in reader:
+            if not r["source"].startswith("https://"):
+                raise ValueError(f"{path.name}: {r['make']} {r['model']} cites no public page")
+            out[(r["make"], r["model"])] = r["base_trim"]
+    return out
+
+
+BASE_TRIMS: Dict[Tuple[str, str], str] = _read_base_trims()
 # Words after which EPA's model string is a trim of an earlier-named model ("Prius c" stays).
 # vPIC Series values that are a marketed series ("5-Series", "C-Class"), not a chassis code.
 _VPIC_SERIES = re.compile(r"^[A-Z0-9]{1,3}[- ](Series|Class)$")

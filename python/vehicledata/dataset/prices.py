@@ -103,11 +103,17 @@ def line(year: int, make: str, model: str) -> Optional[Line]:
 
 
 def make_range(make: str, year: int) -> Optional[Tuple[int, int]]:
-    """(min, max) of the make's published prices when the table covers that model year."""
+    """(min, max) of the make's published prices when the table covers that model year; after
+    its last year, the range moved 3 % a year at the bottom and 5 % at the top (2021-2026 held to
+    the same bounds); None before its first year."""
     r = make_ranges().get(make)
-    if r is None or not r.first_year <= year <= r.last_year:
+    if r is None or year < r.first_year:
         return None
-    return r.min_msrp, r.max_msrp
+    if year <= r.last_year:
+        return r.min_msrp, r.max_msrp
+    # later model years: the published range moved with prices (3 % a year at the bottom, 5 % at the top)
+    later = year - r.last_year
+    return int(round(r.min_msrp * 1.03 ** later, -2)), int(round(r.max_msrp * 1.05 ** later, -3))
 
 
 @lru_cache(maxsize=None)

@@ -127,17 +127,59 @@ _KIND = {"electric": "ev", "electric (fuel cell)": "fcev", "plug-in hybrid": "ph
 _DRIVE = {"front wheel drive": "2", "rear wheel drive": "2", "all wheel drive": "A", "four wheel drive": "4"}
 
 
+def _boosted(v: Vehicle) -> bool:
+    return bool(v.turbo or v.supercharged)
+
+
+def _engine_key(v: Vehicle) -> Tuple[int, str, float, int]:
+    return (v.year, v.mfr_code, round(v.displ or 0.0, 1), v.cylinders or 0)
+
+
+_GENERIC_WORDS = {"2wd", "4wd", "awd", "fwd", "rwd", "4x2", "4x4", "ffv", "cab", "pickup", "chassis", "van",
+                  "wagon", "coupe", "sedan", "convertible", "hatchback", "super", "crew", "regular", "turbo", "hybrid"}
+
+
+def _model_words_of(s: str) -> set:
+    return {w for w in re.split(r"[^a-z0-9]+", s.lower()) if w and w not in _GENERIC_WORDS}
+
+
+def _split_by_boost(v: Vehicle, hp: Optional[float], tc_key_hps: List[int], agree: List) -> Optional[float]:
+    """One displacement sold with and without a turbo or supercharger in a model year (the 2016
+    F-150's 3.5 L: 282 hp, EcoBoost 365 hp): the Test Car List keys both alike and vPIC often rates
+    them together ("282|365"). The outputs the sources give for that size split in two at 10 %
+    above the lowest: a naturally aspirated engine matched to an upper output takes the lowest,
+    a boosted one matched to the lowest takes the least of the upper ones (a Cooper S, not the
+    John Cooper Works). Where the sources give one output only, it goes to the boosted engine
+    when it is above 85 hp a litre (few engines without a turbo or supercharger make that much;
+    the Veloster's 2.0 L 147 hp is 74), else to the other, and the other has none."""
+    pool = sorted(set(tc_key_hps) | {h for e in agree for h in (getattr(e, "hps", ()) or ((e.hp,) if e.hp else ()))
+                                      if h >= _MIN_HP})
+    if not pool:
+        return hp
+    upper = [h for h in pool if h >= 1.1 * pool[0]]
+    if upper:
+        if _boosted(v):
+            return hp if hp is not None and hp >= 1.1 * pool[0] else float(upper[0])
+        return hp if hp is not None and hp < 1.1 * pool[0] else float(pool[0])
+    boosted_output = pool[0] > 85.0 * float(v.displ or 1.0)
+    return float(pool[0]) if boosted_output == _boosted(v) else None
+
+
 def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
-           sweep: Optional[Sweep], testcars: Optional[TestCars]) -> Dict[str, object]:
+           sweep: Optional[Sweep], testcars: Optional[TestCars], mixed: bool = False) -> Dict[str, object]:
     """Horsepower, curb weight, wheelbase, seats, doors and vPIC base price of one EPA vehicle
-    from the public sources, with the origin of each ('real', 'derived' or None = no value)."""
+    from the public sources, with the origin of each ('real', 'derived' or None = no value).
+    `mixed`: the model year sells this engine size with and without forced induction
+    (`_split_by_boost`)."""
     kind = _KIND.get(etype, "")
     tc = testcars.match(v) if testcars is not None else None
     agree = []
+    model_entries: List = []
     if sweep is not None:
         for vpic_model in [model] + [vn for mk, _, name, vn in naming.EXCEPTIONS if mk == make and name == model]:
             agree = sweep.matching(v.year, make, vpic_model, v.displ, v.cylinders, kind, _DRIVE.get(dtype or "", ""))
             if agree:
+                model_entries = sweep.entries(v.year, make, vpic_model)
                 break
     fig = sweep_figures(agree)
     out: Dict[str, object] = {"entries": agree}
@@ -155,9 +197,30 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
         hp, hp_origin = tc.hp, "EPA Test Car List"
     if hp is None and fig["hp"] and fig["hp"] >= _MIN_HP:
         hp, hp_origin = fig["hp"], "vPIC"
+    if (not mixed and kind == "" and hp_origin == "EPA Test Car List" and testcars is not None
+            and (HALO_GRADE.search(v.model) or SPORT_GRADE.search(v.model))):
+        # EPA names a performance grade ("F150 RAPTOR 4WD"): the strongest tested configuration of
+        # the model with that engine (the Test Car List calls the 450 hp Raptor just "F-150")
+        line = naming.norm(v.base_model or v.model)
+        top = [c.hp for c in getattr(testcars, "by_key", {}).get(_engine_key(v), ())
+               if c.hp and line and (line in naming.norm(c.model) or naming.norm(c.model) in naming.norm(v.model))]
+        if top and max(top) > (hp or 0):
+            hp = float(max(top))
+    if mixed and kind == "" and hp_origin in ("EPA Test Car List", "vPIC"):
+        by_key = getattr(testcars, "by_key", {}) if testcars is not None else {}
+        mine = _model_words_of(v.model) | _model_words_of(v.base_model)
+        tc_hps = [c.hp for c in by_key.get(_engine_key(v), ()) if c.hp and c.hp >= _MIN_HP
+                  and _model_words_of(c.model) & mine]
+        hp = _split_by_boost(v, hp, tc_hps, agree)
     out["hp"] = int(round(hp)) if hp else None
+    out["mixed"] = mixed
     out["hp_origin"] = hp_origin if hp else None
-    if fig["curb"]:
+    if fig["curb"] and tc is not None and tc.etw and _one_curb_for_all(model_entries, agree):
+        # vPIC gives every engine of the model year one curb weight, its heaviest's (2019 Camry:
+        # 3,572 lb for the 2.5 L and the 3.5 L; the 2.5 L LE weighs 3,296): the tested
+        # configuration's equivalent test weight less its 300 lb load says more
+        out["curb"], out["curb_origin"] = tc.etw - 300, "derived"
+    elif fig["curb"]:
         out["curb"], out["curb_origin"] = int(round(fig["curb"])), "real"
     elif tc is not None and tc.etw:
         out["curb"], out["curb_origin"] = tc.etw - 300, "derived"
@@ -170,6 +233,43 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
     return out
 
 
+def _one_curb_for_all(entries: List, agree: List) -> bool:
+    """Whether vPIC's curb weight of these agreeing configurations is one figure it gives several
+    engines of the model year alike (not specific to the configuration)."""
+    curbs = {e.curb for e in agree if e.curb}
+    if len(curbs) != 1:
+        return False
+    return len({(e.displ, e.cylinders) for e in entries if e.curb in curbs and e.displ}) > 1
+
+
+_CARRIED_HP = "the same engine's rating in the model's nearest year"
+_CARRY_HP_YEARS = 3
+
+
+def _carry_horsepower(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes: List[str],
+                      facts_of: List[Dict[str, object]]) -> None:
+    """A model year no source rates (the Test Car List and the vPIC sweep end with 2024) takes the
+    rating of the same engine of the same model (displacement, cylinders, turbo/supercharger,
+    powertrain) in its nearest rated year up to three years away, earlier first (derived)."""
+    rated: Dict[Tuple[object, ...], Dict[int, int]] = {}
+    def key(i: int) -> Tuple[object, ...]:
+        v = vehicles[i]
+        return (idents[i][0], idents[i][1], v.displ, v.cylinders, v.turbo, v.supercharged, etypes[i])
+    for i, f in enumerate(facts_of):
+        if f["hp"]:
+            rated.setdefault(key(i), {}).setdefault(vehicles[i].year, f["hp"])  # type: ignore[arg-type]
+    for i, f in enumerate(facts_of):
+        if f["hp"] or not vehicles[i].displ or f.get("mixed"):
+            continue  # (a size sold with and without a turbo that year: its outputs are not told apart)
+        years = rated.get(key(i))
+        if not years:
+            continue
+        y = vehicles[i].year
+        near = sorted((abs(z - y), -z) for z in years if 0 < abs(z - y) <= _CARRY_HP_YEARS)
+        if near:
+            f["hp"], f["hp_origin"] = years[-near[0][1]], _CARRIED_HP
+
+
 def _powertrain(v: Vehicle, etype: str, dtype: Optional[str]) -> Tuple[object, ...]:
     return (v.displ, v.cylinders, etype, _DRIVE.get(dtype or "", ""))
 
@@ -178,12 +278,20 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
              etypes: List[str], dtypes: List[Optional[str]], facts_of: List[Dict[str, object]]) -> List[List[str]]:
     """The trims each EPA vehicle stands for (see dataset/lineup.py), first the one keeping its id."""
     own = [lineup.hinted(sub, et, mdl, mk) for (mk, mdl, sub), et in zip(idents, etypes)]
+    us_words = _us_words(vehicles, idents)
     cands_of: List[List[str]] = []
     for i, v in enumerate(vehicles):
         make, model, _ = idents[i]
         entries = facts_of[i]["entries"]
-        cands_of.append(lineup.reviewed(make, model, v.year, v.displ, v.turbo, etypes[i], v.supercharged) or (
-            [] if make in lineup.MODEL_IS_TRIM else lineup.candidates(entries, etypes[i], model)))  # type: ignore[arg-type]
+        found = lineup.reviewed(make, model, v.year, v.displ, v.turbo, etypes[i], v.supercharged)
+        if found is None:
+            found = [] if make in lineup.MODEL_IS_TRIM else [
+                c for c in lineup.candidates(entries, etypes[i], model)  # type: ignore[arg-type]
+                if not lineup.foreign(c, make, us_words.get(make, frozenset()))]
+        cands_of.append(found)
+    _bind_performance_grades(vehicles, idents, facts_of, cands_of,
+                             [lineup.reviewed(mk, mdl, v.year, v.displ, v.turbo, et, v.supercharged) is not None
+                              for v, (mk, mdl, _), et in zip(vehicles, idents, etypes)])
     claimed: Dict[Tuple[object, ...], set] = {}
     for i, v in enumerate(vehicles):
         if own[i]:
@@ -199,8 +307,78 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
             out.append([named[i].trim])
             continue
         key = (v.year, make, model, _powertrain(v, etypes[i], dtypes[i]))
-        out.append(lineup.lineup(own[i], cands_of[i], claimed.get(key, set()), named[i].trim, etypes[i]))
+        fallback = named[i].trim
+        cleaned = lineup.clean(fallback, etypes[i]) or fallback
+        if (lineup.foreign(cleaned, make, us_words.get(make, frozenset()))
+                or not facts_of[i]["fits"](fallback)):  # type: ignore[operator]
+            fallback = "Base"
+        out.append(lineup.lineup(own[i], cands_of[i], claimed.get(key, set()), fallback, etypes[i]))
     return out
+
+
+# Halo grades built only with the model year's strongest engine (a supercharged V8 mostly), and
+# performance grades built with its largest engine. vPIC's VIN patterns name the trim and the
+# engine at separate positions, so its decoded configurations pair every trim with every engine
+# (a 2018 Challenger "SRT Demon" with the 3.6 V6): the engine decides.
+HALO_GRADE = re.compile(r"(?i)\b(hellcat|demon|redeye|trackhawk|zl1|zr1|z06|gt500|trx|super stock|jailbreak|"
+                        r"raptor r|black series)\b")
+SPORT_GRADE = re.compile(r"(?i)\b(srt|srt8|392|scat pack|ss|1ss|2ss|gt350|shelby|type r|nismo|raptor|trd pro)\b")
+
+
+def _bind_performance_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]],
+                             facts_of: List[Dict[str, object]], cands_of: List[List[str]],
+                             reviewed: List[bool]) -> None:
+    """vPIC's performance grades only on the engines they are built with: a halo grade (Hellcat,
+    Demon, ZL1, Trackhawk...) on rows rated at least 80 % of the model year's strongest engine, a
+    performance grade (SRT 392, Scat Pack, SS, Type R, Raptor...) there or on its largest
+    displacement. A reviewed lineup is left as reviewed."""
+    top_hp: Dict[Tuple[int, str, str], int] = {}
+    top_displ: Dict[Tuple[int, str, str], float] = {}
+    for v, (mk, mdl, _), f in zip(vehicles, idents, facts_of):
+        key = (v.year, mk, mdl)
+        if f["hp"]:
+            top_hp[key] = max(top_hp.get(key, 0), int(f["hp"]))  # type: ignore[call-overload]
+        if v.displ:
+            top_displ[key] = max(top_displ.get(key, 0.0), float(v.displ))
+    homeless: Dict[Tuple[int, str, str], List[str]] = {}
+    for i, v in enumerate(vehicles):
+        key = (v.year, idents[i][0], idents[i][1])
+        hp = facts_of[i]["hp"]
+        strong = bool(hp) and hp >= 0.8 * top_hp.get(key, 0)  # type: ignore[operator]
+        large = bool(v.displ) and float(v.displ or 0.0) >= 0.95 * top_displ.get(key, 0.0)
+        facts_of[i]["fits"] = lambda c, strong=strong, large=large: not (
+            (HALO_GRADE.search(c) and not strong) or (SPORT_GRADE.search(c) and not (strong or large)))
+        if not reviewed[i]:
+            dropped = [c for c in cands_of[i] if not facts_of[i]["fits"](c)]  # type: ignore[operator]
+            cands_of[i] = [c for c in cands_of[i] if c not in dropped]
+            for c in dropped:
+                if c not in homeless.setdefault(key, []):
+                    homeless[key].append(c)
+    # a grade vPIC names for the model year but on none of its engines' rows (its patterns list
+    # the weaker engines only) goes to the rows it fits: the strongest engine's, for a halo grade
+    members: Dict[Tuple[int, str, str], List[int]] = {}
+    for i, v in enumerate(vehicles):
+        members.setdefault((v.year, idents[i][0], idents[i][1]), []).append(i)
+    for key, names in homeless.items():
+        for c in names:
+            if any(c in cands_of[i] for i in members[key]):
+                continue
+            for i in members[key]:
+                if not reviewed[i] and facts_of[i]["fits"](c):  # type: ignore[operator]
+                    cands_of[i].append(c)
+
+
+def _us_words(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]]) -> Dict[str, frozenset]:
+    """Per make, the words its US sources use in names: EPA's model strings and the reviewed
+    lineups and prices (upper case). A vPIC grade of another market is a US trim only with them."""
+    words: Dict[str, set] = {}
+    for v, (make, _, _) in zip(vehicles, idents):
+        words.setdefault(make, set()).update(w.upper() for w in re.split(r"[\s/,()]+", v.model) if w)
+    for r in lineup.read_reviewed():
+        words.setdefault(r.make, set()).update(w.upper() for t in r.trims for w in t.split())
+    for (_, make, _, trim) in prices.trim_prices():
+        words.setdefault(make, set()).update(w.upper() for w in trim.split())
+    return {k: frozenset(v) for k, v in words.items()}
 
 
 _MAX_MSRP = 3_500_000.0      # the dearest published 2015-2020 list prices (Bugatti Chiron: $2.99M) stay below it
@@ -229,6 +407,69 @@ def _step_rate(make: str, pickup: bool) -> float:
     return min(0.09, max(0.04, prices.make_spread(make) ** 0.2 - 1.0))
 
 
+# The widest a line's ladder runs from its base trim to its top trim (before drive, engine and
+# powertrain premiums), by segment: F-150 XL to Limited is 2.4x, a Camry L to XSE 1.4x, a
+# Challenger SXT to SRT Demon 3.1x (a line with a performance grade).
+_SPREAD = {"pickup": 2.4, "suv": 2.1, "van": 1.8, "car": 1.9}
+_SPREAD_PERFORMANCE = 3.1
+PERFORMANCE_GRADE = re.compile(r"(?i)\b(hellcat|demon|redeye|trackhawk|zl1|z06|zr1|gt500|gt350|trx|raptor|"
+                               r"super stock|srt|scat pack|type r|nismo|shelby|jailbreak)\b")
+_CARRY_YEARS = 4      # a model-year without a real base price takes its nearest real one up to 4 years away,
+_CARRY_RATE = 0.03    # moved 3 % a year (US new-vehicle prices, 2015-2024)
+
+
+def _segment(vehicles: List[Vehicle], members: List[int]) -> str:
+    groups = {derive.class_group(vehicles[i].vclass) for i in members}
+    if groups & {"smallpickup", "stdpickup"}:
+        return "pickup"
+    if groups & {"smallsuv", "midsuv", "stdsuv", "spv"}:
+        return "suv"
+    if groups & {"minivan", "cargovan", "passvan"}:
+        return "van"
+    return "car"
+
+
+_PERFORMANCE_TOP = 100_000.0   # 2020 USD: a performance grade's 3.1x climbs to about here (Challenger Demon $85k)
+
+
+def _max_spread(vehicles: List[Vehicle], members: List[int], names: List[str], make: str,
+                base: Optional[float] = None, year: int = 2020) -> float:
+    """The segment's spread; a line with a performance grade climbs up to 3.1x from a mainstream
+    base, but not past about $100,000 (2020 dollars) beyond its segment's spread (a Corvette
+    Stingray at $66,000 is no base for a 3.1x ladder)."""
+    seg = _SPREAD[_segment(vehicles, members)]
+    if any(PERFORMANCE_GRADE.search(t) for t in names):
+        if not base:
+            return _SPREAD_PERFORMANCE
+        return min(_SPREAD_PERFORMANCE, max(seg, _PERFORMANCE_TOP * (1.0 + _CARRY_RATE) ** (year - 2020) / base))
+    return seg
+
+
+def _carry_bases(plans: Dict[Tuple[int, str, str], Tuple]) -> None:
+    """A line whose base price would come from the class formula takes instead the real base
+    (reviewed or vPIC) of the same model's nearest model year, moved 3 % a year: the price stays
+    continuous across years (2025-2026 have no vPIC sweep; a year's missing vPIC price is no new
+    generation)."""
+    real_years: Dict[Tuple[str, str], List[Tuple[int, float]]] = {}
+    rated_years: Dict[Tuple[str, str], List[Tuple[int, float]]] = {}
+    for (year, make, model), plan in plans.items():
+        if plan[8] not in ("formula", "unrated"):
+            real_years.setdefault((make, model), []).append((year, plan[6]))
+        if plan[8] != "unrated":
+            rated_years.setdefault((make, model), []).append((year, plan[6]))
+    for key, plan in list(plans.items()):
+        year, make, model = key
+        if plan[8] not in ("formula", "unrated"):
+            continue
+        # a formula without any rated engine takes the nearest rated year's base, whatever its origin
+        pool = real_years.get((make, model), []) or (rated_years.get((make, model), []) if plan[8] == "unrated" else [])
+        near = sorted(((abs(y - year), -y, y, b) for y, b in pool
+                       if abs(y - year) <= _CARRY_YEARS))
+        if near:
+            _, _, y, b = near[0]
+            plans[key] = plan[:6] + (b * (1.0 + _CARRY_RATE) ** (year - y), plan[7], "carried")
+
+
 def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes: List[str],
             dtypes: List[Optional[str]], facts_of: List[Dict[str, object]], lineups: List[List[str]],
             model_ids: Dict[Tuple[str, ...], int],
@@ -244,6 +485,7 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
     for i, v in enumerate(vehicles):
         groups.setdefault((v.year, idents[i][0], idents[i][1]), []).append(i)
     out: Dict[Tuple[int, str], int] = {}
+    plans: Dict[Tuple[int, str, str], Tuple] = {}
     for (year, make, model), members in groups.items():
         anchor = prices.line(year, make, model)
         real: Dict[Tuple[int, str], int] = {}
@@ -266,12 +508,26 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             for (i, t) in from_vpic:
                 if step[t] > 0:
                     del real[(i, t)]
+        # the same within one EPA row: grades sharing one vPIC price (2018 Sonata 2.4 L: SEL, Sport,
+        # Limited all $23,700) carry the price of the lowest of them only
+        shared: Dict[Tuple[int, int], List[str]] = {}
+        for (i, t), p in from_vpic.items():
+            if (i, t) in real:
+                shared.setdefault((i, p), []).append(t)
+        for (i, p), ts in shared.items():
+            if len(ts) > 1:
+                for t in sorted(ts, key=lambda x: step[x])[1:]:
+                    del real[(i, t)]
         pickup = any("pickup" in vehicles[i].vclass.lower() for i in members)
+        origin = "reviewed"
         if anchor is not None:
             base = float(anchor.base_msrp)
             rate = (anchor.top_msrp / base) ** (1.0 / max(1, len(names) - 1)) - 1.0
         else:
+            # the make's step, but the whole ladder inside its segment's spread (a line with
+            # twenty vPIC grades does not climb twenty steps: 2022 Ram 1500 Laramie was $332,795)
             rate = _step_rate(make, pickup)
+            origin = "vpic"
             lowest = [p for (i, t), p in real.items() if i in gas and step[t] == 0]
             # without a price of the base trim, the cheapest priced trim stepped down the ladder
             # (2020 Model 3: Standard Range from Standard Range Plus), else the class formula
@@ -281,8 +537,15 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             elif priced:
                 base = float(min(priced))
             else:
+                origin = "formula" if any(facts_of[i]["hp"] for i in gas) else "unrated"
                 base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
                                                      facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
+        if anchor is None:
+            spread = _max_spread(vehicles, members, names, make, base, year)
+            rate = min(rate, spread ** (1.0 / max(1, len(names) - 1)) - 1.0)
+        plans[(year, make, model)] = (members, anchor, real, gas, names, step, base, rate, origin)
+    _carry_bases(plans)
+    for (year, make, model), (members, anchor, real, gas, names, step, base, rate, origin) in plans.items():
         # the engine-size premium counts from the base trim's engine (2019 Sonata SE: 2.4 L; its
         # 1.6 T Eco is no cheaper base), else from the line's smallest engine
         # (gas rows first: a diesel carrying the base trim does not make the gas engine a premium one)
@@ -293,6 +556,8 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
         awd = ("all wheel drive", "four wheel drive")
         drive_premium = 2000 if any(dtypes[i] not in awd for i in members) else 0
         is_real: Dict[Tuple[int, str], bool] = {}
+        ceiling = (anchor.top_msrp * 1.3 if anchor is not None else
+                   base * _max_spread(vehicles, members, names, make, base, year) * 1.25)
         for i in members:
             v = vehicles[i]
             extra = float(_PREMIUM.get(etypes[i], 0) + (drive_premium if dtypes[i] in awd else 0))
@@ -304,6 +569,8 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             kept: Dict[str, float] = {}
             for trim in ordered:
                 found = real.get((i, trim))
+                if found is not None and prices.trim_price(year, make, model, trim) is None and found > ceiling + extra:
+                    found = None  # a vPIC price beyond the line's whole ladder is a typo or another market's
                 if found is not None and all(found >= p for p in kept.values()):
                     kept[trim] = float(found)
             for k, trim in enumerate(ordered):
@@ -319,10 +586,30 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
                 price = prices.clamp(min(price, _MAX_MSRP), make, year)
                 out[(i, trim)] = int(round(price / 5.0)) * 5
                 is_real[(i, trim)] = trim in kept
+        _top_above_base(members, etypes, lineups, names, rate, out, is_real, make, year)
         _hybrid_above_gas(members, etypes, dtypes, lineups, out, is_real, make, year, step)
         if real_prices is not None:
             real_prices.update(is_real)
     return out
+
+
+def _top_above_base(members: List[int], etypes: List[str], lineups: List[List[str]], names: List[str], rate: float,
+                    out: Dict[Tuple[int, str], int], is_real: Dict[Tuple[int, str], bool], make: str,
+                    year: int) -> None:
+    """The line's top trim starts at or above its base trim (over its gas rows): a ladder price of
+    the top trim below the base trim's starting price (the base carried on a dearer engine, the top
+    on a cheaper one) goes up to that start stepped up the ladder. Real prices never move."""
+    if len(names) < 2:
+        return
+    gas = [i for i in members if etypes[i] in ("gas", "flex-fuel (FFV)")]
+    base_start = min((out[(i, names[0])] for i in gas if names[0] in lineups[i]), default=None)
+    if base_start is None:
+        return
+    want = prices.clamp(base_start * (1.0 + rate) ** (len(names) - 1), make, year)
+    for i in gas:
+        key = (i, names[-1])
+        if names[-1] in lineups[i] and out[key] < base_start and not is_real.get(key):
+            out[key] = int(round(want / 5.0)) * 5
 
 
 def _bare(trim: str) -> str:
@@ -394,8 +681,14 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
     # first pass: powertrain and public facts of every vehicle, then the trim lineups
     etypes = [mapping.engine_type(v.atv_type, v.fuel_type, v.eng_dscr) for v in vehicles]
     dtypes = [mapping.drive_type(v.drive, v.vclass, v.model) for v in vehicles]
-    facts_of = [_facts(v, et, dt, mdl, mk, sweep, testcars)
+    # engine sizes a model year sells with and without forced induction (see _split_by_boost)
+    aspirations: Dict[Tuple[object, ...], set] = {}
+    for v, et, (mk, mdl, _) in zip(vehicles, etypes, idents):
+        if v.displ and _KIND.get(et, "") == "":
+            aspirations.setdefault((mk, mdl, *_engine_key(v)), set()).add(_boosted(v))
+    facts_of = [_facts(v, et, dt, mdl, mk, sweep, testcars, len(aspirations.get((mk, mdl, *_engine_key(v)), ())) > 1)
                 for v, et, dt, (mk, mdl, _) in zip(vehicles, etypes, dtypes, idents)]
+    _carry_horsepower(vehicles, idents, etypes, facts_of)
     lineups = _lineups(vehicles, idents, named, etypes, dtypes, facts_of)
     real_prices: Dict[Tuple[int, str], bool] = {}
     prices = _prices(vehicles, idents, etypes, dtypes, facts_of, lineups, model_ids, real_prices)
@@ -472,7 +765,8 @@ def build_rows(vehicles: List[Vehicle], tick=None, layouts: Optional[EngineLayou
             t.rows["mileages"].append({"id": tid, **ident, **mileage})
             t.origins.append((tid, provenance.REAL if real_prices.get((n - 1, trim)) else provenance.SYNTHETIC,
                               facts["curb_origin"] or provenance.NONE, doors_origin,
-                              provenance.REAL if facts["hp"] else provenance.NONE,
+                              (provenance.NONE if not facts["hp"] else provenance.DERIVED
+                               if facts["hp_origin"] == _CARRIED_HP else provenance.REAL),
                               provenance.REAL if facts["seats"] else provenance.NONE,
                               provenance.REAL if facts["wheelbase"] else provenance.NONE))
             # colours are many (about 11 a trim): kept compact, expanded into dicts while inserting

@@ -38,6 +38,19 @@ class Entry:
     wheelbase: Optional[float]
     seats: Optional[int]
     price: Optional[int]
+    hps: Tuple[int, ...] = ()   # every rated output vPIC gives the pattern ("282|365": the 3.5 with and without turbo)
+
+
+def _all(v: str) -> Tuple[int, ...]:
+    out = []
+    for part in v.split("|"):
+        try:
+            f = float(part.strip())
+        except ValueError:
+            continue
+        if f > 0:
+            out.append(int(round(f)))
+    return tuple(sorted(set(out)))
 
 
 def _first(v: str) -> Optional[float]:
@@ -158,7 +171,7 @@ def read(path: Path) -> Sweep:
                     trim=trim, body=body, doors=_int(r[c_doors]), drive=_drive(r[c_drive]),
                     displ=_first(r[c_displ]), cylinders=_int(r[c_cyl]), electric=_electric(r[c_elec], r[c_fuel]),
                     hp=_int(r[c_hp]), curb=_int(r[c_curb]), wheelbase=_first(r[c_wb]), seats=_int(r[c_seats]),
-                    price=_int(r[c_price]))
+                    price=_int(r[c_price]), hps=_all(r[c_hp]))
                 names = (r[c_make], r[c_model])
                 normed = norms.get(names)
                 if normed is None:
@@ -173,8 +186,8 @@ def read(path: Path) -> Sweep:
     return Sweep(groups)
 
 
-# alternatives are separated by "/", ",", ";" or "&", but "R/T" and "H/K" are one name
-_SPLIT = re.compile(r"\s*[/,;&]\s*")
+# alternatives are separated by "/", ",", ";", "&" or "and", but "R/T" and "H/K" are one name
+_SPLIT = re.compile(r"\s*[/,;&]\s*|\s+and\s+")
 _ONE_NAME = re.compile(r"\b([A-Za-z])/([A-Za-z])\b")
 
 
