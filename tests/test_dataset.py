@@ -16,7 +16,6 @@ from typing import Dict, List
 
 import pytest
 
-from conftest import real_sources
 from vehicledata import dataset, schema
 from vehicledata.dataset import cli as dataset_cli  # noqa: F401  (registers with the main CLI)
 from vehicledata.dataset import mapping, paths
@@ -53,7 +52,8 @@ def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return home
 
 
-REAL_SOURCES = real_sources()  # read at import: the `offline` fixture unsets the variable
+# As conftest.real_sources(), read at import: the `offline` fixture unsets the variable.
+REAL_SOURCES = Path(os.environ.get("VEHICLEDATA_SOURCES") or Path(__file__).resolve().parents[1] / "data")
 
 
 def _real_sources() -> Path:
