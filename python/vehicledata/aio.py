@@ -503,7 +503,7 @@ class AsyncSearchResource:
         query = Pager(fetcher, path, record, params, start_page=start_page, parallel=parallel,  # type: ignore[arg-type]
                       progress=progress)
         inner = self._client._client
-        check = _names.plan(schema.endpoint(path), params, inner.authenticated)
+        check = _names.plan(schema.endpoint(path), params, inner.authenticated) if inner._core_client else None
         return AsyncPager(fetcher, query, None if check is None else (check, inner._lists))
 
     __call__ = search

@@ -787,7 +787,10 @@ class Client:
 
     def _check_names(self, ep: schema.Endpoint, params: List[Tuple[str, Any]]) -> None:
         """``year``, ``make``, ``model`` of a search against the service's lists, fetched now (vehicledata._names)."""
-        _names.check_now(_names.plan(ep, params, self.authenticated), self._lists, self._core.get_page)
+        if self._core_client is None:  # (a closed client says so when the search is fetched)
+            return
+        _names.check_now(_names.plan(ep, params, self.authenticated), self._lists,
+                         lambda target, record, shape: self._core.get_page(target, record, shape))
 
     def _one(self, target: str, record: str, verbose: bool = False) -> Record:
         return self._fetcher.one(target, record, verbose)
