@@ -13,7 +13,9 @@ What is checked, on the searches of cars (not powersports), by keyword filter:
 - ``make`` against ``/api/makes/v2`` (every make, one page of up to 1000);
 - ``model``, when ``make`` is given as a name (no LIKE wildcard), against ``/api/models/v2?make=``:
   every model of that make, in any year (a model in a year it was not made is a legitimate empty
-  result, not a typo).
+  result, not a typo);
+- ``submodel``, when ``make`` and ``model`` are names, against ``/api/submodels/v2?make=&model=``.
+  ``trim`` is not checked (its list would be the search itself).
 
 Names compare as the service compares them: a value filter (``V`` in the schema table: trims v2,
 bodies, engines ... v2) equal to a listed name with ASCII case ignored (the emulator's ``COLLATE
@@ -117,7 +119,7 @@ class Check:
         self.path = ep.path
         self.authenticated = authenticated
         match = dict(ep.filters)
-        given = {k: v for k, v in params if k in ("year", "make", "model")}
+        given = {k: v for k, v in params if k in ("year", "make", "model", "submodel")}
         self.year: Optional[int] = None
         if "year" in given:
             try:
@@ -129,6 +131,10 @@ class Check:
         model = given.get("model") if ep.resource != "models" else None
         self.model = model if isinstance(model, str) and self.make is not None and not _wildcard(self.make) else None
         self.model_like = match.get("model") == "like"
+        submodel = given.get("submodel") if ep.resource != "submodels" else None
+        self.submodel = submodel if isinstance(submodel, str) and self.model is not None and \
+            not _wildcard(self.model) else None
+        self.submodel_like = match.get("submodel") == "like"
 
     def __bool__(self) -> bool:
         return self.year is not None or self.make is not None or self.model is not None
@@ -150,6 +156,13 @@ class Check:
         return Want(("models", _fold(make)), build_target(ep.path, [("make", make), ("limit", _PAGE)]), ep.record,
                     "envelope", "name")
 
+    @staticmethod
+    def _submodels(make: str, model: str) -> Want:
+        ep = schema.endpoint_for("search", "submodels")
+        return Want(("submodels", _fold(make), _fold(model)),
+                    build_target(ep.path, [("make", make), ("model", model), ("limit", _PAGE)]), ep.record,
+                    "envelope", "submodel")
+
     def step(self, lists: Lists) -> List[Want]:
         """The lists still to fetch (none: every check passed); QueryError for what a fetched list refuses."""
         wants: List[Want] = []
@@ -168,6 +181,12 @@ class Check:
             if want.key not in lists:
                 return [want]
             self._check_model(lists.get(want.key))
+        if self.submodel is not None:
+            assert self.make is not None and self.model is not None
+            want = self._submodels(self.make, self.model)
+            if want.key not in lists:
+                return [want]
+            self._check_submodel(lists.get(want.key))
         return []
 
     # ---- the checks -----------------------------------------------------------------------
@@ -222,10 +241,25 @@ class Check:
         if not self._matches(self.model, self.model_like, models):
             raise self._unknown("model", self.model, models, f" of make {quoted(self.make)}")
 
+    def _check_submodel(self, submodels: Optional[List[str]]) -> None:
+        assert self.submodel is not None and self.make is not None and self.model is not None
+        if not submodels:  # (none listed, or not fetched: nothing to say)
+            return
+        if not self._matches(self.submodel, self.submodel_like, submodels):
+            raise self._unknown("submodel", self.submodel, _distinct(submodels),
+                                f" of {quoted(self.make)} {quoted(self.model)}")
+
 
 def covers(ep: schema.Endpoint) -> bool:
     """Whether searches of ``ep`` have their names and ``year`` checked here."""
     return ep.kind == "search" and not ep.resource.startswith("powersports") and ep.resource != "obd_codes"
+
+
+def _distinct(names: List[str]) -> List[str]:
+    seen: Dict[str, str] = {}
+    for n in names:
+        seen.setdefault(_fold(n), n)
+    return list(seen.values())
 
 
 def plan(ep: schema.Endpoint, params: Sequence[Tuple[str, Any]], authenticated: bool) -> Optional[Check]:

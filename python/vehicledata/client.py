@@ -263,9 +263,9 @@ class SearchResource(_Resource):
         the page size (1..1000); ``start_page`` resumes at a page, ``start_token`` at the page
         after the one whose ``resume_token`` it is (same query required; stable across processes).
 
-        ``year``, ``make`` and ``model`` are checked against the service's own lists (``/api/years/v2``,
-        ``/api/makes/v2``, the make's ``/api/models/v2``; each fetched once per client, here, before
-        the search is sent): a typo or a year the service does not have raises QueryError with a
+        ``year``, ``make``, ``model`` and ``submodel`` are checked against the service's own lists
+        (``/api/years/v2``, ``/api/makes/v2``, the make's ``/api/models/v2``, the model's
+        ``/api/submodels/v2``; each fetched once per client, here, before the search is sent): a typo or a year the service does not have raises QueryError with a
         "did you mean" or the range of years (``vehicledata._names``); a list that cannot be
         fetched skips its check.
         """
@@ -786,7 +786,7 @@ class Client:
         return n
 
     def _check_names(self, ep: schema.Endpoint, params: List[Tuple[str, Any]]) -> None:
-        """``year``, ``make``, ``model`` of a search against the service's lists, fetched now (vehicledata._names)."""
+        """``year``, ``make``, ``model``, ``submodel`` of a search against the service's lists, fetched now (vehicledata._names)."""
         if self._core_client is None:  # (a closed client says so when the search is fetched)
             return
         _names.check_now(_names.plan(ep, params, self.authenticated), self._lists,

@@ -72,6 +72,16 @@ def test_a_mistyped_model_is_an_error_naming_the_make(api: vd.Client, toyota_mod
         api.engines.search(make="toyota", model="Corola")
 
 
+def test_a_mistyped_submodel_is_an_error_naming_make_and_model(api: vd.Client, emulator: Emulator):
+    with make_client(emulator.url) as other:
+        names = sorted(set(other.submodels.search(make="Toyota", model="Camry").to_pandas()["submodel"]))
+    with pytest.raises(vd.QueryError) as info:
+        api.trims.search(year=2019, make="Toyota", model="Camry", submodel="Hybird LE")
+    assert str(info.value) == ("unknown submodel 'Hybird LE' of 'Toyota' 'Camry' for /api/trims/v2; did you mean "
+                               f"'Hybrid LE'? Valid: {listed(names)}.")
+    assert api.trims.search(year=2019, make="Toyota", model="Camry", submodel="hybrid le").total > 0  # case ignored
+
+
 def test_names_compare_as_the_service_compares_them(api: vd.Client):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
