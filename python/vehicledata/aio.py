@@ -31,7 +31,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from . import _core, checkpoint, frames
+from . import _core, _names, checkpoint, frames, schema
 from ._fetcher import finish_download, progress_bar
 from ._targets import build_target, check_target, warn_demo_empty
 from .client import Client, Conditions, SearchResource, VehicleAttributes, YearsResource, _SEARCHES, _log
@@ -189,9 +189,12 @@ class AsyncPager:
     as ``Pager``'s.
     """
 
-    def __init__(self, fetcher: AsyncFetcher, query: Pager) -> None:
+    def __init__(self, fetcher: AsyncFetcher, query: Pager, names: Any = None) -> None:
         self._fetcher = fetcher
         self._query = query  # targets, checks and page-size rules of the sync pager (it does no I/O here)
+        # (check, lists) of vehicledata._names: the search's year/make/model, checked (awaited)
+        # before its first request; None once passed or when there is nothing to check.
+        self._names: Any = names
         self._first: Optional[Page] = None
         self.pages_fetched = 0
 
@@ -226,8 +229,15 @@ class AsyncPager:
         return page
 
     # ---- first page ----------------------------------------------------------------
+    async def _check_names(self) -> None:
+        if self._names is not None:
+            check, lists = self._names
+            await _names.check_async(check, lists, self._fetcher.get_page)
+            self._names = None
+
     async def _first_page(self) -> Page:
         if self._first is None:
+            await self._check_names()
             q = self._query
             try:
                 core = await self._fetcher.get_page(q._target(q.start_page), q.record, "envelope", q.verbose, q.fields)
@@ -351,7 +361,7 @@ class AsyncPager:
     # ---- whole results ---------------------------------------------------------------------
     def _bulk(self, page_size: Optional[int]) -> "AsyncPager":
         bulk = self._query._bulk(page_size)
-        return self if bulk is self._query else AsyncPager(self._fetcher, bulk)
+        return self if bulk is self._query else AsyncPager(self._fetcher, bulk, self._names)
 
     async def _collected(self) -> Any:
         """Every page as one core page: the rest fetched concurrently and appended in order in C++
@@ -416,6 +426,7 @@ class AsyncPager:
         are fetched on the engine as above; the Parquet files are written by one worker thread
         (disk writes stay off the event loop), which takes each page from the loop as it needs it."""
         bulk = self._bulk(page_size)
+        await bulk._check_names()
         loop = asyncio.get_running_loop()
         stop = threading.Event()
 
@@ -491,7 +502,9 @@ class AsyncSearchResource:
         fetcher = self._client._fetcher
         query = Pager(fetcher, path, record, params, start_page=start_page, parallel=parallel,  # type: ignore[arg-type]
                       progress=progress)
-        return AsyncPager(fetcher, query)
+        inner = self._client._client
+        check = _names.plan(schema.endpoint(path), params, inner.authenticated) if inner._core_client else None
+        return AsyncPager(fetcher, query, None if check is None else (check, inner._lists))
 
     __call__ = search
 

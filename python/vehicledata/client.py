@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 from urllib.parse import parse_qsl
 
-from . import _core, _tls, _values, schema
+from . import _core, _names, _tls, _values, schema
 from ._targets import build_target, check_target, endpoint_path, strip_userinfo
 from ._fetcher import Fetcher
 from ._readable import readable
@@ -126,12 +126,13 @@ def _encode_conditions(conditions: Sequence[Any], where: Any, path: str) -> Opti
 
 
 def _warn_demo_years(client: "Client", filters: Dict[str, Any], conditions: Sequence[Any], path: str) -> None:
-    """DemoDataWarning when an anonymous client names a model year outside the demo data-set."""
+    """DemoDataWarning when an anonymous client names a model year outside the demo data-set in a
+    condition (a ``year=`` keyword of a car search is a QueryError of ``vehicledata._names``)."""
     if client.authenticated:
         return
     lo, hi = schema.DEMO_YEARS
     years: List[Any] = []
-    if "year" in filters and filters["year"] is not None:
+    if "year" in filters and filters["year"] is not None and not _names.covers(schema.endpoint(path)):
         years.append(filters["year"])
     for c in conditions:
         for item in (c if isinstance(c, (list, tuple)) else [c]):
@@ -261,10 +262,17 @@ class SearchResource(_Resource):
         parameter (``vd.F("year") >= 2018``, dicts or JSON text); ``limit`` is
         the page size (1..1000); ``start_page`` resumes at a page, ``start_token`` at the page
         after the one whose ``resume_token`` it is (same query required; stable across processes).
+
+        ``year``, ``make``, ``model`` and ``submodel`` are checked against the service's own lists
+        (``/api/years/v2``, ``/api/makes/v2``, the make's ``/api/models/v2``, the model's
+        ``/api/submodels/v2``; each fetched once per client, here, before the search is sent): a typo or a year the service does not have raises QueryError with a
+        "did you mean" or the range of years (``vehicledata._names``); a list that cannot be
+        fetched skips its check.
         """
         # (_params is called from here, not through _query: its warnings point at the caller's line)
         ep = self._endpoint(legacy)
         params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
+        self._client._check_names(ep, params)
         return Pager(self._client._fetcher, ep.path, ep.record, params,
                      start_page=self._start_page(ep, params, start_page, start_token), parallel=parallel,
                      progress=progress)
@@ -578,6 +586,7 @@ class Client:
         self._core_client: Optional[Any] = self._new_core(o)
         self._fetcher = self._new_fetcher(url, progress)
         self._accessors: Dict[str, Any] = {}
+        self._lists = _names.Lists()  # the service's years, makes, models: fetched once (vehicledata._names)
 
     def _new_core(self, options: Any) -> Any:
         """The C++ core doing this client's I/O (vehicledata.aio's client makes an Engine)."""
@@ -775,6 +784,13 @@ class Client:
             except FileNotFoundError:  # pragma: no cover - another process evicted it
                 continue
         return n
+
+    def _check_names(self, ep: schema.Endpoint, params: List[Tuple[str, Any]]) -> None:
+        """``year``, ``make``, ``model``, ``submodel`` of a search against the service's lists, fetched now (vehicledata._names)."""
+        if self._core_client is None:  # (a closed client says so when the search is fetched)
+            return
+        _names.check_now(_names.plan(ep, params, self.authenticated), self._lists,
+                         lambda target, record, shape: self._core.get_page(target, record, shape))
 
     def _one(self, target: str, record: str, verbose: bool = False) -> Record:
         return self._fetcher.one(target, record, verbose)

@@ -205,7 +205,19 @@ def _select_columns(df: Any, args: argparse.Namespace) -> Any:
     return df.loc[:, wanted]
 
 
-def _emit_frame(df: Any, args: argparse.Namespace) -> None:
+def _nothing(name: str, filters: Dict[str, Any], args: argparse.Namespace) -> str:
+    """The sentence a table prints for an empty result: ``no trims match year=2019, make=Toyota``."""
+    asked = [f"{k}={v}" for k, v in filters.items()]
+    if getattr(args, "where", None):
+        asked.append(f"where {args.where}")
+    page = getattr(args, "page", 1) or 1
+    tail = f" on page {page}" if page != 1 else ""
+    return f"no {name} match {', '.join(asked)}{tail}" if asked else f"no {name} found{tail}"
+
+
+def _emit_frame(df: Any, args: argparse.Namespace, empty: Optional[str] = None) -> None:
+    """``df`` in the chosen format; an empty table is the sentence ``empty`` (csv, json and parquet
+    keep their empty structure, for programs)."""
     df = _select_columns(df, args)
     fmt = args.format
     if fmt == "parquet":
@@ -220,6 +232,8 @@ def _emit_frame(df: Any, args: argparse.Namespace) -> None:
         elif fmt == "json":
             out.write(df.to_json(orient="records", date_format="iso", force_ascii=False, lines=False))
             out.write("\n")
+        elif empty is not None and len(df) == 0:
+            out.write(empty + "\n")
         else:
             import pandas as pd
 
@@ -360,7 +374,7 @@ def _cmd_get(args: argparse.Namespace) -> int:
                     _emit_frame(df, args)  # the note follows the output (none if writing it failed)
                     print(f"showing {len(df):,} of {page.total:,}; --all for everything", file=sys.stderr)
                     return 0
-        _emit_frame(df, args)
+        _emit_frame(df, args, _nothing(name, filters, args))
     return 0
 
 

@@ -421,7 +421,7 @@ async def test_a_closed_client_raises(emulator: Emulator):
 async def test_demo_warning_points_at_the_caller(emulator: Emulator):
     async with make_async(emulator.url, None) as aapi:
         with pytest.warns(vd.DemoDataWarning) as record:
-            pager = aapi.trims.search(year=2010)
+            pager = aapi.trims.search(vd.F("year") == 2010)
         assert record[0].filename == __file__
         assert await pager.total == 0
 

@@ -79,7 +79,9 @@ def test_powersports_without_type_raise_the_servers_400(api, name):
 def test_demo_data_without_credentials(demo_api, raw_json):
     assert demo_api.years() == raw_json("/api/years/v2", anonymous=True)
     assert min(demo_api.years()) == 2015 and max(demo_api.years()) == 2020
-    assert demo_api.trims.search(year=2010).total == 0
+    assert demo_api.trims.search(vd.F("year") == 2010).total == 0
+    with pytest.raises(vd.QueryError, match="outside the demo data-set's model years 2015-2020"):
+        demo_api.trims.search(year=2010)  # a year= keyword is checked against /api/years/v2
 
 
 def test_trim_detail_with_nested_records(api, raw_json, typed):

@@ -117,7 +117,10 @@ def test_whole_result_methods_use_1000_record_pages(api, emulator):
 
 def test_demo_data_warning_and_obd_hint(demo_api, api):
     with pytest.warns(vd.DemoDataWarning, match="demo model years 2015-2020; year 2010"):
-        assert demo_api.trims.search(year=2010).total == 0
+        assert demo_api.trims.search(vd.F("year") == 2010).total == 0
+    # a year= keyword is checked against the service's years (test_client_names.py): an error
+    with pytest.raises(vd.QueryError, match="outside the demo data-set's model years 2015-2020"):
+        demo_api.trims.search(year=2010)
     with pytest.warns(vd.DemoDataWarning):
         demo_api.trims.search(vd.F("year").isin([2012, 2016]))
     with warnings.catch_warnings():
@@ -133,15 +136,15 @@ def test_demo_data_warning_for_an_empty_result_without_a_year(demo_api, api):
     # Pontiac ends with model year 2010: an anonymous search for it finds nothing.
     with pytest.warns(vd.DemoDataWarning, match=r"/api/trims/v2: no rows; without a subscription .* demo model "
                                                 r"years 2015-2020, so what you asked for may exist outside them"):
-        assert demo_api.trims.search(make="Pontiac").total == 0
+        assert demo_api.trims.search(model="Aztek").total == 0
     with pytest.warns(vd.DemoDataWarning, match="/api/models/v2: no rows"):
-        assert len(demo_api.models.search(make="Pontiac").to_pandas()) == 0
+        assert len(demo_api.models.search(model="Aztek").to_pandas()) == 0
     with pytest.warns(vd.DemoDataWarning, match="/api/makes/v2: no rows"):
         assert demo_api.makes.search(make="Pontiac").total == 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert demo_api.trims.search(make="BMW").total > 0  # rows: no warning
-        assert demo_api.trims.search(make="Pontiac", year=2016).total == 0  # a demo year asked for: no hint
+        assert demo_api.trims.search(model="Aztek", year=2016).total == 0  # a demo year asked for: no hint
         assert api.trims.search(make="Pontiac").total > 0  # a subscription sees every year
 
 
@@ -458,7 +461,8 @@ def test_one_debug_line_per_request_without_secrets(emulator, client_factory, ca
         pages = api.trims.search(year=2019).to_pandas().shape[0] // 1000 + 1
         jwt = api._core.jwt if hasattr(api._core, "jwt") else ""
     lines = [r.getMessage() for r in caplog.records]
-    gets = [m for m in lines if m.startswith("GET ")]
+    assert f"GET {emulator.url}/api/years/v2 -> 200, " in "\n".join(lines)  # the year= check's list (once)
+    gets = [m for m in lines if m.startswith("GET ") and "/api/years/v2 " not in m]
     assert len(gets) == pages, lines  # pages of 1000
     pattern = _re.compile(_re.escape(emulator.url) + r"/api/trims/v2\?year=2019&limit=1000(&page=\d+)? -> 200, "
                           r"\d+ bytes, \d+\.\d ms$")

@@ -62,7 +62,7 @@ def test_pager_has_no_len(api):
 
 
 def test_empty_result(api):
-    pager = api.trims.search(year=2019, make="NoSuchMake")
+    pager = api.trims.search(year=2019, make="Toyota", trim="No Such Trim")  # (make="NoSuchMake": a QueryError)
     assert pager.total == 0
     assert list(pager) == []
     df = pager.to_pandas()

@@ -72,7 +72,7 @@ def test_dates_and_nulls_of_an_array_page():
 
 
 def test_empty_results_have_the_columns(api):
-    df = api.trims.search(make="NoSuchMake").to_polars()
+    df = api.trims.search(make="Toyota", trim="No Such Trim").to_polars()  # (make="NoSuchMake": a QueryError)
     assert df.height == 0
     fields = schema.record("trim").record_fields()
     assert df.schema == pl.Schema({f.name: POLARS_TYPES[f.type] for f in fields})
