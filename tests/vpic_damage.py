@@ -3,6 +3,8 @@ start) and the offline Decoder (at open) say about it (tests/emulator/test_emu_v
 tests/client/test_vin_decoder.py)."""
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -12,9 +14,12 @@ DAMAGE = ["missing", "truncated", "overwritten", "table dropped"]
 def damaged_pair(database: Path, where: Path, how: str) -> str:
     """The dataset linked into `where` with its vPIC file (named by meta vpic_path) `how` damaged;
     the one line the emulator and the Decoder say about it."""
-    import shutil
-
-    (where / "vehicledata.db").symlink_to(Path(database).resolve())
+    # Linked (a copy across file systems), not symlinked: the Decoder resolves a symlink to the
+    # dataset's own folder, beside its whole vPIC file.
+    try:
+        os.link(database, where / "vehicledata.db")
+    except OSError:
+        shutil.copyfile(database, where / "vehicledata.db")
     con = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     name = con.execute("SELECT value FROM meta WHERE key = 'vpic_path'").fetchone()[0]
     con.close()
