@@ -780,18 +780,28 @@ def test_a_rebuild_keeps_the_vpic_file_of_the_same_source_and_removes_the_other(
         [db.name, first.vpic_path.name, paths.BUILD_LOCK])
 
 
-def test_a_damaged_vpic_file_is_rebuilt(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize("how", ["truncated", "table dropped"])
+def test_a_damaged_vpic_file_is_rebuilt(tmp_path: Path, capsys: pytest.CaptureFixture, how: str) -> None:
     from vehicledata.dataset import vpic
 
     db = tmp_path / "home" / "vehicledata.db"
     src = pair_sources(tmp_path, "src", _real_sources() / paths.VPIC_FILE)
     dataset.ensure_database(sources=src, out=db)
     vpic_file = _vpic_file_of(db)
-    size = vpic_file.stat().st_size
-    os.truncate(vpic_file, size // 2)
+    size, tables = vpic_file.stat().st_size, vpic.tables(vpic_file)
+    if how == "truncated":
+        os.truncate(vpic_file, size // 2)
+    else:  # a table the decoder can do without; the file keeps its size
+        con = sqlite3.connect(vpic_file)
+        con.execute("DROP TABLE Turbo")
+        con.commit()
+        con.close()
+        assert vpic_file.stat().st_size == size
+    assert vpic.problem(db, dict(q(db, "SELECT key, value FROM meta"))) is not None
     capsys.readouterr()
     assert dataset.ensure_database(sources=src, out=db) == db  # not current: rebuilt, the file anew
-    assert vpic_file.stat().st_size == size and vpic.problem(db, dict(q(db, "SELECT key, value FROM meta"))) is None
+    assert vpic_file.stat().st_size == size and vpic.tables(vpic_file) == tables
+    assert vpic.problem(db, dict(q(db, "SELECT key, value FROM meta"))) is None
     assert capsys.readouterr().err.splitlines()[0] == f"building the emulator database {db} (about a minute, once) ..."
 
 

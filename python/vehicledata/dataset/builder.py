@@ -256,7 +256,11 @@ def _build(src: Sources, out_path: Path, rep: Reporter, t0: float) -> BuildRepor
         # new database is renamed over it (docs/dataset.md, "Where the database goes").
         vpic_target = out_path.parent / paths.vpic_name(vpic.content_id(fetch.sha256_of(src.vpic)))
         stage = rep.stage("vPIC tables", total=src.vpic.stat().st_size, unit="B")
-        if vpic.reusable(vpic_target, src.vpic):
+        # Kept when whole; written anew when the database in place names it and finds it damaged
+        # (a table dropped keeps the file's size: reusable() alone would not see it).
+        current = store.read_meta(out_path)
+        damaged = current.get("vpic_path") == vpic_target.name and vpic.problem(out_path, current) is not None
+        if not damaged and vpic.reusable(vpic_target, src.vpic):
             timings["vpic"] = stage.close(f"{vpic_target} kept (same source)")
         else:
             size = vpic.install(src.vpic, vpic_target, progress=lambda done, total: stage.update(done))
