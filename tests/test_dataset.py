@@ -341,8 +341,9 @@ def test_meta_and_vpic(database: Path) -> None:
     assert store.content_hash(database, workers=1) == meta["content_hash"]
     for table in schema.tables():
         assert int(meta[f"count_{table}"]) == q(database, f"SELECT count(*) FROM {table}")[0][0]
-    assert meta["vpic_path"] == "vpic.db"
+    assert re.fullmatch(r"vpic-[0-9a-f]{16}\.db", meta["vpic_path"])  # named by content: replaced with the database
     vpic = database.parent / meta["vpic_path"]
+    assert meta["vpic_bytes"] == str(vpic.stat().st_size)
     names = {n for (n,) in q(vpic, "SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"Wmi", "Wmi_VinSchema", "VinSchema", "Pattern", "Element", "Make", "Model"} <= names
 
@@ -666,3 +667,218 @@ def test_bad_rows_are_named(tmp_path: Path) -> None:
     with pytest.raises(dataset.SourceError, match=rf"EPA id {first} appears twice"):
         dataset.build(sources=src3, out=tmp_path / "x.db")
     assert not (tmp_path / "x.db").exists()
+
+
+# ---- the pair vehicledata.db + vpic-<id>.db: replaced together, one build at a time ------------
+
+GMC = "1GTG6CEN0L1139305"  # 2020 GMC Canyon: decoded from the vPIC tables alone
+
+
+@pytest.fixture(scope="module")
+def other_vpic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real vPIC tables gzipped anew (other bytes, the same tables): another content id."""
+    path = tmp_path_factory.mktemp("vpic2") / paths.VPIC_FILE
+    with gzip.open(_real_sources() / paths.VPIC_FILE, "rb") as src, gzip.open(path, "wb", compresslevel=1) as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    return path
+
+
+def pair_sources(tmp_path: Path, name: str, vpic_file: Path) -> Path:
+    """The EPA subset and a vPIC file: a build of a few seconds that installs the vPIC tables."""
+    d = subset_sources(tmp_path, name=name)
+    (d / paths.VPIC_FILE).symlink_to(vpic_file)
+    return d
+
+
+def _vpic_file_of(db: Path) -> Path:
+    return db.parent / dict(q(db, "SELECT key, value FROM meta"))["vpic_path"]
+
+
+def _wait_for(predicate, what: str, timeout: float = 120.0, proc=None) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the build ended ({proc.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {timeout:.0f} s")
+        time.sleep(0.005)
+
+
+@pytest.mark.parametrize("moment", ["vpic being written", "vpic in place"])
+def test_a_killed_build_keeps_the_old_pair(tmp_path: Path, other_vpic: Path, moment: str) -> None:
+    """SIGKILL in the middle of a build that brings other vPIC tables: the database in place still
+    names its own vPIC file, whole; the next build of the folder removes what the killed one left."""
+    import signal
+    import subprocess
+    import sys
+
+    from vehicledata.dataset import builder, fetch, vpic
+    from vehicledata.vin import Decoder
+
+    home = tmp_path / "home"
+    db = home / "vehicledata.db"
+    old = dataset.build(sources=pair_sources(tmp_path, "old", _real_sources() / paths.VPIC_FILE), out=db)
+    old_vpic = _vpic_file_of(db)
+    assert old.vpic_path == old_vpic and re.fullmatch(r"vpic-[0-9a-f]{16}\.db", old_vpic.name)
+    meta = dict(q(db, "SELECT key, value FROM meta"))
+    assert meta["vpic_bytes"] == str(old_vpic.stat().st_size) and "Make_Model" in meta["vpic_tables"].split(",")
+    new_src = pair_sources(tmp_path, "new", other_vpic)
+    new_vpic = home / paths.vpic_name(vpic.content_id(fetch.sha256_of(other_vpic)))
+    assert new_vpic != old_vpic
+    proc = subprocess.Popen([sys.executable, "-m", "vehicledata", "dataset", "build", "--sources", str(new_src),
+                             "--out", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        if moment == "vpic being written":
+            _wait_for(lambda: any(home.glob(new_vpic.name + ".tmp*")), "temporary vPIC file", proc=proc)
+        else:
+            _wait_for(new_vpic.is_file, new_vpic.name, proc=proc)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    # The pair in place belongs together: the old database, naming its own vPIC file, whole.
+    assert dict(q(db, "SELECT key, value FROM meta")) == meta
+    assert _vpic_file_of(db) == old_vpic and vpic.problem(db, meta) is None
+    assert Decoder(db).decode(GMC).model == "Canyon"
+    # What the killed build left goes with the next build of the folder (here: its clean-up alone).
+    with builder._lock(db):
+        builder._remove_unused(db)
+    assert sorted(p.name for p in home.iterdir()) == sorted([db.name, old_vpic.name, paths.BUILD_LOCK])
+
+
+def test_a_failed_build_keeps_the_old_pair_and_removes_its_vpic_file(tmp_path: Path, other_vpic: Path) -> None:
+    db = tmp_path / "home" / "vehicledata.db"
+    dataset.build(sources=pair_sources(tmp_path, "old", _real_sources() / paths.VPIC_FILE), out=db)
+    old_vpic, before = _vpic_file_of(db), dataset.content_hash(db)
+    bad = pair_sources(tmp_path, "bad", other_vpic)
+    (bad / paths.SWEEP_FILE).write_bytes(b"not gzip")  # read after the vPIC tables are installed
+    with pytest.raises(Exception):
+        dataset.build(sources=bad, out=db)
+    assert dataset.content_hash(db) == before and _vpic_file_of(db) == old_vpic
+    assert sorted(p.name for p in db.parent.iterdir()) == sorted([db.name, old_vpic.name, paths.BUILD_LOCK])
+
+
+def test_a_rebuild_keeps_the_vpic_file_of_the_same_source_and_removes_the_other(tmp_path: Path,
+                                                                                other_vpic: Path) -> None:
+    db = tmp_path / "home" / "vehicledata.db"
+    real = pair_sources(tmp_path, "real", _real_sources() / paths.VPIC_FILE)
+    first = dataset.build(sources=real, out=db)
+    assert first.vpic_path is not None
+    inode = first.vpic_path.stat().st_ino
+    again = dataset.build(sources=real, out=db, progress=True)
+    assert again.vpic_path == first.vpic_path and first.vpic_path.stat().st_ino == inode  # kept, not rewritten
+    other = dataset.build(sources=pair_sources(tmp_path, "other", other_vpic), out=db)
+    assert other.vpic_path != first.vpic_path and not first.vpic_path.exists()
+    # a database built before vPIC files were named by content (vpic.db) loses its file with it
+    legacy = db.parent / paths.VPIC_NAME
+    legacy.write_bytes(b"")
+    dataset.build(sources=real, out=db)
+    assert not legacy.exists() and sorted(p.name for p in db.parent.iterdir()) == sorted(
+        [db.name, first.vpic_path.name, paths.BUILD_LOCK])
+
+
+@pytest.mark.parametrize("how", ["truncated", "table dropped"])
+def test_a_damaged_vpic_file_is_rebuilt(tmp_path: Path, capsys: pytest.CaptureFixture, how: str) -> None:
+    from vehicledata.dataset import vpic
+
+    db = tmp_path / "home" / "vehicledata.db"
+    src = pair_sources(tmp_path, "src", _real_sources() / paths.VPIC_FILE)
+    dataset.ensure_database(sources=src, out=db)
+    vpic_file = _vpic_file_of(db)
+    size, tables = vpic_file.stat().st_size, vpic.tables(vpic_file)
+    if how == "truncated":
+        os.truncate(vpic_file, size // 2)
+    else:  # a table the decoder can do without; the file keeps its size
+        con = sqlite3.connect(vpic_file)
+        con.execute("DROP TABLE Turbo")
+        con.commit()
+        con.close()
+        assert vpic_file.stat().st_size == size
+    assert vpic.problem(db, dict(q(db, "SELECT key, value FROM meta"))) is not None
+    capsys.readouterr()
+    assert dataset.ensure_database(sources=src, out=db) == db  # not current: rebuilt, the file anew
+    assert vpic_file.stat().st_size == size and vpic.tables(vpic_file) == tables
+    assert vpic.problem(db, dict(q(db, "SELECT key, value FROM meta"))) is None
+    assert capsys.readouterr().err.splitlines()[0] == f"building the emulator database {db} (about a minute, once) ..."
+
+
+def test_two_builds_into_one_folder_build_once(tmp_path: Path) -> None:
+    """Two `vehicledata dataset build` at once: the second waits for the first's lock, says so on
+    stderr naming it, and takes its result instead of building again."""
+    import signal
+    import subprocess
+    import sys
+
+    src = subset_sources(tmp_path)
+    home = tmp_path / "home"
+    db = home / "vehicledata.db"
+    command = ["dataset", "build", "--sources", str(src), "--out", str(db)]
+    lock = home / paths.BUILD_LOCK
+    err_a, err_b = tmp_path / "a.err", tmp_path / "b.err"
+    with open(err_a, "wb") as ea, open(err_b, "wb") as eb:
+        a = subprocess.Popen([sys.executable, "-m", "vehicledata", *command], stdout=subprocess.PIPE, stderr=ea)
+        b = None
+        try:
+            _wait_for(lambda: lock.is_file() and lock.read_text().startswith(f"pid {a.pid} since "), "lock taken",
+                      proc=a)
+            holder = lock.read_text().strip()
+            assert re.fullmatch(rf"pid {a.pid} since \d\d:\d\d:\d\d: vehicledata {' '.join(command)}", holder), holder
+            a.send_signal(signal.SIGSTOP)  # the first build holds the lock and stays there
+            b = subprocess.Popen([sys.executable, "-m", "vehicledata", *command], stdout=subprocess.PIPE, stderr=eb)
+            waiting = f"waiting for another build in {home} ({holder}) ..."
+            _wait_for(lambda: err_b.read_text().startswith(waiting), "waiting line", proc=b)
+            a.send_signal(signal.SIGCONT)
+            out_a, _ = a.communicate(timeout=300)
+            out_b, _ = b.communicate(timeout=300)
+        finally:
+            for p in (a, b):
+                if p is not None and p.poll() is None:
+                    p.send_signal(signal.SIGCONT)
+                    p.kill()
+                    p.wait()
+    assert a.returncode == 0 and out_a.decode().startswith(f"built {db} from files:{src} in ")
+    meta = dict(q(db, "SELECT key, value FROM meta"))
+    lines = err_b.read_text().splitlines()
+    assert b.returncode == 0 and len(lines) == 2, lines
+    assert lines[0] == waiting
+    assert re.fullmatch(rf"waited \d+\.\d s for pid {a.pid}: {re.escape(str(db))} is current now, reusing it", lines[1])
+    assert out_b.decode().splitlines()[0] == (f"reused {db}, built by another process from files:{src} while this "
+                                              f"one waited (built {meta['built_at']} US Eastern)")
+    assert not lock.read_text()  # nobody holds it
+
+
+def test_the_first_build_shows_progress(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """ensure_database() (what Emulator() and the demo call) says that it builds, and its stages."""
+    src = subset_sources(tmp_path)
+    db = tmp_path / "home" / "vehicledata.db"
+    capsys.readouterr()
+    assert dataset.ensure_database(sources=src, out=db) == db
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"building the emulator database {db} (about a minute, once) ..."
+    at = lines.index(f"sources: files:{src} ({src / 'vehicles.csv'})")  # after the warnings about the sources
+    assert all(line.startswith("warning: ") for line in lines[1:at])
+    assert re.fullmatch(r"  read EPA vehicles: [\d,]+ rows in \d+\.\d\d s", lines[at + 1]), lines[at + 1]
+    assert re.fullmatch(rf"built {re.escape(str(db))} in \d+ s", lines[-1]), lines[-1]
+    assert any(re.fullmatch(r"  write tables: [\d,]+ rows in \d+\.\d\d s", line) for line in lines), lines
+    dataset.ensure_database(sources=src, out=db)  # current: nothing to say
+    assert capsys.readouterr().err == ""
+
+
+def test_emulator_says_it_builds_the_database(tmp_path: Path) -> None:
+    """The quick start's Emulator() on a fresh home: the build is on stderr, then the emulator starts."""
+    import subprocess
+    import sys
+
+    src = subset_sources(tmp_path)
+    home = tmp_path / "home"
+    env = dict(os.environ, VEHICLEDATA_HOME=str(home), VEHICLEDATA_SOURCES=str(src))
+    code = "from vehicledata.testing import Emulator\nwith Emulator() as emu:\n    print(emu.url)\n"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert lines[0] == f"building the emulator database {home / 'vehicledata.db'} (about a minute, once) ..."
+    assert re.fullmatch(rf"built {re.escape(str(home / 'vehicledata.db'))} in \d+ s", lines[-1]), lines
+    assert out.stdout.startswith("http://127.0.0.1:")

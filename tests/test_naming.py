@@ -75,7 +75,7 @@ def test_base_trim_description_has_no_trim_word(database: Path) -> None:
 
 
 def test_vpic_join_tables(database: Path) -> None:
-    vpic_db = database.parent / "vpic.db"
+    vpic_db = database.parent / dict(q(database, "SELECT key, value FROM meta"))["vpic_path"]
     con = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         con.execute(f"ATTACH DATABASE 'file:{vpic_db}?mode=ro' AS v")

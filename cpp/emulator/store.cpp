@@ -183,26 +183,13 @@ Store::Store(std::string path) : path_(std::move(path)), generation_(g_generatio
         sqlite3_finalize(s);
     }
     last_updated_ = meta("built_at");
-    // The vPIC tables for VIN decoding, when the dataset has them.
+    // The vPIC tables for VIN decoding, when the dataset has them: checked here, so that a
+    // missing, damaged or incomplete file stops the start with one line (vin::attach_vpic).
     if (std::string rel = meta("vpic_path"); !rel.empty()) {
-        std::string candidate = rel;
-        if (rel[0] != '/') {
-            auto slash = path_.rfind('/');
-            candidate = (slash == std::string::npos ? std::string(".") : path_.substr(0, slash)) + "/" + rel;
-        }
-        struct stat vst {};
-        if (::stat(candidate.c_str(), &vst) == 0 && S_ISREG(vst.st_mode)) {
-            sqlite3* probe_v = open_readonly(path_, candidate);
-            sqlite3_stmt* t = nullptr;
-            bool ok = sqlite3_prepare_v2(probe_v, "SELECT Id, Wmi, MakeId FROM vpic.Wmi LIMIT 0", -1, &t, nullptr) == SQLITE_OK;
-            sqlite3_finalize(t);
-            sqlite3_close_v2(probe_v);
-            if (ok) vpic_path_ = candidate;
-            else vpic_problem_ = candidate + " is not the vPIC tables (damaged or incomplete): rebuild the dataset";
-        } else {
-            vpic_problem_ = "the vPIC tables file " + candidate + " is missing: it belongs beside " + path_ +
-                            " (copy it with the database, or rebuild the dataset)";
-        }
+        const std::string candidate = vin::vpic_file(path_, rel);
+        std::string problem = vin::attach_vpic(probe.db, path_, candidate);
+        if (!problem.empty()) throw StoreError(problem);
+        vpic_path_ = candidate;
     }
 }
 

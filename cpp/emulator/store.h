@@ -54,8 +54,9 @@ private:
 
 class Store {
 public:
-    // Opens the database read-only and checks that it has the schema's tables.
-    // Throws StoreError naming the problem (missing file, missing table).
+    // Opens the database read-only and checks that it has the schema's tables, and the vPIC file
+    // it names. Throws StoreError naming the problem in one line (missing file, missing table, a
+    // vPIC file missing, damaged or incomplete).
     explicit Store(std::string path);
     ~Store();
     Store(const Store&) = delete;
@@ -67,12 +68,11 @@ public:
     const std::string& path() const { return path_; }
     // meta(key, value) rows, read at open ("" when absent).
     std::string meta(const std::string& key) const;
-    // True when the vPIC tables (meta vpic_path, relative to the database's
-    // folder) exist; they are then attached to every connection as schema "vpic".
+    // True when the dataset has vPIC tables (meta vpic_path, relative to the database's folder);
+    // they are then attached to every connection as schema "vpic". A dataset that names a vPIC
+    // file that is missing, damaged or incomplete is a StoreError at construction (one line
+    // naming the file: vin::attach_vpic).
     bool has_vpic() const { return !vpic_path_.empty(); }
-    // Why a dataset that names vPIC tables has none: the file is missing or is not vPIC tables
-    // (a message naming the file); "" when they are there or the dataset names none.
-    const std::string& vpic_problem() const { return vpic_problem_; }
 
     // Result sets of searches as sorted rowid lists, keyed by the query text
     // and its parameters; remember_ids() drops a list computed under an older
@@ -107,7 +107,6 @@ public:
 private:
     std::string path_;
     std::string vpic_path_;
-    std::string vpic_problem_;
     std::atomic<std::uint64_t> generation_;  // keys the threads' connections; new on switching files
     std::atomic<std::uint64_t> data_generation_{1};
     mutable std::mutex touch_mutex_;  // guards copy_, writer_, retired_

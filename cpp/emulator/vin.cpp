@@ -21,9 +21,7 @@ void vin_decode(Api& api, const Call& call, httplib::Response& res) {
     const vin::Decoder* decoder = api.vin_decoder_->get();
     if (!decoder)
         throw HttpError(501, envelope::kNotImplemented,
-                        api.store_.vpic_problem().empty()
-                            ? "VIN decoding needs the vPIC tables, and this database was built without them"
-                            : "VIN decoding needs the vPIC tables: " + api.store_.vpic_problem());
+                        "VIN decoding needs the vPIC tables, and this database was built without them");
     const vin::Result r = decoder->decode(vin, vin::current_year_utc());
     if (r.status != vin::Result::Status::ok) throw HttpError(404, envelope::kNotFound, vin::not_found_message(vin, r));
     const bool demo = !(call.identity.valid && call.identity.subscribed);

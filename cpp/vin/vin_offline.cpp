@@ -59,24 +59,9 @@ Offline::Offline(const std::string& db_path) : path_(db_path) {
         throw LoadError("VIN decoder: " + db_path + " is not a vehicledata dataset (" + e.what() + ")");
     }
     if (rel.empty()) throw LoadError("VIN decoder: the dataset " + db_path + " has no vPIC tables (meta vpic_path)");
-    std::string vpic = rel;
-    if (rel[0] != '/') {
-        const auto slash = db_path.rfind('/');
-        vpic = (slash == std::string::npos ? std::string(".") : db_path.substr(0, slash)) + "/" + rel;
-    }
-    if (!is_file(vpic)) throw LoadError("VIN decoder: the vPIC tables of " + db_path + " are missing: " + vpic);
-    {
-        sqlite3_stmt* a = nullptr;
-        int rc = sqlite3_prepare_v2(c.db, "ATTACH DATABASE ? AS vpic", -1, &a, nullptr);
-        if (rc == SQLITE_OK) {
-            const std::string uri = file_uri(vpic);
-            sqlite3_bind_text(a, 1, uri.c_str(), -1, SQLITE_TRANSIENT);
-            rc = sqlite3_step(a);
-        }
-        sqlite3_finalize(a);
-        if (rc != SQLITE_DONE && rc != SQLITE_OK)
-            throw LoadError("VIN decoder: cannot attach " + vpic + ": " + sqlite3_errmsg(c.db));
-    }
+    // The pair checked before anything is read: a missing, damaged or incomplete file is one line.
+    if (std::string problem = attach_vpic(c.db, db_path, vpic_file(db_path, rel)); !problem.empty())
+        throw LoadError("VIN decoder: " + problem);
     decoder_ = std::make_unique<const Decoder>(load_tables(each_row));
 
     each_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vpic_models'",

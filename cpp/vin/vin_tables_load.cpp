@@ -3,8 +3,11 @@
 
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <set>
+#include <vector>
 
 namespace vehicledata::vin {
 
@@ -17,7 +20,78 @@ bool safe_identifier(const std::string& s) {
     return true;
 }
 
+// The tables load_tables reads without looking first (and the make and model names).
+constexpr const char* kVpicTables[] = {"Wmi",     "Wmi_Make", "Wmi_VinSchema", "VinSchema", "Pattern",
+                                       "Element", "Make_Model", "Make",        "Model"};
+
+// The rows of a one-text-column query over `db` ("" and the SQLite message on failure).
+std::string texts(sqlite3* db, const char* sql, std::vector<std::string>& out) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) {
+        std::string msg = sqlite3_errmsg(db);
+        sqlite3_finalize(st);
+        return msg;
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) out.push_back(column_text(st, 0));
+    std::string msg = rc == SQLITE_DONE ? std::string() : std::string(sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return msg;
+}
+
 }  // namespace
+
+std::string vpic_file(const std::string& dataset, const std::string& rel) {
+    if (rel.empty() || rel[0] == '/') return rel;
+    const auto slash = dataset.rfind('/');
+    return (slash == std::string::npos ? std::string(".") : dataset.substr(0, slash)) + "/" + rel;
+}
+
+std::string attach_vpic(sqlite3* db, const std::string& dataset, const std::string& file) {
+    const std::string rebuild = ": rebuild the dataset (`vehicledata dataset build`)";
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return "the vPIC tables file " + file + " is missing: it belongs beside " + dataset +
+               " (copy it with the database, or rebuild the dataset with `vehicledata dataset build`)";
+    const auto damaged = [&](const std::string& what) { return file + " is damaged or incomplete (" + what + ")" + rebuild; };
+    // What the build recorded (absent in datasets built before it did).
+    std::string bytes, recorded;
+    {
+        std::vector<std::string> v;
+        if (texts(db, "SELECT value FROM meta WHERE key = 'vpic_bytes'", v).empty() && !v.empty()) bytes = v[0];
+        v.clear();
+        if (texts(db, "SELECT value FROM meta WHERE key = 'vpic_tables'", v).empty() && !v.empty()) recorded = v[0];
+    }
+    if (!bytes.empty() && bytes != std::to_string(static_cast<long long>(st.st_size)))
+        return damaged(std::to_string(static_cast<long long>(st.st_size)) + " bytes, the build wrote " + bytes);
+    sqlite3_stmt* a = nullptr;
+    int rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS vpic", -1, &a, nullptr);
+    if (rc == SQLITE_OK) {
+        const std::string uri = file_uri(file);
+        sqlite3_bind_text(a, 1, uri.c_str(), -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(a);
+    }
+    sqlite3_finalize(a);
+    if (rc != SQLITE_DONE && rc != SQLITE_OK) return damaged(sqlite3_errmsg(db));
+    std::vector<std::string> names;
+    std::string error = texts(db, "SELECT name FROM vpic.sqlite_master WHERE type IN ('table', 'view')", names);
+    std::string missing;
+    if (error.empty()) {
+        const std::set<std::string> present(names.begin(), names.end());
+        std::set<std::string> wanted(std::begin(kVpicTables), std::end(kVpicTables));
+        for (std::size_t start = 0; start < recorded.size();) {
+            std::size_t comma = recorded.find(',', start);
+            if (comma == std::string::npos) comma = recorded.size();
+            if (comma > start) wanted.insert(recorded.substr(start, comma - start));
+            start = comma + 1;
+        }
+        for (const auto& t : wanted)
+            if (!present.count(t)) missing += (missing.empty() ? "" : ", ") + t;
+        if (missing.empty()) return {};
+    }
+    sqlite3_exec(db, "DETACH DATABASE vpic", nullptr, nullptr, nullptr);
+    return damaged(error.empty() ? "no table " + missing : error);
+}
 
 std::string column_text(sqlite3_stmt* s, int c) {
     const unsigned char* t = sqlite3_column_text(s, c);

@@ -163,8 +163,11 @@ class Decoder:
     """VINs decoded offline, as ``Client.vin`` decodes them (the same C++ decoder, vPIC tables and
     trim ranking as the emulator's ``/api/vin/{vin}``), over a built dataset.
 
-    ``path``: the dataset database (``vehicledata.db``, beside its ``vpic.db``); default the one
-    the emulator reads (``$VEHICLEDATA_HOME``, see ``vehicledata.dataset.paths``).  The tables are
+    ``path``: the dataset database (``vehicledata.db``, beside the vPIC file its meta names,
+    ``vpic-<id>.db``); default the one the emulator reads (``$VEHICLEDATA_HOME``, see
+    ``vehicledata.dataset.paths``).  A missing or foreign database, and a vPIC file that is missing,
+    damaged or incomplete (another size than the build wrote, not SQLite, a table missing), raise
+    ``FileNotFoundError`` with one line naming the file, before anything is decoded.  The tables are
     read once per process (about 2 s, on a thread of their own: Ctrl-C stops the call at once, the
     load goes on for the next Decoder of the path); a Decoder pickles as its path.
     """

@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import signal
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -259,7 +260,10 @@ def test_a_signal_stops_opening_a_decoder_and_the_load_goes_on(database: Path, h
     where = database.parent / f"interrupt-{uuid.uuid4().hex[:8]}"  # a path no Decoder of this process opened
     where.mkdir()
     try:
-        for name in ("vehicledata.db", "vpic.db"):
+        con = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        vpic_name = con.execute("SELECT value FROM meta WHERE key = 'vpic_path'").fetchone()[0]
+        con.close()
+        for name in ("vehicledata.db", vpic_name):
             os.link(database.parent / name, where / name)  # the same files, another path: loaded anew
         path = str((where / "vehicledata.db").resolve())
         seen: List[bool] = []

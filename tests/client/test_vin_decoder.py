@@ -13,6 +13,7 @@ import pytest
 
 import vehicledata as vd
 from vehicledata.testing import Emulator
+from vpic_damage import DAMAGE, damaged_pair
 
 pa = pytest.importorskip("pyarrow")
 
@@ -359,6 +360,16 @@ def test_decoder_default_path_and_missing_dataset(decoder, database: Path, tmp_p
     assert str(tmp_path / "none.db") in str(e.value)
     with pytest.raises(vd.QueryError):
         decoder.decode(17)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+def test_a_damaged_vpic_file_is_one_line_at_open(database: Path, tmp_path: Path, how: str) -> None:
+    """A missing, damaged or incomplete vPIC file (a table dropped included) raises at open, naming
+    the file, as the emulator says it at start; nothing is decoded from it."""
+    expected = damaged_pair(database, tmp_path, how)
+    with pytest.raises(FileNotFoundError) as e:
+        vd.vin.Decoder(tmp_path / "vehicledata.db")
+    assert str(e.value) == f"VIN decoder: {expected}"
 
 
 def test_decode_parquet_streams_in_batches(decoder, tmp_path: Path) -> None:

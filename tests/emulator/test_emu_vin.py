@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from emu_support import Db, Http, assert_error
+from vpic_damage import DAMAGE, damaged_pair
 
 GMC = "1GTG6CEN0L1139305"        # 2020 GMC Canyon SLE, 3.6L V6
 KIA = "KNDJ23AU4N7154467"        # 2022 Kia Soul
@@ -282,20 +283,20 @@ def test_2023_ford_trucks_decode_as_2023(api: Http, premium: str, vin: str, mode
         "decode again to get more accurate information.")
 
 
-@pytest.mark.parametrize("vpic", ["missing", "damaged"])
-def test_a_database_without_its_vpic_file_names_the_file(database: Path, tmp_path: Path, vpic: str) -> None:
-    """The vPIC tables live in vpic.db beside vehicledata.db: a database copied (here: linked)
-    without it, or beside a damaged one, answers 501 with the file's path and what to do."""
-    from vehicledata.testing import Emulator
+@pytest.mark.parametrize("how", DAMAGE)
+def test_a_damaged_vpic_file_is_one_line_at_start(database: Path, tmp_path: Path, how: str) -> None:
+    """The vPIC tables live in the file the dataset's meta names, beside it: a database copied (here:
+    linked) without it, or beside a damaged or incomplete one, stops the emulator at start with one
+    line naming the file and what to do (it used to start and answer 501)."""
+    import subprocess
 
-    (tmp_path / "vehicledata.db").symlink_to(Path(database).resolve())
-    if vpic == "damaged":
-        (tmp_path / "vpic.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 4080)
-    with Emulator(db=tmp_path / "vehicledata.db") as emu:
-        h = Http(emu.url)
-        token = h.login("premium")
-        r = h.get(f"/api/vin/{GMC}", token=token)
-        h.close()
-    expected = (f"the vPIC tables file {tmp_path}/vpic.db is missing: it belongs beside {tmp_path}/vehicledata.db"
-                if vpic == "missing" else f"{tmp_path}/vpic.db is not the vPIC tables (damaged or incomplete)")
-    assert_error(r, 501, "NotImplementedException", f"/api/vin/{GMC}", "VIN decoding needs the vPIC tables: " + expected)
+    from vehicledata.testing import Emulator, EmulatorError
+    from vehicledata.testing.emulator import find_executable
+
+    expected = damaged_pair(database, tmp_path, how)
+    out = subprocess.run([find_executable(), "--db", str(tmp_path / "vehicledata.db"), "--port", "0"],
+                         capture_output=True, text=True, timeout=60)
+    assert (out.returncode, out.stdout, out.stderr) == (1, "", f"vehicledata-emulator: {expected}\n")
+    with pytest.raises(EmulatorError) as e:
+        Emulator(db=tmp_path / "vehicledata.db").start()
+    assert str(e.value).endswith(f"stderr: vehicledata-emulator: {expected}")

@@ -85,7 +85,9 @@ public:
     // the number of batches and callers.
     static constexpr std::size_t kPooledMemos = 8;
     // Opens `db_path` read-only, attaches the vPIC tables its meta `vpic_path` names (relative to
-    // its folder) and loads them.  Throws LoadError naming the file and the problem.
+    // its folder), checks them (vehicledata/vin_load.h attach_vpic: missing, damaged or incomplete
+    // is an error before anything is read) and loads them.  Throws LoadError naming the file and
+    // the problem in one line.
     explicit Offline(const std::string& db_path);
     ~Offline();
     Offline(const Offline&) = delete;

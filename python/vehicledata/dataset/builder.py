@@ -1,8 +1,10 @@
 """Building the emulator database from the raw public sources (see docs/dataset.md)."""
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -60,9 +62,17 @@ class BuildReport:
     vpic_path: Optional[Path] = None
     timings: Dict[str, float] = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
+    #: True when this call waited for another build of the folder and took its result (current
+    #: for the same sources) instead of building again; `built_at` is then that build's time.
+    reused: bool = False
+    built_at: str = ""
 
     def summary(self) -> str:
-        lines = [f"built {self.path} from {self.source} in {self.seconds:.1f} s"]
+        if self.reused:
+            lines = [f"reused {self.path}, built by another process from {self.source} while this one waited "
+                     f"(built {self.built_at} US Eastern)"]
+        else:
+            lines = [f"built {self.path} from {self.source} in {self.seconds:.1f} s"]
         for table, n in self.counts.items():
             lines.append(f"  {table:<16} {n:>9,}")
         if self.vpic_path:
@@ -184,20 +194,49 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
           *, found: Optional[Sources] = None) -> BuildReport:
     """Build the database at `out` (default: default_db_path()) and the vPIC tables beside it.
 
-    The database is written to a temporary file and renamed into place, so a crash never leaves
-    half a database. Raises SourceError (a ValueError) naming a bad or missing input.
+    The pair is replaced together or not at all: the vPIC tables go to a file of their own,
+    vpic-<content id>.db (kept when it is already there), which the new database's meta vpic_path
+    names; the database is written to a temporary file and renamed into place, and only then are
+    vPIC files no database of the folder names removed. A build killed at any moment leaves the
+    old database with its own vPIC file. One build per folder at a time: a second one waits for
+    the lock (saying so on stderr, naming the holder) and, when the database is then current for
+    the same sources, takes it (BuildReport.reused) instead of building again. Raises SourceError
+    (a ValueError) naming a bad or missing input.
     """
     t0 = time.perf_counter()
     rep = reporter_for(progress)
+    out_path = Path(out).expanduser() if out is not None else paths.default_db_path()
+    with _lock(out_path) as waited:
+        src = found or find_sources(sources, log=rep.line)
+        if waited is not None:
+            if is_current(out_path, src):
+                waited.say(f"{out_path} is current now, reusing it")
+                return _reused(out_path, src, time.perf_counter() - t0)
+            waited.say(f"building {out_path}")
+        try:
+            return _build(src, out_path, rep, t0)
+        finally:
+            _remove_unused(out_path)
+
+
+def _reused(out_path: Path, src: Sources, seconds: float) -> BuildReport:
+    meta = store.read_meta(out_path)
+    counts = {k[len("count_"):]: int(v) for k, v in meta.items() if k.startswith("count_")}
+    vp = meta.get("vpic_path", "")
+    return BuildReport(path=out_path, source=meta.get("source", src.label), counts=counts, seconds=seconds,
+                       content_hash=meta.get("content_hash", ""), source_fingerprint=meta.get("source_fingerprint", ""),
+                       vpic_path=out_path.parent / vp if vp else None, reused=True,
+                       built_at=meta.get("built_at", ""))
+
+
+def _build(src: Sources, out_path: Path, rep: Reporter, t0: float) -> BuildReport:
+    """build() under the folder's lock."""
     warn_lines: List[str] = []
 
     def warn(msg: str) -> None:
         warn_lines.append(msg)
         print(f"warning: {msg}", file=sys.stderr, flush=True)
 
-    src = found or find_sources(sources, log=rep.line)
-    out_path = Path(out).expanduser() if out is not None else paths.default_db_path()
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     for note in src.notes:
         warn(note)
     rep.line(f"sources: {src.label} ({src.epa})")
@@ -211,11 +250,23 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
     vpic_target: Optional[Path] = None
     layouts = None
     names = None
+    vpic_meta: Dict[str, str] = {}
     if src.vpic is not None:
-        vpic_target = out_path.parent / paths.VPIC_NAME
+        # A file of its own per content: the database in place keeps naming its own until the
+        # new database is renamed over it (docs/dataset.md, "Where the database goes").
+        vpic_target = out_path.parent / paths.vpic_name(vpic.content_id(fetch.sha256_of(src.vpic)))
         stage = rep.stage("vPIC tables", total=src.vpic.stat().st_size, unit="B")
-        size = vpic.install(src.vpic, vpic_target, progress=lambda done, total: stage.update(done))
-        timings["vpic"] = stage.close(f"{size / 1e6:.1f} MB -> {vpic_target}")
+        # Kept when whole; written anew when the database in place names it and finds it damaged
+        # (a table dropped keeps the file's size: reusable() alone would not see it).
+        current = store.read_meta(out_path)
+        damaged = current.get("vpic_path") == vpic_target.name and vpic.problem(out_path, current) is not None
+        if not damaged and vpic.reusable(vpic_target, src.vpic):
+            timings["vpic"] = stage.close(f"{vpic_target} kept (same source)")
+        else:
+            size = vpic.install(src.vpic, vpic_target, progress=lambda done, total: stage.update(done))
+            timings["vpic"] = stage.close(f"{size / 1e6:.1f} MB -> {vpic_target}")
+        vpic_meta = {"vpic_path": vpic_target.name, "vpic_bytes": str(vpic_target.stat().st_size),
+                     "vpic_tables": ",".join(vpic.tables(vpic_target))}
         stage = rep.stage("vPIC engine layouts")
         layouts = vpic.engine_layouts(vpic_target)
         stage.update(len(layouts))
@@ -308,9 +359,10 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
                 "source": src.label,
                 "source_fingerprint": fp,
                 "content_hash": digest,
-                "vpic_path": paths.VPIC_NAME if vpic_target else "",
+                "vpic_path": "",
                 "demo_years": f"{schema.DEMO_YEARS[0]}-{schema.DEMO_YEARS[1]}",
             }
+            meta.update(vpic_meta)
             meta.update({f"count_{t}": str(n) for t, n in counts.items()})
             store.write_meta(con, meta)
             con.execute("COMMIT")
@@ -326,47 +378,124 @@ def build(sources: Optional[PathLike] = None, out: Optional[PathLike] = None, pr
     return report
 
 
+@dataclass
+class _Waited:
+    """What a build that waited for the folder's lock knows of it: whom it waited for, how long."""
+    holder: str
+    seconds: float
+
+    def say(self, what: str) -> None:
+        print(f"waited {self.seconds:.1f} s for {self.holder}: {what}", file=sys.stderr, flush=True)
+
+
+def _holder_line() -> str:
+    argv = list(sys.argv) or ["python"]
+    name = Path(argv[0]).name
+    if name == "__main__.py":  # python -m vehicledata
+        name = Path(argv[0]).parent.name
+    command = " ".join([name or "python", *argv[1:]])
+    if len(command) > 400:
+        command = command[:397] + "..."
+    return f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}: {command}"
+
+
 @contextmanager
-def _lock(path: Path) -> Iterator[None]:
-    """An exclusive lock beside the database, so parallel test sessions build it once."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _lock(db_path: Path) -> Iterator[Optional[_Waited]]:
+    """The build lock of the database's folder (paths.BUILD_LOCK): one build per folder at a time,
+    so parallel callers (test sessions, two `vehicledata dataset build`) build once, and no build
+    removes a vPIC file another is about to name. The holder writes a line naming itself (pid,
+    start time, command) into the lock file; a caller that has to wait says so on stderr with
+    that line, and gets a _Waited (None when it did not wait)."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:  # not POSIX: no locking
-        yield
+        yield None
         return
-    with open(path.with_name(path.name + ".lock"), "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+    fd = os.open(db_path.parent / paths.BUILD_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        waited: Optional[_Waited] = None
         try:
-            yield
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
+            print(f"waiting for another build in {db_path.parent} ({holder}) ...", file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            waited = _Waited(holder.split(" since ")[0], time.perf_counter() - t0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (_holder_line() + "\n").encode(), 0)
+            yield waited
         finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+_VPIC_FILE = re.compile(r"vpic-[0-9a-f]{16}\.db")
+
+
+def _remove_unused(db_path: Path) -> None:
+    """Under the folder's lock, after a build (done or failed): the vPIC files no database of the
+    folder names in its meta vpic_path (vpic-<id>.db, and the vpic.db of databases built before),
+    and the temporary files killed builds left."""
+    folder = db_path.parent
+    vpic_files = [p for p in folder.glob(paths.VPIC_GLOB) if _VPIC_FILE.fullmatch(p.name)]
+    if (folder / paths.VPIC_NAME).is_file():
+        vpic_files.append(folder / paths.VPIC_NAME)
+    named = set()
+    for db in folder.glob("*.db"):
+        if db not in vpic_files:
+            named.add(store.read_meta(db).get("vpic_path", ""))
+    leftovers = [p for p in folder.glob("vpic*.db.tmp*") if p.name.split(".tmp")[-1].isdigit()]
+    leftovers += [p for p in folder.glob(glob.escape(db_path.name) + ".tmp*") if p.name.split(".tmp")[-1].isdigit()]
+    for p in [f for f in vpic_files if f.name not in named] + leftovers:
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _pair_whole(db_path: Path, meta: Dict[str, str]) -> bool:
+    """Whether the vPIC file the database names is there and whole (vpic.problem)."""
+    return vpic.problem(db_path, meta) is None
 
 
 def is_current(db_path: Path, src: Sources) -> bool:
+    """Whether the database at `db_path` is the build of `src` by this builder and schema, with
+    its vPIC file whole (a damaged or missing one rebuilds)."""
     meta = store.read_meta(db_path)
     if not meta or meta.get("schema_version") != store.schema_version():
         return False
     if meta.get("source_fingerprint") != fingerprint(src):
         return False
-    vp = meta.get("vpic_path")
-    return not vp or (db_path.parent / vp).is_file()
+    return _pair_whole(db_path, meta)
 
 
 def _built_from_files(db_path: Path) -> bool:
     meta = store.read_meta(db_path)
     if not meta or meta.get("schema_version") != store.schema_version():
         return False
-    vp = meta.get("vpic_path")
-    return meta.get("source", "").startswith("files:") and (not vp or (db_path.parent / vp).is_file())
+    return meta.get("source", "").startswith("files:") and _pair_whole(db_path, meta)
+
+
+#: The line ensure_database() prints on stderr before it builds (the emulator's first start).
+BUILDING = "building the emulator database {path} (about a minute, once) ..."
 
 
 def ensure_database(sources: Optional[PathLike] = None, out: Optional[PathLike] = None,
-                    progress: ProgressArg = None) -> Path:
-    """The database path, built first only if it is missing or stale (schema or inputs changed).
+                    progress: ProgressArg = True) -> Path:
+    """The database path, built first only if it is missing or stale (schema or inputs changed,
+    or its vPIC file damaged).
 
-    Without sources, a database already built from the cached EPA download is reused without
-    touching the network; with no sources at all it is a SourceError saying how to get them."""
+    A build says so on stderr (BUILDING), then its stages as they end (`progress`: True, the
+    default, lines on stderr or tqdm bars on a terminal; False or None: silent; see
+    dataset.progress). Parallel callers build once: the others wait for the folder's lock (saying
+    so) and take the result. Without sources, a database already built from the cached EPA
+    download is reused without touching the network; with no sources at all it is a SourceError
+    saying how to get them."""
     out_path = Path(out).expanduser() if out is not None else paths.default_db_path()
     if not sources and not os.environ.get("VEHICLEDATA_SOURCES") and _built_from_files(out_path):
         # Nobody named sources now, but this database was built from real files earlier (and
@@ -380,7 +509,19 @@ def ensure_database(sources: Optional[PathLike] = None, out: Optional[PathLike] 
         src = find_sources(sources)  # the download, else the one-line error of NO_SOURCES
     if is_current(out_path, src):
         return out_path
-    with _lock(out_path):
-        if not is_current(out_path, src):
-            build(out=out_path, progress=progress, found=src)
+    rep = reporter_for(progress)
+    with _lock(out_path) as waited:
+        if is_current(out_path, src):
+            if waited is not None:
+                waited.say(f"{out_path} is current now, reusing it")
+            return out_path
+        if waited is not None:
+            waited.say(f"building {out_path}")
+        t0 = time.perf_counter()
+        rep.line(BUILDING.format(path=out_path))
+        try:
+            report = _build(src, out_path, rep, t0)
+        finally:
+            _remove_unused(out_path)
+        rep.line(f"built {out_path} in {report.seconds:.0f} s")
     return out_path

@@ -99,7 +99,10 @@ def _info(args: argparse.Namespace) -> int:
     for key in ("source", "built_at", "schema_version", "content_hash", "vpic_path"):
         value = meta.get(key, "")
         if key == "vpic_path":
-            value = str(db.parent / value) if value else "(none: no VIN tables)"
+            from . import vpic
+
+            problem = vpic.problem(db, meta)
+            value = (str(db.parent / value) + (f" ({problem})" if problem else "")) if value else "(none: no VIN tables)"
         print(f"{key:<15} {value}")
     for key in sorted(k for k in meta if k.startswith("count_")):
         print(f"  {key[len('count_'):]:<16} {int(meta[key]):>9,}")

@@ -7,7 +7,18 @@ from pathlib import Path
 from typing import Optional
 
 DB_NAME = "vehicledata.db"
+# The vPIC tables beside the database: `vpic-<content id>.db`, named by the database's meta key
+# vpic_path, so that a build replaces the database and its vPIC file together or not at all
+# (docs/dataset.md, "Where the database goes"). Databases built before kept them in `vpic.db`.
 VPIC_NAME = "vpic.db"
+VPIC_GLOB = "vpic-*.db"
+# The lock a build holds in the database's folder (one build per folder at a time).
+BUILD_LOCK = "vehicledata-build.lock"
+
+
+def vpic_name(content_id: str) -> str:
+    """The file name of the vPIC tables whose content id is `content_id` (vpic.content_id)."""
+    return f"vpic-{content_id}.db"
 
 # File names of the raw public sources inside a sources folder (see docs/dataset.md).
 EPA_FILE = "epa-vehicles.csv.zip"

@@ -2,20 +2,93 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import re
 import shutil
 import sqlite3
 import zlib
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import naming
 from .epa import SourceError
 
-# Tables the VIN decoder reads (checked after decompression).
-REQUIRED_TABLES = ("Wmi", "Wmi_VinSchema", "VinSchema", "Pattern", "Element", "Make", "Model")
+# Tables the VIN decoder cannot do without (checked after decompression; the emulator and the
+# offline Decoder check them, and every table the build recorded, when they open the pair:
+# vin::vpic_problem in cpp/vin/vin_tables_load.cpp).
+REQUIRED_TABLES = ("Wmi", "Wmi_Make", "Wmi_VinSchema", "VinSchema", "Pattern", "Element", "Make_Model", "Make",
+                   "Model")
+# How install() makes the file from its source: part of the content id, so that a changed
+# install never reuses a file an older one wrote.
+INSTALL_FORMAT = "vpic install 1: gzip or plain copy, rollback journal"
 _CHUNK = 1 << 20
+
+
+def content_id(source_digest: str) -> str:
+    """The content id of the vPIC file install() makes from a source whose sha256 is
+    `source_digest`: 16 hex digits, the `<id>` of its name vpic-<id>.db (paths.vpic_name)."""
+    return hashlib.sha256(f"{INSTALL_FORMAT}\n{source_digest}".encode()).hexdigest()[:16]
+
+
+def expected_size(source: Path) -> int:
+    """The size install() writes from `source`, modulo 2**32: a gzip file's trailer (ISIZE), a
+    plain file's own size."""
+    if source.suffix == ".gz":
+        with open(source, "rb") as fh:
+            fh.seek(-4, os.SEEK_END)
+            return int.from_bytes(fh.read(4), "little")
+    return source.stat().st_size % (1 << 32)
+
+
+def reusable(target: Path, source: Path) -> bool:
+    """Whether `target`, a file install() made earlier from `source` (the same content id), is
+    whole: the size install() writes and readable tables, the required ones among them."""
+    try:
+        if target.stat().st_size % (1 << 32) != expected_size(source):
+            return False
+        check(target)
+    except (OSError, SourceError):
+        return False
+    return True
+
+
+def tables(path: Path) -> List[str]:
+    """The names of the tables (and views) of an SQLite file, sorted; SourceError if unreadable."""
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return sorted(r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')"))
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise SourceError(f"{path}: not an SQLite database ({exc})") from None
+
+
+def problem(db_path: Path, meta: Mapping[str, str]) -> Optional[str]:
+    """What is wrong with the vPIC file a database's `meta` names (vpic_path, relative to the
+    database's folder), as the emulator and the Decoder find it when they open the pair: missing,
+    another size than the build wrote (meta vpic_bytes), unreadable, or a table missing (of
+    REQUIRED_TABLES and those the build recorded in meta vpic_tables). None when it is whole, or
+    when the database has no vPIC tables."""
+    rel = meta.get("vpic_path", "")
+    if not rel:
+        return None
+    path = Path(db_path).parent / rel
+    if not path.is_file():
+        return f"the vPIC tables file {path} is missing"
+    size = path.stat().st_size
+    if meta.get("vpic_bytes") and str(size) != meta["vpic_bytes"]:
+        return f"{path} is damaged or incomplete ({size} bytes, the build wrote {meta['vpic_bytes']})"
+    try:
+        present = set(tables(path))
+    except SourceError as exc:
+        return str(exc)
+    wanted = list(REQUIRED_TABLES) + [t for t in meta.get("vpic_tables", "").split(",") if t]
+    missing = sorted({t for t in wanted if t not in present})
+    if missing:
+        return f"{path} is damaged or incomplete (no table {', '.join(missing)})"
+    return None
 
 
 def install(source: Path, target: Path, progress: Optional[Callable[[int, int], None]] = None) -> int:
@@ -73,14 +146,8 @@ def _rollback_journal(path: Path) -> None:
 
 
 def check(path: Path) -> None:
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
-        finally:
-            con.close()
-    except sqlite3.Error as exc:
-        raise SourceError(f"{path}: not an SQLite database ({exc})") from None
+    """SourceError unless `path` is an SQLite file with the REQUIRED_TABLES."""
+    names = set(tables(path))
     missing = [t for t in REQUIRED_TABLES if t not in names]
     if missing:
         raise SourceError(f"{path}: not the vPIC database, missing tables {missing}")

@@ -210,7 +210,10 @@ def _terminate(proc: subprocess.Popen) -> None:
 class Emulator:
     """A running emulator process, as a context manager.
 
-    ``db`` defaults to :func:`vehicledata.dataset.ensure_database` (built on first use).
+    ``db`` defaults to :func:`vehicledata.dataset.ensure_database` (built on first use, about a
+    minute, with a line saying so and the build's stages on stderr). A database whose vPIC file is
+    missing, damaged or incomplete does not start: :class:`EmulatorError` carries the emulator's
+    one line naming the file.
     ``accounts`` is a list of account dicts (written to a temporary file) or a path to such a
     JSON file; without it the emulator uses :data:`DEMO_ACCOUNTS`. Settings left as None take
     the emulator's defaults (:func:`emulator_defaults`); ``host`` and ``port`` are set from the
