@@ -43,3 +43,16 @@ def damaged_pair(database: Path, where: Path, how: str) -> str:
     con.close()
     assert vpic.stat().st_size == size
     return f"{vpic} is damaged or incomplete (no table Make_Model){rebuild}"
+
+
+def copy_dataset(database: Path, where: Path) -> Path:
+    """A copy of the dataset in `where` that a test may change, with its vPIC file linked beside it
+    (the pair belongs together: the emulator refuses a dataset whose vPIC file is missing)."""
+    copy = where / "vehicledata.db"
+    shutil.copyfile(database, copy)
+    con = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    row = con.execute("SELECT value FROM meta WHERE key = 'vpic_path'").fetchone()
+    con.close()
+    if row and row[0]:
+        (where / row[0]).symlink_to((Path(database).parent / row[0]).resolve())
+    return copy

@@ -143,10 +143,9 @@ def test_polars_frame_without_labels(api: vd.Client) -> None:
 
 def test_no_header_no_labels(database: Path, tmp_path: Path, client_factory) -> None:  # type: ignore[no-untyped-def]
     """A database whose provenance has no synthetic column: no header, so no labels anywhere."""
-    import shutil
+    from vpic_damage import copy_dataset
 
-    copy = tmp_path / "vehicledata.db"
-    shutil.copyfile(database, copy)
+    copy = copy_dataset(database, tmp_path)
     con = sqlite3.connect(copy)
     con.execute("UPDATE provenance SET origin = 'derived' WHERE origin = 'synthetic'")
     con.commit()

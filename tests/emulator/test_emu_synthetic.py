@@ -6,7 +6,6 @@ a copy of the database with some columns marked synthetic shows the header follo
 """
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import List, Optional, Set, Tuple
@@ -14,6 +13,7 @@ from typing import List, Optional, Set, Tuple
 import pytest
 
 from emu_support import Http
+from vpic_damage import copy_dataset
 from vehicledata import schema
 from vehicledata.testing import Emulator
 
@@ -59,8 +59,7 @@ def test_header_follows_the_provenance_table(api: Http, database: Path, target: 
 
 
 def test_header_lists_columns_marked_synthetic(database: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "vehicledata.db"
-    shutil.copyfile(database, copy)
+    copy = copy_dataset(database, tmp_path)
     con = sqlite3.connect(copy)
     # Start from no synthetic column at all, then mark a known few.
     con.execute("UPDATE provenance SET origin = 'derived' WHERE origin = 'synthetic'")
