@@ -23,22 +23,12 @@ import sys
 import time
 from typing import Any, Dict, Iterator, List, Optional
 
+from crawl_async import LagProbe  # benchmarks/ is the script's folder
 
-class Ticker:
-    """A task sleeping 1 ms at a time; ``lags``: how late each wake-up was (seconds)."""
 
-    def __init__(self) -> None:
-        self.lags: List[float] = []
-        self._stop = False
-
-    async def run(self) -> None:
-        while not self._stop:
-            t = time.perf_counter()
-            await asyncio.sleep(0.001)
-            self.lags.append(time.perf_counter() - t - 0.001)
-
-    def stop(self) -> None:
-        self._stop = True
+class Ticker(LagProbe):
+    """crawl_async's probe (a task sleeping 1 ms at a time; ``lags``: how late each wake-up was),
+    with the summary this benchmark prints."""
 
     def summary(self) -> Dict[str, float]:
         s = sorted(self.lags) or [0.0]
