@@ -207,6 +207,7 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
         out.pop_back();  // the closing brace: the response cache's figures join the object
         const GateStats g = state.gate.stats();
         out += ",\"response_cache\":" + state.response_cache.to_json();
+        out += ",\"store\":" + state.store.memory_json();
         out += ",\"gate\":{\"workers\":" + std::to_string(g.workers) + ",\"compute\":" + std::to_string(g.compute) +
                ",\"waiting\":" + std::to_string(g.waiting) + ",\"busy\":" + std::to_string(g.busy) +
                ",\"queued\":" + std::to_string(g.queued) + ",\"buffered_bytes\":" + std::to_string(g.buffered_bytes) +

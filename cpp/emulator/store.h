@@ -83,7 +83,7 @@ public:
     std::shared_ptr<const Ids> cached_ids(const std::string& key) const;
     void remember_ids(const std::string& key, std::shared_ptr<const Ids> ids, std::uint64_t generation);
     static constexpr std::size_t kMaxCachedIds = 8u << 20;
-    static constexpr std::size_t kMaxCachedKeyBytes = 32u << 20;
+    static constexpr std::size_t kMaxCachedKeyBytes = 8u << 20;
 
     // Changes whenever the data change (touch, untouch): caches of answers compare it.
     std::uint64_t data_generation() const { return data_generation_.load(std::memory_order_acquire); }
@@ -103,6 +103,9 @@ public:
     // Closes this thread's connections to a dropped copy; call where the thread
     // holds no Statement (before handling a request).
     void release_retired();
+    // The store's caches as a JSON object (for /_emulator/stats): the prepared statements' bytes
+    // (as SQLite counts them) and their bound, and the search-id cache's rowids and key bytes.
+    std::string memory_json() const;
 
 private:
     std::string path_;
