@@ -1,6 +1,14 @@
-"""Catalogue realism measured against tests/data/realism_reference.csv (well-known 2015-2020
+"""Catalogue realism measured against tests/data/realism_reference.csv (well-known 2015-2024
 vehicles, each value with the public page it comes from): shared by tests/test_realism.py and
-the figures in docs/dataset.md (`python tests/realism.py [DB]` prints them)."""
+the figures in docs/dataset.md (`python tests/realism.py [DB]` prints them, both parts).
+
+The reference set has two parts (its `part` column, issue 38). `tuning`: the rows the builder's
+rules may be tuned on: every row written before the split (the rules were written looking at
+them) and every row whose make and model appear in a reviewed table of the builder
+(msrp_trims.csv, msrp_lines.csv, lineups_reviewed.csv, base_trims.csv, msrp_reference.csv, any
+year). `held-out`: every other row; no rule may be changed for them, and `held_out_is_clean`
+checks that no reviewed table names one of their models. Empty cells are facts the writer was not
+sure of: a measure counts only the rows that have its fact."""
 from __future__ import annotations
 
 import csv
@@ -9,56 +17,134 @@ import sqlite3
 import statistics
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "realism_reference.csv"
+PARTS = ("tuning", "held-out")
+# the builder's reviewed tables: a model named in one of them had its values patched or reviewed
+REVIEWED_TABLES = ("msrp_trims.csv", "msrp_lines.csv", "lineups_reviewed.csv", "base_trims.csv",
+                   "msrp_reference.csv")
+# issue 38's targets for the held-out part (share of model-years, %)
+TARGETS = {"base_msrp_within_5_pct": 75.0, "top_msrp_within_5_pct": 60.0, "base_trim_right_pct": 90.0,
+           "lineup_right_pct": 80.0, "curb_weight_within_4_pct": 70.0}
 
 
 def norm(s: str) -> str:
     return re.sub(r"[^a-z0-9]", "", s.lower())
 
 
-def reference() -> List[Dict[str, str]]:
+def reference(part: Optional[str] = None) -> List[Dict[str, str]]:
     with open(REFERENCE, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+        return [r for r in csv.DictReader(fh) if part is None or r["part"] == part]
+
+
+def reviewed_models() -> Set[Tuple[str, str]]:
+    """(make, model) of every row of the builder's reviewed tables."""
+    from vehicledata.dataset import rows as rows_mod
+    here = Path(rows_mod.__file__).resolve().parent
+    out: Set[Tuple[str, str]] = set()
+    for name in REVIEWED_TABLES:
+        with open(here / name, newline="", encoding="utf-8") as fh:
+            out.update((r["make"], r["model"]) for r in csv.DictReader(fh))
+    return out
+
+
+def held_out_is_clean() -> List[Tuple[str, str, str]]:
+    """Held-out rows whose model a reviewed table names (must be none)."""
+    reviewed = reviewed_models()
+    return [(r["year"], r["make"], r["model"]) for r in reference("held-out") if (r["make"], r["model"]) in reviewed]
 
 
 def _pct(a: float, b: float) -> float:
     return abs(a - b) / b * 100.0
 
 
-def measure(db: Path) -> Dict[str, float]:
+# powertrain and drive words a served trim name may carry beside its grade ("Hybrid LE", "LE HV",
+# "SE AWD"): the grade is what the lineup measure compares
+_POWERTRAIN = re.compile(r"(?i)\b(hybrid|hv|hev|phev|plug-in|plugin|prime|energi|diesel|ecodiesel|tdi|electric|ev|"
+                         r"awd|4wd|fwd|rwd|2wd|4x4|4x2|4matic|quattro|v6|v8)\b")
+
+
+def _grade_keys(name: str) -> Set[str]:
+    keys = {norm(name)}
+    bare = norm(_POWERTRAIN.sub(" ", name))
+    if bare:
+        keys.add(bare)
+    return keys
+
+
+def lineup_score(served: Iterable[str], real: List[str]) -> Tuple[float, int]:
+    """Share of the real names served, and how many served names are none of them (foreign)."""
+    want = {norm(t) for t in real}
+    have: Set[str] = set()
+    foreign = 0
+    for name in set(served):
+        keys = _grade_keys(name)
+        have |= keys & want
+        foreign += not keys & want
+    return len(have) / len(want), foreign
+
+
+def _share(hits: List[bool]) -> float:
+    return 100.0 * sum(hits) / len(hits) if hits else float("nan")
+
+
+def _row(con: sqlite3.Connection, r: Dict[str, str]) -> Dict[str, object]:
+    """One reference row against the catalogue: each measure's hit (True/False; absent when the row
+    has no such fact), the errors behind them, and what the catalogue serves."""
+    rows = con.execute(
+        "SELECT t.trim, t.msrp, e.horsepower_hp, b.curb_weight FROM trims t JOIN engines e ON e.id = t.id "
+        "JOIN bodies b ON b.id = t.id WHERE t.year = ? AND t.make = ? AND t.model = ? ORDER BY t.msrp, t.id",
+        (int(r["year"]), r["make"], r["model"])).fetchall()
+    want = [t for t in r["lineup"].split("|") if t]
+    out: Dict[str, object] = {"served": rows}
+    if not rows:  # a model-year the catalogue lacks misses every measure
+        for key, fact in (("base_trim", r["base_trim"]), ("base_msrp", r["base_msrp"]), ("lineup", want),
+                          ("top_msrp", r["top_trim"] and r["top_msrp"]), ("curb_weight", r["curb_weight"])):
+            if fact:
+                out[key] = False
+        if want:
+            out["lineup_share"] = 0.0
+        return out
+    base_trim, base_msrp = rows[0][0], rows[0][1]
+    if r["base_trim"]:
+        out["base_trim"] = norm(base_trim) == norm(r["base_trim"])
+    if want:
+        share, foreign = lineup_score((t for t, _, _, _ in rows), want)
+        out["lineup_share"] = share
+        out["lineup"] = share >= 0.8 and foreign <= 1
+    if r["base_msrp"]:
+        out["base_err"] = _pct(base_msrp, float(r["base_msrp"]))
+        out["base_msrp"] = out["base_err"] <= 5.0
+    if r["base_hp"]:
+        hps = [hp for t, _, hp, _ in rows if hp and norm(t) == norm(r["base_trim"])] or \
+              [hp for _, _, hp, _ in rows if hp]
+        if hps:
+            out["hp_err"] = _pct(min(hps), float(r["base_hp"]))
+    if r["top_trim"] and r["top_msrp"]:
+        tops = [m for t, m, _, _ in rows if norm(t) == norm(r["top_trim"])]
+        if tops:
+            out["top_err"] = _pct(min(tops), float(r["top_msrp"]))
+        out["top_msrp"] = bool(tops) and float(out["top_err"]) <= 5.0  # type: ignore[arg-type]
+    if r["curb_weight"]:
+        weights = [w for t, _, _, w in rows if w and norm(t) == norm(r["base_trim"])] or \
+                  [w for w in [rows[0][3]] if w]
+        out["curb_weight"] = bool(weights) and _pct(min(weights), float(r["curb_weight"])) <= 4.0
+    return out
+
+
+def measure(db: Path, refs: Optional[List[Dict[str, str]]] = None) -> Dict[str, float]:
+    """The reference rows `refs` (default: the whole set) against the catalogue `db`. Issue 38's
+    measures are shares (%) of the rows that have the fact; a model-year the catalogue lacks is a
+    miss on every one. Base: the model-year's cheapest row (its trim name and MSRP); top: the top
+    trim's starting price (its cheapest row); curb weight: the lightest row of the base trim (else
+    the cheapest row); lineup right: >= 80 % of the real names served and at most one served name
+    that is none of them (a powertrain or drive word beside a grade, "Hybrid LE", "SE AWD", is the
+    grade)."""
+    refs = reference() if refs is None else refs
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        base_ok = 0
-        lineup_shares: List[float] = []
-        base_err: List[float] = []
-        top_err: List[float] = []
-        hp_err: List[float] = []
-        refs = reference()
-        for r in refs:
-            rows = con.execute(
-                "SELECT t.trim, t.msrp, e.horsepower_hp FROM trims t JOIN engines e ON e.id = t.id "
-                "WHERE t.year = ? AND t.make = ? AND t.model = ? ORDER BY t.msrp, t.id",
-                (int(r["year"]), r["make"], r["model"])).fetchall()
-            if not rows:
-                lineup_shares.append(0.0)
-                continue
-            names = {norm(t) for t, _, _ in rows}
-            base_trim, base_msrp, _ = rows[0]
-            if norm(base_trim) == norm(r["base_trim"]):
-                base_ok += 1
-            want = [t for t in r["lineup"].split("|") if t]
-            lineup_shares.append(sum(norm(t) in names for t in want) / len(want))
-            base_err.append(_pct(base_msrp, float(r["base_msrp"])))
-            hps = [hp for t, _, hp in rows if hp and norm(t) == norm(r["base_trim"])] or \
-                  [hp for _, _, hp in rows if hp]
-            if hps:
-                hp_err.append(_pct(min(hps), float(r["base_hp"])))
-            if r["top_trim"]:
-                tops = [m for t, m, _ in rows if norm(t) == norm(r["top_trim"])]
-                if tops:
-                    top_err.append(_pct(max(tops), float(r["top_msrp"])))
+        scored = [_row(con, r) for r in refs]
         dup, = con.execute(
             "SELECT count(*) FROM (SELECT 1 FROM trims GROUP BY year, lower(make), lower(model), lower(trim), "
             "lower(description) HAVING count(*) > 1)").fetchone()
@@ -70,20 +156,61 @@ def measure(db: Path) -> Dict[str, float]:
             "AND 2020 GROUP BY year, make, model HAVING count(*) >= 3)").fetchone()
     finally:
         con.close()
-    n = len(refs)
+
+    def hits(key: str) -> List[bool]:
+        return [bool(s[key]) for s in scored if key in s]
+
+    def vals(key: str) -> List[float]:
+        return [float(s[key]) for s in scored if key in s]  # type: ignore[arg-type]
+
+    def med(xs: List[float]) -> float:
+        return statistics.median(xs) if xs else float("nan")
+
+    shares = vals("lineup_share")
     return {
-        "vehicles": n,
-        "base_trim_right_pct": 100.0 * base_ok / n,
-        "lineup_70_pct": 100.0 * sum(s >= 0.7 for s in lineup_shares) / n,
-        "lineup_mean_pct": 100.0 * statistics.mean(lineup_shares),
-        "base_msrp_median_err_pct": statistics.median(base_err),
-        "upper_msrp_median_err_pct": statistics.median(top_err) if top_err else float("nan"),
-        "upper_priced": len(top_err),
-        "hp_median_err_pct": statistics.median(hp_err),
+        "vehicles": len(refs),
+        "makes": len({r["make"] for r in refs}),
+        # issue 38's measures: % of the model-years that have the fact (rows: how many have it)
+        "base_msrp_within_5_pct": _share(hits("base_msrp")),
+        "base_msrp_rows": len(hits("base_msrp")),
+        "top_msrp_within_5_pct": _share(hits("top_msrp")),
+        "top_msrp_rows": len(hits("top_msrp")),
+        "base_trim_right_pct": _share(hits("base_trim")),
+        "base_trim_rows": len(hits("base_trim")),
+        "lineup_right_pct": _share(hits("lineup")),
+        "lineup_rows": len(hits("lineup")),
+        "curb_weight_within_4_pct": _share(hits("curb_weight")),
+        "curb_weight_rows": len(hits("curb_weight")),
+        # issue 20's measures
+        "lineup_70_pct": _share([s >= 0.7 for s in shares]),
+        "lineup_mean_pct": 100.0 * statistics.mean(shares) if shares else float("nan"),
+        "base_msrp_median_err_pct": med(vals("base_err")),
+        "upper_msrp_median_err_pct": med(vals("top_err")),
+        "upper_priced": len(vals("top_err")),
+        "hp_median_err_pct": med(vals("hp_err")),
         "duplicate_groups": dup,
         "gas_only_hybrid_rows": gas_hybrid,
         "one_trim_model_years_pct": 100.0 * (one_name or 0) / groups,
     }
+
+
+def misses(db: Path, refs: List[Dict[str, str]]) -> List[str]:
+    """One line per reference row that misses an issue-38 measure: which, and what is served."""
+    out = []
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        for r in refs:
+            s = _row(con, r)
+            bad = [k for k in ("base_msrp", "top_msrp", "base_trim", "lineup", "curb_weight") if s.get(k) is False]
+            if bad:
+                names: Dict[str, int] = {}
+                for t, m, _, _ in s["served"]:  # type: ignore[attr-defined]
+                    names.setdefault(t, m)
+                served = ", ".join(f"{t} {m}" for t, m in list(names.items())[:10]) or "nothing served"
+                out.append(f"{r['year']} {r['make']} {r['model']}: {'/'.join(bad)} (served: {served})")
+    finally:
+        con.close()
+    return out
 
 
 # Makes by US sales (largest first, 2015-2020): the order in which the worst groups are listed.
@@ -181,13 +308,43 @@ def independent(db: Path, sources: Path) -> Dict[str, object]:
     }
 
 
+def parts_table(db: Path) -> str:
+    """Both parts' scores side by side, with issue 38's targets for the held-out part."""
+    m = {part: measure(db, reference(part)) for part in PARTS}
+    lines = [f"{'measure':<28} {'tuning':>10} {'held-out':>10}  held-out target",
+             f"{'model-years / makes':<28} {m['tuning']['vehicles']:>4} / {m['tuning']['makes']:<3} "
+             f"{m['held-out']['vehicles']:>4} / {m['held-out']['makes']:<3}"]
+    for key, target in TARGETS.items():
+        rows = key.replace("_within_5_pct", "_rows").replace("_within_4_pct", "_rows").replace("_right_pct", "_rows")
+        cells = [f"{m[p][key]:5.1f} ({m[p][rows]:>3})" for p in PARTS]
+        lines.append(f"{key:<28} {cells[0]:>10} {cells[1]:>10}  >= {target:.0f}")
+    for key in ("base_msrp_median_err_pct", "upper_msrp_median_err_pct", "hp_median_err_pct", "lineup_70_pct"):
+        lines.append(f"{key:<28} {m['tuning'][key]:10.1f} {m['held-out'][key]:10.1f}")
+    return "\n".join(lines)
+
+
 def main(argv: Optional[List[str]] = None) -> None:
+    """python tests/realism.py [DB] [--misses tuning|held-out]: both parts' scores, the issue-20
+    figures over the whole set, the independent check; --misses lists one part's missed rows."""
     args = sys.argv[1:] if argv is None else argv
+    show = None
+    if "--misses" in args:
+        i = args.index("--misses")
+        show = args[i + 1]
+        args = args[:i] + args[i + 2:]
     if args:
         db = Path(args[0])
     else:
         from vehicledata import dataset
         db = dataset.ensure_database()
+    print("# reference set, by part (% of model-years; in brackets: model-years with the fact)")
+    print(parts_table(db))
+    if show:
+        print(f"\n# {show} rows missing a measure")
+        for line in misses(db, reference(show)):
+            print(f"  {line}")
+        return
+    print("\n# whole reference set (issue 20's figures)")
     for k, v in measure(db).items():
         print(f"{k:<28} {v:.1f}" if isinstance(v, float) else f"{k:<28} {v}")
     import os

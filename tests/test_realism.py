@@ -1,7 +1,8 @@
-"""Catalogue realism (issue 20): trims, prices and horsepower of the catalogue against a reference
-set of well-known 2015-2020 vehicles (tests/data/realism_reference.csv, a public page per row),
-and invariants over the whole catalogue. The figures are reported in docs/dataset.md
-("Measured"); `python tests/realism.py` prints them."""
+"""Catalogue realism (issues 20 and 38): trims, prices, horsepower and curb weights of the catalogue
+against a reference set of well-known 2015-2024 vehicles (tests/data/realism_reference.csv, a
+public page per row, in a tuning part and a held-out part), and invariants over the whole
+catalogue. The figures are reported in docs/dataset.md ("Measured"); `python tests/realism.py`
+prints them."""
 from __future__ import annotations
 
 import csv
@@ -24,15 +25,42 @@ def q(db: Path, sql: str, *args):
 
 def test_reference_set_is_sourced() -> None:
     ref = realism.reference()
-    assert len(ref) >= 60
+    assert len(ref) >= 150 and len({r["make"] for r in ref}) >= 30
     assert all(r["source"].startswith("https://") for r in ref)
     assert len({(r["year"], r["make"], r["model"]) for r in ref}) == len(ref)
-    assert all(2015 <= int(r["year"]) <= 2020 and int(r["base_msrp"]) > 10000 and int(r["base_hp"]) > 50 for r in ref)
-    assert all(r["base_trim"] in r["lineup"].split("|") for r in ref)
+    assert {int(r["year"]) for r in ref} == set(range(2015, 2025))
+    # an empty cell is a fact its writer was not sure of; a filled one is plausible
+    assert all(not r["base_msrp"] or int(r["base_msrp"]) > 10000 for r in ref)
+    assert all(not r["base_hp"] or int(r["base_hp"]) > 50 for r in ref)
+    assert all(not r["curb_weight"] or 1500 < int(r["curb_weight"]) < 9000 for r in ref)
+    assert all(not r["top_msrp"] or (r["top_trim"] and int(r["top_msrp"]) > int(r["base_msrp"] or 0)) for r in ref)
+    assert all(r["base_trim"] in r["lineup"].split("|") for r in ref if r["base_trim"] and r["lineup"])
+
+
+def test_reference_set_is_split_by_its_rule() -> None:
+    """Issue 38: a tuning part and a held-out part. Held-out rows are vehicles no rule was patched
+    for: no reviewed table of the builder names their make and model (any year), so a reviewed row
+    added for one of them fails here (move the model to the tuning part and say so in the docs)."""
+    parts = {p: realism.reference(p) for p in realism.PARTS}
+    assert sum(map(len, parts.values())) == len(realism.reference())
+    assert realism.held_out_is_clean() == []
+    held = {(r["make"], r["model"]) for r in parts["held-out"]}
+    assert not held & {(r["make"], r["model"]) for r in parts["tuning"]}   # a model is in one part only
+    assert 0.4 <= len(parts["held-out"]) / len(realism.reference()) <= 0.6
+    assert len({r["make"] for r in parts["held-out"]}) >= 30
+    assert {int(r["year"]) for r in parts["held-out"]} == set(range(2015, 2025))
+
+
+def test_lineup_measure() -> None:
+    """80 % of the real names and at most one foreign name; a powertrain word beside a grade is the grade."""
+    assert realism.lineup_score(["L", "LE", "Hybrid LE", "SE AWD", "XSE"], ["L", "LE", "SE", "XSE"]) == (1.0, 0)
+    assert realism.lineup_score(["Base", "Hybrid"], ["LE", "XLE"]) == (0.0, 2)
+    assert realism.lineup_score(["LE", "XLE", "Large"], ["LE", "XLE", "Limited"]) == (2 / 3, 1)
 
 
 def test_measured_against_the_reference_set(database: Path) -> None:
-    m = realism.measure(database)
+    """The tuning part, with the thresholds it was tuned to (issue 20)."""
+    m = realism.measure(database, realism.reference("tuning"))
     print("\n" + "\n".join(f"{k}: {v:.1f}" if isinstance(v, float) else f"{k}: {v}" for k, v in m.items()))
     assert m["base_trim_right_pct"] >= 75.0
     assert m["lineup_70_pct"] >= 70.0            # vehicles with >= 70 % of their real lineup present
@@ -42,6 +70,31 @@ def test_measured_against_the_reference_set(database: Path) -> None:
     assert m["duplicate_groups"] == 0
     assert m["gas_only_hybrid_rows"] == 0
     assert m["one_trim_model_years_pct"] <= 15.0
+
+
+# Held-out part (issue 38): the issue's targets are realism.TARGETS; the catalogue misses most of
+# them (docs/dataset.md, "Reference set: tuning and held-out"). These are NOT the targets: they are
+# the scores measured on 2026-12-07, asserted as a floor so that a change that makes the held-out
+# vehicles worse shows. Raise a floor when a general rule (judged on the tuning part only) raises
+# the score; never tune a rule on held-out rows.
+HELD_OUT_FLOOR = {"base_msrp_within_5_pct": 23.3, "top_msrp_within_5_pct": 26.1, "base_trim_right_pct": 41.7,
+                  "lineup_right_pct": 35.8, "curb_weight_within_4_pct": 72.5}
+
+
+def test_held_out_part_does_not_regress(database: Path) -> None:
+    m = realism.measure(database, realism.reference("held-out"))
+    print("\n" + realism.parts_table(database))
+    assert set(HELD_OUT_FLOOR) == set(realism.TARGETS)
+    missed = {k: (m[k], t) for k, t in realism.TARGETS.items() if m[k] < t}
+    print(f"issue 38 targets missed on the held-out part (measured, target): {missed}")
+    for key, floor in HELD_OUT_FLOOR.items():
+        assert m[key] >= floor, f"held-out {key} fell to {m[key]:.1f} % (floor {floor} %, target {realism.TARGETS[key]} %)"
+
+
+def test_issue_38_held_out_targets() -> None:
+    assert realism.TARGETS == {"base_msrp_within_5_pct": 75.0, "top_msrp_within_5_pct": 60.0,
+                               "base_trim_right_pct": 90.0, "lineup_right_pct": 80.0,
+                               "curb_weight_within_4_pct": 70.0}
 
 
 def test_independent_check_against_vpic_and_the_test_car_list(database: Path, sources_dir: Path) -> None:
