@@ -99,18 +99,20 @@ void bind_vin_decoder(py::module_& m) {
              }),
              py::arg("path"), "Opens the dataset database `path` and loads its vPIC tables (about 2 s; GIL released).")
         .def_property_readonly("path", &vin::Offline::path)
-        .def("decode", [](const vin::Offline& d, const std::string& raw, bool all_trims) {
+        .def("decode", [](const vin::Offline& d, const std::string& raw, bool all_trims, int current_year) {
                  vin::Answer a;
                  {
                      py::gil_scoped_release release;
-                     a = d.decode(raw, all_trims, vin::current_year_utc());
+                     a = d.decode(raw, all_trims, current_year > 0 ? current_year : vin::current_year_utc());
                  }
                  return answer_tuple(d, a);
              },
-             py::arg("vin"), py::arg("all_trims") = false,
+             py::arg("vin"), py::arg("all_trims") = false, py::arg("current_year") = 0,
              "(kind, message, record): kind 'ok' (record: year, make, model, trim, specs, trim_ids), 'invalid' "
-             "(the API's 400 message) or 'not_found' (its 404 message; record None).")
-        .def("decode_arrow", [](const vin::Offline& d, py::capsule schema, py::capsule array, int threads) {
+             "(the API's 400 message) or 'not_found' (its 404 message; record None).  `current_year`: the year "
+             "model-year codes are read against (0: this year, UTC; the golden VIN file fixes it).")
+        .def("decode_arrow", [](const vin::Offline& d, py::capsule schema, py::capsule array, int threads,
+                                int current_year) {
                  const vc::VinInput in = input_of(schema, array);
                  // Python runs signal handlers on its main thread only: elsewhere (a Dask or Spark worker's
                  // thread) no check, so the GIL is not taken every 50 ms for nothing.
@@ -119,15 +121,16 @@ void bind_vin_decoder(py::module_& m) {
                  std::vector<std::shared_ptr<vc::Page>> pages;
                  {
                      py::gil_scoped_release release;
-                     pages = vc::decode_vin_batch(d, in, threads < 1 ? 1 : threads, vin::current_year_utc(), check);
+                     pages = vc::decode_vin_batch(d, in, threads < 1 ? 1 : threads,
+                                                  current_year > 0 ? current_year : vin::current_year_utc(), check);
                  }
                  return pages;
              },
-             py::arg("schema"), py::arg("array"), py::arg("threads"),
+             py::arg("schema"), py::arg("array"), py::arg("threads"), py::arg("current_year") = 0,
              "Decodes an Arrow string array (its schema and array capsules, which stay the caller's) on `threads` "
              "workers, GIL released: a list of Pages (record 'vin_batch'), in order.  Called on the main thread, "
              "Python's signal handlers run every 50 ms: one that raises (Ctrl-C) stops the workers and its "
-             "exception is raised.")
+             "exception is raised.  `current_year` as in decode.")
         .def_static("columns", &vc::vin_batch_columns, "The column names of decode_arrow's pages.")
         .def_static("hardware_threads", [] { return static_cast<int>(std::thread::hardware_concurrency()); });
 }
