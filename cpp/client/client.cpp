@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "vehicledata/client/errors.h"
+#include "vehicledata/client/page_scheduler.h"
 #include "vehicledata/client/paging.h"
 #include "vehicledata/envelope.h"
 #include "vehicledata/format.h"
@@ -443,64 +444,43 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
     struct State {
         RetryState retry;
         std::string jwt_used;
-        Clock::time_point not_before{};
     };
     std::vector<State> st;
     st.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) st.push_back(State{RetryState(options_.retry, nullptr, budget), {}, {}});
-    std::deque<std::size_t> pending;
-    for (std::size_t i = 0; i < n; ++i) pending.push_back(i);
-    std::size_t done = 0;
-    // The window: target i starts only while i < frontier + window, frontier
-    // being the first target not yet handed over (0: no bound).
-    std::vector<bool> delivered(n, false);
-    std::size_t frontier = 0;
-    auto in_window = [&](std::size_t i) { return window == 0 || i < frontier + window; };
+    for (std::size_t i = 0; i < n; ++i) st.push_back(State{RetryState(options_.retry, nullptr, budget), {}});
+    PageScheduler plan(n, window);
     MultiBatch batch(transport_);
     std::optional<Clock::time_point> blocked_since;
     const std::size_t max_parallel = static_cast<std::size_t>(std::max(1, parallel > 0 ? parallel : options_.max_parallel));
-    while (done < n) {
+    while (!plan.finished()) {
         int wait_ms = 100;
         // Start what may start: order kept, each inside the token bucket.
-        while (batch.running() < max_parallel && !pending.empty()) {
-            std::size_t i = pending.front();
-            auto now = Clock::now();
-            if (st[i].not_before > now || !in_window(i)) {
-                for (std::size_t k : pending)  // wake for the first retry due inside the window
-                    if (st[k].not_before > now && in_window(k))
-                        wait_ms = std::min<int>(wait_ms, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(st[k].not_before - now).count()) + 1);
-                // let a later page go first if it is ready (and inside the window)
-                auto it = std::find_if(pending.begin(), pending.end(),
-                                       [&](std::size_t k) { return st[k].not_before <= now && in_window(k); });
-                if (it == pending.end()) break;
-                i = *it;
-                pending.erase(it);
-            } else {
-                pending.pop_front();
-            }
+        while (batch.running() < max_parallel) {
+            const auto now = Clock::now();
+            std::optional<std::size_t> due = plan.take_due(now, wait_ms);
+            if (!due) break;
+            const std::size_t i = *due;
             if (cache_.enabled()) {  // an answer in the response cache: no request, no token
                 if (std::optional<Page> hit = cached_page(targets[i], record, shape, verbose)) {
                     on_page(i, std::move(*hit));
-                    ++done;
-                    delivered[i] = true;
-                    while (frontier < n && delivered[frontier]) ++frontier;
+                    plan.delivered(i);
                     continue;
                 }
             }
             double wait = try_token();
             if (wait > 0) {
-                pending.push_front(i);
-                if (!blocked_since) blocked_since = Clock::now();
+                plan.put_back(i);
+                if (!blocked_since) blocked_since = now;
                 wait_ms = std::min<int>(wait_ms, static_cast<int>(wait * 1000) + 1);
                 break;
             }
             if (blocked_since) {  // wall time the crawl was held back by the bucket
-                rate_wait_us_ += std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - *blocked_since).count();
+                rate_wait_us_ += std::chrono::duration_cast<std::chrono::microseconds>(now - *blocked_since).count();
                 blocked_since.reset();
             }
             batch.add(i, start_request(targets[i], &st[i].jwt_used));
         }
-        if (batch.running() == 0 && pending.empty()) break;
+        if (batch.running() == 0 && plan.nothing_pending()) break;
         for (auto& [i, r] : batch.poll(batch.running() ? wait_ms : std::max(1, wait_ms))) {
             double delay = 0;
             try {
@@ -508,22 +488,17 @@ void Client::fetch_pages(const std::vector<std::string>& targets, const schema::
             } catch (const ApiError& e) {
                 if (!refused(e)) throw;
                 on_refused(i, e);
-                ++done;
-                delivered[i] = true;
-                while (frontier < n && delivered[frontier]) ++frontier;
+                plan.delivered(i);
                 continue;
             }
             if (delay < 0) {
                 if (std::optional<Page> page = accept(r, targets[i], st[i].retry, record, shape, verbose, delay)) {
                     on_page(i, std::move(*page));
-                    ++done;
-                    delivered[i] = true;
-                    while (frontier < n && delivered[frontier]) ++frontier;
+                    plan.delivered(i);
                     continue;
                 }
             }
-            st[i].not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
-            pending.push_front(i);
+            plan.retry_at(i, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay)));
         }
     }
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "vehicledata/client/errors.h"
+#include "vehicledata/client/page_scheduler.h"
 #include "vehicledata/client/paging.h"
 
 namespace vehicledata::client {
@@ -19,24 +20,24 @@ struct Engine::Running {
     struct Target {
         RetryState retry;
         std::string jwt_used;
-        Clock::time_point not_before{};
-        bool delivered = false;
     };
     std::uint64_t id = 0;
     Job job;
     std::vector<Target> targets;
-    std::deque<std::size_t> pending;        // not sent (or to be sent again), in order
+    PageScheduler plan;                     // which target starts when (collecting: a window)
     std::vector<std::optional<Page>> out;   // arrived pages (not collecting)
     std::vector<std::optional<Response>> answers;  // arrived answers (a Get job)
     std::map<std::size_t, Page> waiting;    // arrived ahead of `next` (collecting)
     std::optional<Page> acc;                // the collected page
     std::size_t next = 0;                   // first target not yet checked (and appended)
-    std::size_t window = 0;                 // collecting: targets start only below next + window
-    std::size_t done = 0;
     std::size_t in_flight = 0;              // transfers of this job in the multi handle
     std::exception_ptr failed;
 
-    bool in_window(std::size_t i) const { return window == 0 || i < next + window; }
+    Running(std::uint64_t id_, Job&& job_, const RetryPolicy& retry, std::size_t window)
+        : id(id_), job(std::move(job_)), plan(job.targets.size(), window) {
+        targets.reserve(job.targets.size());
+        for (std::size_t i = 0; i < job.targets.size(); ++i) targets.push_back(Target{RetryState(retry), {}});
+    }
 };
 
 Engine::Engine(ClientOptions options) : client_(std::move(options)), batch_(client_.transport()) {
@@ -117,16 +118,12 @@ void Engine::take_queue() {
         cancelled.swap(cancelled_);
     }
     for (auto& [id, job] : fresh) {
-        auto r = std::make_unique<Running>();
-        r->id = id;
         const std::size_t n = job.targets.size();
-        r->targets.reserve(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            r->targets.push_back(Running::Target{RetryState(client_.options().retry), {}, {}, false});
-            r->pending.push_back(i);
-        }
-        if (job.first) {
-            const Page& first = *job.first;
+        const bool collecting = static_cast<bool>(job.first);
+        auto r = std::make_unique<Running>(id, std::move(job), client_.options().retry,
+                                           collecting ? client_.reorder_window() : 0);
+        if (collecting) {
+            const Page& first = *r->job.first;
             // Reserve for the announced total, but never more than full pages could hold.
             std::size_t expected = first.rows;
             if (first.collection.total > 0)
@@ -134,13 +131,11 @@ void Engine::take_queue() {
                                                        first.rows * (n + 1)));
             r->acc = empty_like(first, expected);
             append_page(*r->acc, first);  // copied once, into the reserved page
-            r->window = client_.reorder_window();
-        } else if (job.kind == Job::Kind::Get) {
+        } else if (r->job.kind == Job::Kind::Get) {
             r->answers.resize(n);
-        } else if (!job.each) {
+        } else if (!r->job.each) {
             r->out.resize(n);
         }
-        r->job = std::move(job);
         running_.emplace(id, std::move(r));
         if (n == 0) {
             Result result;
@@ -168,17 +163,11 @@ void Engine::start_transfers(int& wait_ms) {
         if (blocked || batch_.running() >= cap) break;
         Running& r = *current->second;
         const auto own_cap = r.job.parallel > 0 ? static_cast<std::size_t>(r.job.parallel) : cap;
-        while (batch_.running() < cap && r.in_flight < own_cap && !r.pending.empty()) {
+        while (batch_.running() < cap && r.in_flight < own_cap) {
             const auto now = Clock::now();
-            auto it = std::find_if(r.pending.begin(), r.pending.end(), [&](std::size_t k) {
-                return r.targets[k].not_before <= now && r.in_window(k);
-            });
-            for (std::size_t k : r.pending)  // wake for the first retry due inside the window
-                if (r.targets[k].not_before > now && r.in_window(k))
-                    wait_ms = std::min<int>(wait_ms, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                                          r.targets[k].not_before - now).count()) + 1);
-            if (it == r.pending.end()) break;
-            const std::size_t k = *it;
+            std::optional<std::size_t> due = r.plan.take_due(now, wait_ms);
+            if (!due) break;
+            const std::size_t k = *due;
             if (r.job.kind != Job::Kind::Download) {  // an answer in the response cache: no request, no token
                 Cached c = Cached::No;
                 try {
@@ -193,6 +182,7 @@ void Engine::start_transfers(int& wait_ms) {
             }
             const double wait = client_.try_token();
             if (wait > 0) {
+                r.plan.put_back(k);
                 if (!blocked_since_) blocked_since_ = now;
                 wait_ms = std::min<int>(wait_ms, static_cast<int>(wait * 1000) + 1);
                 blocked = true;
@@ -202,7 +192,6 @@ void Engine::start_transfers(int& wait_ms) {
                 client_.note_rate_wait(std::chrono::duration<double>(now - *blocked_since_).count());
                 blocked_since_.reset();
             }
-            r.pending.erase(it);
             try {
                 Request req = r.job.download ? r.job.download->start()
                                              : client_.start_request(r.job.targets[k], &r.targets[k].jwt_used);
@@ -225,12 +214,10 @@ Engine::Cached Engine::from_cache(Running& r, std::size_t k) {
     if (r.job.kind == Job::Kind::Get) {
         std::optional<Response> hit = client_.cached_response(r.job.targets[k]);
         if (!hit) return Cached::No;
-        r.pending.erase(std::find(r.pending.begin(), r.pending.end(), k));
         answered(r, k, std::move(*hit));
     } else {
         std::optional<Page> hit = client_.cached_page(r.job.targets[k], *r.job.record, r.job.shape, r.job.verbose);
         if (!hit) return Cached::No;
-        r.pending.erase(std::find(r.pending.begin(), r.pending.end(), k));
         deliver(r, k, std::move(*hit));
     }
     return running_.count(id) ? Cached::Served : Cached::Completed;
@@ -238,7 +225,8 @@ Engine::Cached Engine::from_cache(Running& r, std::size_t k) {
 
 void Engine::answered(Running& r, std::size_t k, Response&& response) {
     r.answers[k] = std::move(response);
-    if (++r.done < r.job.targets.size()) return;
+    r.plan.delivered(k);
+    if (!r.plan.finished()) return;
     Result result;
     for (auto& a : r.answers) result.responses.push_back(std::move(*a));
     complete(r.id, std::move(result));
@@ -284,23 +272,20 @@ void Engine::finish(std::size_t key, Response&& response) {
                 }
             }
         }
-        st.not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
-        r.pending.push_front(k);
+        r.plan.retry_at(k, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay)));
     } catch (...) {
         fail(id, std::current_exception());
     }
 }
 
 void Engine::passed(Running& r, std::size_t k, const ApiError& error) {
-    r.targets[k].delivered = true;
-    ++r.done;
+    r.plan.delivered(k);
     if (live(r.id)) r.job.refused(k, error);
-    if (r.done == r.job.targets.size()) complete(r.id, Result{});
+    if (r.plan.finished()) complete(r.id, Result{});
 }
 
 void Engine::deliver(Running& r, std::size_t k, Page&& page) {
-    r.targets[k].delivered = true;
-    ++r.done;
+    r.plan.delivered(k);
     const Crawl* crawl = r.job.crawl ? &*r.job.crawl : nullptr;
     if (r.job.each) {
         if (live(r.id)) r.job.each(k, std::move(page));
@@ -317,7 +302,7 @@ void Engine::deliver(Running& r, std::size_t k, Page&& page) {
         for (; r.next < r.out.size() && r.out[r.next]; ++r.next)
             if (crawl) check_paging(*r.out[r.next], crawl->numbers.at(r.next), &crawl->first);
     }
-    if (r.done < r.job.targets.size()) return;
+    if (!r.plan.finished()) return;
     Result result;
     if (r.acc) {
         result.pages.push_back(std::move(*r.acc));
