@@ -1,6 +1,6 @@
 """Catalogue realism measured against tests/data/realism_reference.csv (well-known 2015-2020
 vehicles, each value with the public page it comes from): shared by tests/test_realism.py and
-the figures in docs/dataset.md (`python tests/realism.py [DB]` prints them)."""
+the figures in docs/reports/dataset.md (`python tests/realism.py [DB]` prints them)."""
 from __future__ import annotations
 
 import csv

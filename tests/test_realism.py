@@ -1,6 +1,6 @@
 """Catalogue realism (issue 20): trims, prices and horsepower of the catalogue against a reference
 set of well-known 2015-2020 vehicles (tests/data/realism_reference.csv, a public page per row),
-and invariants over the whole catalogue. The figures are reported in docs/dataset.md
+and invariants over the whole catalogue. The figures are reported in docs/reports/dataset.md
 ("Measured"); `python tests/realism.py` prints them."""
 from __future__ import annotations
 
