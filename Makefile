@@ -59,7 +59,7 @@ typecheck: install
 DOCS_DEPS := mkdocs==1.6.1 mkdocs-material==9.8.1 'mkdocstrings[python]==1.0.8' mkdocstrings-python==2.0.11 \
 	mkdocs-autorefs==1.4.5 griffelib==2.4.1 pymdown-extensions==13.1.2 Markdown==3.11.4
 docs: install $(STAMP)/docs-deps
-	NO_MKDOCS_2_WARNING=1 $(VPY) -m mkdocs build --strict -q -d build/site
+	NO_MKDOCS_2_WARNING=1 $(VPY) -m mkdocs build --strict -d build/site
 
 $(STAMP)/docs-deps: $(STAMP)/venv Makefile
 	@mkdir -p $(STAMP)
