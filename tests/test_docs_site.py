@@ -128,7 +128,8 @@ def test_the_readme_index_names_every_page() -> None:
 
 
 def test_the_data_reference_is_the_built_datasets(database: Path) -> None:
-    p = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_data_reference.py"), "--db", str(database), "--check"],
+    tool = ROOT / "tools" / "gen_data_reference.py"
+    p = subprocess.run([sys.executable, str(tool), "--db", str(database), "--check"],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
 
