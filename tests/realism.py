@@ -1,6 +1,6 @@
 """Catalogue realism measured against tests/data/realism_reference.csv (well-known 2015-2024
 vehicles, each value with the public page it comes from): shared by tests/test_realism.py and
-the figures in docs/dataset.md (`python tests/realism.py [DB]` prints them, both parts).
+the figures in docs/reports/dataset.md (`python tests/realism.py [DB]` prints them, both parts).
 
 The reference set has two parts (its `part` column, issue 38). `tuning`: the rows the builder's
 rules may be tuned on: every row written before the split (the rules were written looking at

@@ -594,13 +594,13 @@ def test_timestamps() -> None:
 def test_docs_list_every_column_with_its_origin() -> None:
     from vehicledata.dataset import provenance
 
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "dataset.md").read_text(encoding="utf-8")
-    section = docs.split("## Provenance of every column", 1)[1]
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "data-reference.md").read_text(encoding="utf-8")
+    section = docs.split("## Columns, table by table", 1)[1].split("\n## ", 1)[0]
     current = None
     documented = set()
     for line in section.splitlines():
-        if line.startswith("#### "):
-            current = line[5:].strip()
+        if line.startswith("### "):
+            current = line[4:].strip()
         elif line.startswith("| ") and current and not line.startswith("| column") and not line.startswith("|---"):
             cells = [c.strip() for c in line.strip("|").split("|")]
             documented.add((current, cells[0], cells[1], cells[2]))

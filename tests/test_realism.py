@@ -1,7 +1,7 @@
 """Catalogue realism (issues 20 and 38): trims, prices, horsepower and curb weights of the catalogue
 against a reference set of well-known 2015-2024 vehicles (tests/data/realism_reference.csv, a
 public page per row, in a tuning part and a held-out part), and invariants over the whole
-catalogue. The figures are reported in docs/dataset.md ("Measured"); `python tests/realism.py`
+catalogue. The figures are reported in docs/reports/dataset.md ("Measured"); `python tests/realism.py`
 prints them."""
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_measured_against_the_reference_set(database: Path) -> None:
 
 
 # Held-out part (issue 38): the issue's targets are realism.TARGETS; the catalogue misses most of
-# them (docs/dataset.md, "Reference set: tuning and held-out"). These are NOT the targets: they are
+# them (docs/reports/dataset.md, "Reference set: a tuning part and a held-out part"). These are NOT the targets: they are
 # the scores measured on 2026-12-07, asserted as a floor so that a change that makes the held-out
 # vehicles worse shows. Raise a floor when a general rule (judged on the tuning part only) raises
 # the score; never tune a rule on held-out rows.

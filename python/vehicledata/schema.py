@@ -1,12 +1,13 @@
 """The schema table, read from the C++ core (the single source of truth).
 
->>> from vehicledata import schema
->>> schema.record("engine").field_names()[:3]
-['id', 'make_id', 'model_id']
->>> schema.endpoint_for("search", "trims").json_field_names()[:2]
-['year', 'make']
->>> schema.endpoint_for("search", "trims").deprecates == schema.endpoint_for("search", "trims", deprecated=True).path
-True
+Examples:
+    >>> from vehicledata import schema
+    >>> schema.record("engine").field_names()[:3]
+    ['id', 'make_id', 'model_id']
+    >>> schema.endpoint_for("search", "trims").json_field_names()[:2]
+    ['year', 'make']
+    >>> schema.endpoint_for("search", "trims").deprecates == schema.endpoint_for("search", "trims", deprecated=True).path
+    True
 """
 from __future__ import annotations
 

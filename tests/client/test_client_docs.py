@@ -1,4 +1,4 @@
-"""Every ```python snippet of README.md and docs/client.md runs against the emulator.
+"""Every ```python snippet of README.md, docs/quickstart.md and docs/client.md runs against the emulator.
 
 Snippets of one file share a namespace, in order (a later one may use ``api`` or ``path`` from
 an earlier one); ``api`` is a premium client of the test emulator whenever a snippet starts, and
@@ -23,7 +23,7 @@ def snippets(name: str):
     return re.findall(r"```python\n(.*?)```", (ROOT / name).read_text(), re.S)
 
 
-@pytest.mark.parametrize("name", ["README.md", "docs/client.md"])
+@pytest.mark.parametrize("name", ["README.md", "docs/quickstart.md", "docs/client.md"])
 def test_every_snippet_runs(name, emulator, api, monkeypatch, tmp_path):
     monkeypatch.setenv("VEHICLEDATA_BASE_URL", emulator.url)
     monkeypatch.setenv("VEHICLEDATA_API_TOKEN", PREMIUM["api_token"])

@@ -4,7 +4,7 @@ type, layout), 'synthetic' (no public source gives the value: an estimate or an 
 e.g. colours, fuel tank) or 'none' (no public source, always NULL: length, torque). The emulator lists a record
 type's synthetic columns in its `X-Emulator-Synthetic` header.
 
-The same table is written into the database (`provenance`) and documented in docs/dataset.md.
+The same table is written into the database (`provenance`) and documented in docs/data-reference.md (tools/gen_data_reference.py).
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@
 
 The executable is ``vehicledata-emulator``: found through ``$VEHICLEDATA_EMULATOR_BIN``, next to
 ``vehicledata._core`` in ``bin/``, or in the ``bin/`` folder of any ``vehicledata.__path__`` entry.
-The control plane it drives is documented in docs/emulator.md.
+The control plane it drives is documented in docs/testing.md.
 
 The emulator is the one home of its defaults and demo accounts: :func:`emulator_defaults` and
 :data:`DEMO_ACCOUNTS` read what ``vehicledata-emulator --print-defaults`` prints, and settings
@@ -31,7 +31,7 @@ from typing import Any, Dict, IO, Iterator, List, Mapping, Optional, Sequence, U
 __all__ = ["DEMO_ACCOUNTS", "Emulator", "EmulatorError", "emulator_defaults", "find_executable"]
 
 _EXE = "vehicledata-emulator"
-#: The header carrying the ``--control-token`` on control-plane requests (docs/emulator.md).
+#: The header carrying the ``--control-token`` on control-plane requests (docs/testing.md).
 CONTROL_TOKEN_HEADER = "X-Emulator-Token"
 
 
