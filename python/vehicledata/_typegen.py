@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Tuple
 
 from . import schema
+from ._values import filter_types
 
 _PY = {"int": "int", "int64": "int", "decimal": "float", "float": "float", "string": "str",
        "timestamp": "datetime", "date": "date", "bool": "bool", "nested": "List[Any]"}
@@ -56,14 +57,7 @@ def _records_needed() -> List[str]:
 
 
 def _filter_types(ep: schema.Endpoint) -> Dict[str, str]:
-    json_types = {j.name: j.type for j in ep.json_fields}
-    rec = {f.name: f.type for f in schema.record(ep.record).fields}
-    out: Dict[str, str] = {}
-    for name, match in ep.filters:
-        t = json_types.get(name) or rec.get(name) or ""
-        py = "str" if match == "like" else _PY.get(t, "Union[int, str]")
-        out[name] = py if py in ("int", "str", "float", "bool") else "Union[int, str]"
-    return out
+    return filter_types(ep)  # the types the run-time check enforces too (vehicledata._values)
 
 
 def python_source() -> str:
