@@ -56,6 +56,20 @@ def _records_needed() -> List[str]:
     return sorted(want, key=order.index)
 
 
+def _vehicle_fields() -> List[Tuple[str, str]]:
+    """(column, type) of a row of ``api.vehicles`` (``vehicles.columns()``): a part's columns are
+    Optional (a trim without that part has nulls there)."""
+    from .vehicles import columns
+
+    out: List[Tuple[str, str]] = []
+    for col, (record, name) in columns().items():
+        t = _field_type(next(f for f in schema.record(record).record_fields() if f.name == name))
+        if record != "trim" and t != "Any" and not t.startswith("Optional["):
+            t = f"Optional[{t}]"
+        out.append((col, t))
+    return out
+
+
 def _filter_types(ep: schema.Endpoint) -> Dict[str, str]:
     return filter_types(ep)  # the types the run-time check enforces too (vehicledata._values)
 
@@ -86,6 +100,8 @@ def python_source() -> str:
         "",
         "        def to_dict(self, json_safe: bool = ...) -> Dict[str, Any]: ...",
         "        def frame(self, name: str) -> pd.DataFrame: ...",
+        "        @property",
+        "        def synthetic_fields(self) -> List[str]: ...",
         "",
     ]
     records = _records_needed()
@@ -97,6 +113,14 @@ def python_source() -> str:
         for f in rec.record_fields():
             lines.append(f"        {f.name}: {_field_type(f)}")
         lines.append("")
+    lines += [
+        "    class VehicleRecord(RecordView):",
+        '        """A row of ``api.vehicles`` (``get()``, iteration): the trim\'s fields, then its body\'s, engine\'s',
+        '        and mileage\'s (``vehicledata.vehicles.columns()``; None where the trim has no such part)."""',
+        "",
+    ]
+    lines += [f"        {col}: {t}" for col, t in _vehicle_fields()]
+    lines.append("")
     for res in RESOURCES:
         ep = schema.endpoint_for("search", res)
         rc = _record_class(ep.record)
@@ -136,10 +160,11 @@ def python_source() -> str:
     lines.append("else:")
     for name in records:
         lines.append(f"    {_record_class(name)} = Record")
+    lines.append("    VehicleRecord = Record")
     for res in RESOURCES:
         lines.append(f"    {_camel(res)}Pager = Pager")
     lines.append("")
-    exported = ([_record_class(n) for n in records] + [f"{_camel(r)}Pager" for r in RESOURCES])
+    exported = ([_record_class(n) for n in records] + ["VehicleRecord"] + [f"{_camel(r)}Pager" for r in RESOURCES])
     lines.append("__all__ = [" + ", ".join(f'"{n}"' for n in exported) + "]")
     return "\n".join(lines) + "\n"
 

@@ -170,6 +170,12 @@ class DemoDataWarning(UserWarning):
     outside 2015-2020): the service answers with fewer or no rows instead of an error."""
 
 
+class NullColumnWarning(UserWarning):
+    """Columns of an ``api.vehicles`` frame that are null on every row (the catalogue has no value for
+    them there: a body's length, width and height, for one): said once per process for each column;
+    the frame names them all (``df.attrs["vehicledata.always_null"]``, ``vehicledata.frames``)."""
+
+
 class QueryError(VehicleDataError, ValueError):
     """An invalid filter, condition, sort key or page, found before sending.
 
@@ -221,5 +227,5 @@ __all__ = [
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
     "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "LimitError", "error_for_status",
-    "DemoDataWarning",
+    "DemoDataWarning", "NullColumnWarning",
 ]
