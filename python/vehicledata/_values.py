@@ -109,11 +109,16 @@ def filter_types(ep: schema.Endpoint) -> Dict[str, str]:
     return out
 
 
+def is_bool(value: Any) -> bool:
+    """Whether ``value`` is a bool: Python's or numpy's (``np.True_``)."""
+    return isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"))
+
+
 def _is(kind: str, value: Any) -> bool:
     """Whether ``value`` is of a filter's Python type (numpy's integers are ints; a bool is no number)."""
     if kind == "bool":
-        return isinstance(value, bool) or type(value).__name__ == "bool_"
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return is_bool(value)
+    if is_bool(value):
         return False
     if kind == "int":
         return isinstance(value, numbers.Integral)
@@ -204,4 +209,4 @@ def resolve_sort(ep: schema.Endpoint, sort: str) -> str:
     raise QueryError(f"unknown sort {shown} for {ep.path}{hint} Valid: {', '.join(keys)}.")
 
 
-__all__ = ["check_filter", "check_type", "filter_types", "check_conditions", "resolve_sort", "suggest", "unknown_name"]
+__all__ = ["check_filter", "check_type", "filter_types", "is_bool", "check_conditions", "resolve_sort", "suggest", "unknown_name"]

@@ -117,3 +117,31 @@ def test_async_client_checks_the_types_too(emulator):
                 aapi.trims.search(make_id="5")
 
     asyncio.run(run())
+
+
+def test_text_that_is_not_text_is_a_query_error_before_anything_is_sent(api):
+    """A lone surrogate in a filter, a path parameter (VIN, plate), a raw query or a condition: a
+    QueryError naming the parameter, the character and its position (issue 40, point 7), not the
+    UnicodeEncodeError of URL encoding or the binding's RuntimeError."""
+    before = api.stats()["requests"]
+    cases = [
+        (lambda: api.trims.search(trim="Base\ud800").total, "trim 'Base\\ud800' is not valid text "
+         "(surrogates not allowed: '\\ud800' at position 4)", "trim"),
+        (lambda: api.vin("1GTG6CEN0L113930\ud800"), "vin '1GTG6CEN0L113930\\ud800' is not valid text "
+         "(surrogates not allowed: '\\ud800' at position 16)", "vin"),
+        (lambda: api.license_plate("US", "AB\udc00", "CA"), "lookup 'AB\\udc00' is not valid text", "lookup"),
+        (lambda: api.get_json("/api/trims/v2", make="\ud800"), "make '\\ud800' is not valid text", "make"),
+        (lambda: api.get_json("/api/trims/v2", **{"ma\ud800": "x"}),
+         "parameter name 'ma\\ud800' is not valid text", "parameter name"),
+        (lambda: api.trims.search(vd.F("make") == "T\ud800", year=2020).total,
+         "condition 1 (field 'make'): 'T\\ud800' is not valid text", "make"),
+        (lambda: api.vehicles.search(vd.F("engine.drive_type").like("\ud800%"), year=2020).to_pandas(),
+         "condition 1 (field 'engine.drive_type'): '\\ud800%' is not valid text", "engine.drive_type"),
+    ]
+    for call, message, field in cases:
+        with pytest.raises(vd.QueryError) as e:
+            call()
+        assert str(e.value).startswith(message), str(e.value)
+        assert e.value.field == field
+    assert api.stats()["requests"] == before
+    assert api.vin("1GTG6CEN0L1139305").year == 2020  # valid text still goes
