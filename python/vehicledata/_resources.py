@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from .client import SearchResource
+    from .vehicles import VehiclePager
+    from .vehicles import VehiclesResource as _VehiclesResource
 
     class RecordView(Mapping[str, Any]):
         """What every record has besides its fields (no other attribute: a typo is an error)."""
@@ -654,6 +656,26 @@ if TYPE_CHECKING:  # pragma: no cover
 
         def __call__(self, *conditions: Any, **kwargs: Any) -> ObdCodesPager: ...  # type: ignore[override]
         def get(self, key: Union[int, str], *, verbose: Optional[bool] = ..., legacy: bool = ...) -> ObdCodeRecord: ...  # type: ignore[override]
+
+    class VehiclesResource(_VehiclesResource):
+        """``api.vehicles``: its search takes the trims search's keywords (``vehicledata.vehicles``)."""
+
+        def search(  # type: ignore[override]
+            self, *conditions: Any, where: Any = ..., sort: Optional[str] = ...,
+            direction: Optional[str] = ..., limit: Optional[int] = ..., progress: Optional[bool] = ...,
+            year: Optional[int] = ...,
+            make: Optional[str] = ...,
+            model: Optional[str] = ...,
+            series: Optional[str] = ...,
+            submodel: Optional[str] = ...,
+            trim: Optional[str] = ...,
+            description: Optional[str] = ...,
+            make_id: Optional[int] = ...,
+            model_id: Optional[int] = ...,
+            submodel_id: Optional[int] = ...,
+        ) -> VehiclePager: ...
+
+        def __call__(self, *conditions: Any, **kwargs: Any) -> VehiclePager: ...  # type: ignore[override]
 
 else:
     MakeRecord = Record

@@ -94,6 +94,8 @@ def python_source() -> str:
         "    import pandas as pd",
         "",
         "    from .client import SearchResource",
+        "    from .vehicles import VehiclePager",
+        "    from .vehicles import VehiclesResource as _VehiclesResource",
         "",
         "    class RecordView(Mapping[str, Any]):",
         '        """What every record has besides its fields (no other attribute: a typo is an error)."""',
@@ -157,6 +159,23 @@ def python_source() -> str:
         except KeyError:
             pass
         lines.append("")
+    trims = schema.endpoint_for("search", "trims")
+    lines += [
+        "    class VehiclesResource(_VehiclesResource):",
+        '        """``api.vehicles``: its search takes the trims search\'s keywords (``vehicledata.vehicles``)."""',
+        "",
+        "        def search(  # type: ignore[override]",
+        "            self, *conditions: Any, where: Any = ..., sort: Optional[str] = ...,",
+        "            direction: Optional[str] = ..., limit: Optional[int] = ..., progress: Optional[bool] = ...,",
+    ]
+    for fname, ftype in _filter_types(trims).items():
+        lines.append(f"            {fname}: Optional[{ftype}] = ...,")
+    lines += [
+        "        ) -> VehiclePager: ...",
+        "",
+        "        def __call__(self, *conditions: Any, **kwargs: Any) -> VehiclePager: ...  # type: ignore[override]",
+        "",
+    ]
     lines.append("else:")
     for name in records:
         lines.append(f"    {_record_class(name)} = Record")
