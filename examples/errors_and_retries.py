@@ -15,8 +15,12 @@ with client(retry=vd.Retry(total=5, backoff_factor=0.2, max_wait=30)) as api:
     except vd.NotFoundError as exc:
         print(f"{type(exc).__name__}: status={exc.status} exception={exc.exception} message={exc.message!r}")
     try:
-        api.trims.search(year="next year").total  # type: ignore[arg-type]  # wrong on purpose: the server's 400
+        api.get_json("/api/trims/v2", year="next year")  # a raw GET, wrong on purpose: the server's 400
     except vd.BadRequestError as exc:
+        print(f"{type(exc).__name__}: {exc}")
+    try:
+        api.trims.search(year="2020")  # type: ignore[arg-type]  # mypy sees it; at run time refused before sending
+    except vd.QueryError as exc:
         print(f"{type(exc).__name__}: {exc}")
     try:
         api.trims.search(colour="red")  # type: ignore[call-arg]  # a typo mypy also sees

@@ -408,3 +408,37 @@ def test_numpy_scalars_keep_their_kind() -> None:
     assert encode([F("year") == np.int64(2019)]) == '[{"field":"year","op":"=","val":2019}]'
     assert encode([F("size") == np.float64(2.5)]) == '[{"field":"size","op":"=","val":2.5}]'
     assert encode([F("year") == np.bool_(True)]) == '[{"field":"year","op":"=","val":true}]'
+
+
+def test_text_that_is_not_text_is_a_query_error_naming_its_condition() -> None:
+    """A lone surrogate cannot reach the C++ core (its bindings take UTF-8 only): every entry point
+    refuses it with a QueryError naming the condition, the field and the character (issue 40, point 7)."""
+    cases = [
+        (lambda: query.encode([F("year") > 2000, F("make") == "T\ud800"]),
+         "condition 2 (field 'make'): 'T\\ud800' is not valid text (surrogates not allowed: '\\ud800' at position 1)",
+         "make"),
+        (lambda: query.encode(F("make").isin(["BMW", "x\udfff"]), endpoint=TRIMS),
+         "condition 1 (field 'make'): 'x\\udfff' is not valid text (surrogates not allowed: '\\udfff' at position 1)",
+         "make"),
+        (lambda: query.normalize([{"field": "ma\ud800ke", "op": "=", "val": 1}]),
+         "condition 1: 'ma\\ud800ke' is not valid text (surrogates not allowed: '\\ud800' at position 2)", None),
+        (lambda: query.validate(F("trim").like("%\ud800"), TRIMS),
+         "condition 1 (field 'trim'): '%\\ud800' is not valid text", "trim"),
+        (lambda: query.to_sql([{"field": "make", "op": "=", "val": "\ud800"}], TRIMS),
+         "condition 1 (field 'make'): '\\ud800' is not valid text", "make"),
+        (lambda: query.encode('[{"field":"make","op":"=","val":"\ud800"}]'),
+         "conditions (JSON text): '[{\"field\":\"make\",\"op\":\"=\",\"val\":\"\\ud800\"}]' is not valid text "
+         "(surrogates not allowed: '\\ud800' at position 33)", None),
+        (lambda: query.parse("[\ud800]"), "parse() text: '[\\ud800]' is not valid text", None),
+    ]
+    for call, message, field in cases:
+        with pytest.raises(QueryError) as e:
+            call()
+        assert str(e.value).startswith(message), str(e.value)
+        assert e.value.field == field
+        str(e.value).encode("utf-8")  # the message itself prints anywhere
+    with pytest.raises(QueryError) as e:  # a huge one is echoed cut
+        query.encode(F("make") == "y" * 10**6 + "\ud800")
+    assert len(str(e.value)) < 600 and "(1,000,001 characters)" in str(e.value)
+    # other text, however far from ASCII, is text
+    assert query.encode(F("make") == "Škoda 日本") == '[{"field":"make","op":"=","val":"Škoda 日本"}]'

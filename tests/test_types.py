@@ -1,6 +1,7 @@
 """Types a type checker sees: the generated ``_resources.py`` is current, and mypy, run over a usage
-file, knows each record's fields (``TrimRecord.msrp: Optional[int]``) and the search keywords, and
-fails on an unknown attribute or a keyword of the wrong type."""
+file, knows each record's fields (``TrimRecord.msrp: Optional[int]``, ``VehicleRecord.combined_mpg``
+of ``api.vehicles``) and the search keywords, and fails on an unknown attribute or a keyword of the
+wrong type."""
 from __future__ import annotations
 
 import os
@@ -25,6 +26,13 @@ def use(api: vd.Client) -> None:
     reveal_type(t)
     reveal_type(detail)
     print(hp, mpg)
+    car = api.vehicles.get(9366)
+    combined: Optional[int] = car.combined_mpg
+    length: Optional[float] = car.length
+    reveal_type(car)
+    for v in api.vehicles.search(year=2020, make="Toyota"):
+        reveal_type(v)
+        print(v.msrp, v.drive_type, v.synthetic_fields, combined, length)
 '''
 
 BAD = '''
@@ -34,6 +42,10 @@ def use(api: vd.Client) -> None:
     for t in api.trims.search(year=2020):
         print(t.msrpp)
     api.engines.search(year="twenty twenty")
+    print(api.vehicles.get(9366).combined_mpgg)
+    api.vehicles.search(year="2020")
+    for v in api.vehicles.search(year=2020):
+        print(v.lenght)
 '''
 
 
@@ -55,12 +67,16 @@ def test_the_generated_resources_are_current():
 
 def test_mypy_sees_record_fields_and_search_keywords(tmp_path):
     # one run (mypy over the package and pandas' stubs takes minutes on a busy machine): the good
-    # usage reveals the record types and has no error, the bad one has exactly the two errors
+    # usage reveals the record types and has no error, the bad one has exactly the five errors
     result = mypy(tmp_path, GOOD + BAD.replace("def use(", "def misuse("))
     out = result.stdout
     assert 'Revealed type is "vehicledata._resources.TrimRecord"' in out, out
     assert 'Revealed type is "vehicledata._resources.TrimDetailRecord"' in out, out
+    assert out.count('Revealed type is "vehicledata._resources.VehicleRecord"') == 2, out
     errors = [line for line in out.splitlines() if ": error:" in line]
-    assert len(errors) == 2, out
+    assert len(errors) == 5, out
     assert '"TrimRecord" has no attribute "msrpp"' in errors[0]
     assert 'Argument "year" to "search" of "EnginesResource" has incompatible type "str"' in errors[1]
+    assert '"VehicleRecord" has no attribute "combined_mpgg"' in errors[2]
+    assert 'Argument "year" to "search" of "VehiclesResource" has incompatible type "str"' in errors[3]
+    assert '"VehicleRecord" has no attribute "lenght"' in errors[4]

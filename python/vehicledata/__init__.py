@@ -29,6 +29,7 @@ from .errors import (  # noqa: E402
     DemoDataWarning,
     MethodNotAllowedError,
     NotFoundError,
+    NullColumnWarning,
     PaginationError,
     LimitError,
     PermissionDeniedError,
@@ -98,5 +99,5 @@ __all__ = [
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
     "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "LimitError",
-    "DemoDataWarning",
+    "DemoDataWarning", "NullColumnWarning",
 ]

@@ -15,12 +15,16 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from .client import SearchResource
+    from .vehicles import VehiclePager
+    from .vehicles import VehiclesResource as _VehiclesResource
 
     class RecordView(Mapping[str, Any]):
         """What every record has besides its fields (no other attribute: a typo is an error)."""
 
         def to_dict(self, json_safe: bool = ...) -> Dict[str, Any]: ...
         def frame(self, name: str) -> pd.DataFrame: ...
+        @property
+        def synthetic_fields(self) -> List[str]: ...
 
     class MakeRecord(RecordView):
         """A ``make`` record."""
@@ -306,6 +310,71 @@ if TYPE_CHECKING:  # pragma: no cover
         code: str
         description: str
 
+    class VehicleRecord(RecordView):
+        """A row of ``api.vehicles`` (``get()``, iteration): the trim's fields, then its body's, engine's
+        and mileage's (``vehicledata.vehicles.columns()``; None where the trim has no such part)."""
+
+        id: int
+        make_id: int
+        model_id: int
+        submodel_id: int
+        year: int
+        make: str
+        model: str
+        series: Optional[str]
+        submodel: str
+        trim: str
+        description: str
+        msrp: Optional[int]
+        invoice: Optional[int]
+        created: datetime
+        modified: datetime
+        body_id: Optional[int]
+        type: Optional[str]
+        doors: Optional[int]
+        length: Optional[float]
+        width: Optional[float]
+        seats: Optional[int]
+        height: Optional[float]
+        wheel_base: Optional[float]
+        front_track: Optional[float]
+        rear_track: Optional[float]
+        ground_clearance: Optional[float]
+        cargo_capacity: Optional[float]
+        max_cargo_capacity: Optional[float]
+        curb_weight: Optional[int]
+        gross_weight: Optional[int]
+        max_payload: Optional[int]
+        max_towing_capacity: Optional[int]
+        engine_id: Optional[int]
+        engine_type: Optional[str]
+        fuel_type: Optional[str]
+        cylinders: Optional[str]
+        size: Optional[float]
+        horsepower_hp: Optional[int]
+        horsepower_rpm: Optional[int]
+        torque_ft_lbs: Optional[int]
+        torque_rpm: Optional[int]
+        valves: Optional[int]
+        valve_timing: Optional[str]
+        cam_type: Optional[str]
+        drive_type: Optional[str]
+        transmission: Optional[str]
+        mileage_id: Optional[int]
+        fuel_tank_capacity: Optional[float]
+        combined_mpg: Optional[int]
+        epa_city_mpg: Optional[int]
+        epa_highway_mpg: Optional[int]
+        range_city: Optional[int]
+        range_highway: Optional[int]
+        battery_capacity_electric: Optional[int]
+        epa_time_to_charge_hr_240v_electric: Optional[float]
+        epa_kwh_100_mi_electric: Optional[int]
+        range_electric: Optional[int]
+        epa_highway_mpg_electric: Optional[int]
+        epa_city_mpg_electric: Optional[int]
+        epa_combined_mpg_electric: Optional[int]
+
     class MakesPager(Pager):
         """The pager of ``api.makes.search()``: its records are MakeRecord."""
 
@@ -588,6 +657,26 @@ if TYPE_CHECKING:  # pragma: no cover
         def __call__(self, *conditions: Any, **kwargs: Any) -> ObdCodesPager: ...  # type: ignore[override]
         def get(self, key: Union[int, str], *, verbose: Optional[bool] = ..., legacy: bool = ...) -> ObdCodeRecord: ...  # type: ignore[override]
 
+    class VehiclesResource(_VehiclesResource):
+        """``api.vehicles``: its search takes the trims search's keywords (``vehicledata.vehicles``)."""
+
+        def search(  # type: ignore[override]
+            self, *conditions: Any, where: Any = ..., sort: Optional[str] = ...,
+            direction: Optional[str] = ..., limit: Optional[int] = ..., progress: Optional[bool] = ...,
+            year: Optional[int] = ...,
+            make: Optional[str] = ...,
+            model: Optional[str] = ...,
+            series: Optional[str] = ...,
+            submodel: Optional[str] = ...,
+            trim: Optional[str] = ...,
+            description: Optional[str] = ...,
+            make_id: Optional[int] = ...,
+            model_id: Optional[int] = ...,
+            submodel_id: Optional[int] = ...,
+        ) -> VehiclePager: ...
+
+        def __call__(self, *conditions: Any, **kwargs: Any) -> VehiclePager: ...  # type: ignore[override]
+
 else:
     MakeRecord = Record
     ModelRecord = Record
@@ -606,6 +695,7 @@ else:
     InteriorColorRecord = Record
     InteriorColorLegacyRecord = Record
     ObdCodeRecord = Record
+    VehicleRecord = Record
     MakesPager = Pager
     ModelsPager = Pager
     SubmodelsPager = Pager
@@ -617,4 +707,4 @@ else:
     InteriorColorsPager = Pager
     ObdCodesPager = Pager
 
-__all__ = ["MakeRecord", "ModelRecord", "SubmodelRecord", "TrimRecord", "TrimDetailRecord", "DescriptionItemRecord", "BodyRecord", "BodyLegacyRecord", "EngineRecord", "EngineLegacyRecord", "MileageRecord", "MileageLegacyRecord", "ExteriorColorRecord", "ExteriorColorLegacyRecord", "InteriorColorRecord", "InteriorColorLegacyRecord", "ObdCodeRecord", "MakesPager", "ModelsPager", "SubmodelsPager", "TrimsPager", "BodiesPager", "EnginesPager", "MileagesPager", "ExteriorColorsPager", "InteriorColorsPager", "ObdCodesPager"]
+__all__ = ["MakeRecord", "ModelRecord", "SubmodelRecord", "TrimRecord", "TrimDetailRecord", "DescriptionItemRecord", "BodyRecord", "BodyLegacyRecord", "EngineRecord", "EngineLegacyRecord", "MileageRecord", "MileageLegacyRecord", "ExteriorColorRecord", "ExteriorColorLegacyRecord", "InteriorColorRecord", "InteriorColorLegacyRecord", "ObdCodeRecord", "VehicleRecord", "MakesPager", "ModelsPager", "SubmodelsPager", "TrimsPager", "BodiesPager", "EnginesPager", "MileagesPager", "ExteriorColorsPager", "InteriorColorsPager", "ObdCodesPager"]

@@ -14,7 +14,7 @@ from typing import Any, Sequence, Tuple
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from . import schema
-from .errors import DemoDataWarning, QueryError
+from .errors import DemoDataWarning, QueryError, quoted, text_problem
 from .schema import Endpoint
 
 #: Longest request target (path + query, percent-encoded) the client sends.
@@ -28,18 +28,38 @@ def _param_text(v: Any) -> str:
     return str(v)
 
 
+def _not_text(name: str, text: str) -> QueryError:
+    """QueryError for a parameter whose value does not encode as UTF-8 (a lone surrogate such as
+    ``"\\ud800"``): named, its bad character and position shown, before anything is sent."""
+    return QueryError(f"{name} {quoted(text)} is not valid text ({text_problem(text)})", field=name)
+
+
 def build_target(path: str, params: Sequence[Tuple[str, Any]]) -> str:
-    """``path?name=value&...``, percent-encoded (booleans as yes/no)."""
+    """``path?name=value&...``, percent-encoded (booleans as yes/no); QueryError for a value that is
+    not valid text."""
     if not params:
         return path
-    return path + "?" + urlencode([(k, _param_text(v)) for k, v in params], quote_via=quote, safe="")
+    pairs = [(str(k), _param_text(v)) for k, v in params]
+    try:
+        return path + "?" + urlencode(pairs, quote_via=quote, safe="")
+    except UnicodeEncodeError:
+        for k, v in pairs:
+            if text_problem(k):
+                raise _not_text("parameter name", k) from None
+            if text_problem(v):
+                raise _not_text(k, v) from None
+        raise
 
 
 def endpoint_path(ep: Endpoint, value: Any = None) -> str:
-    """The endpoint's path with its path parameter (``{id}``, ``{code}``, ``{vin}``) filled in, encoded."""
+    """The endpoint's path with its path parameter (``{id}``, ``{code}``, ``{vin}``) filled in, encoded
+    (QueryError for a value that is not valid text)."""
     if not ep.parameter:
         return ep.path
-    return ep.path.replace("{" + ep.parameter + "}", quote(str(value), safe=""))
+    text = str(value)
+    if text_problem(text):
+        raise _not_text(ep.parameter, text)
+    return ep.path.replace("{" + ep.parameter + "}", quote(text, safe=""))
 
 
 def check_target(target: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Tuple
 
 from . import schema
+from ._values import filter_types
 
 _PY = {"int": "int", "int64": "int", "decimal": "float", "float": "float", "string": "str",
        "timestamp": "datetime", "date": "date", "bool": "bool", "nested": "List[Any]"}
@@ -55,15 +56,22 @@ def _records_needed() -> List[str]:
     return sorted(want, key=order.index)
 
 
-def _filter_types(ep: schema.Endpoint) -> Dict[str, str]:
-    json_types = {j.name: j.type for j in ep.json_fields}
-    rec = {f.name: f.type for f in schema.record(ep.record).fields}
-    out: Dict[str, str] = {}
-    for name, match in ep.filters:
-        t = json_types.get(name) or rec.get(name) or ""
-        py = "str" if match == "like" else _PY.get(t, "Union[int, str]")
-        out[name] = py if py in ("int", "str", "float", "bool") else "Union[int, str]"
+def _vehicle_fields() -> List[Tuple[str, str]]:
+    """(column, type) of a row of ``api.vehicles`` (``vehicles.columns()``): a part's columns are
+    Optional (a trim without that part has nulls there)."""
+    from .vehicles import columns
+
+    out: List[Tuple[str, str]] = []
+    for col, (record, name) in columns().items():
+        t = _field_type(next(f for f in schema.record(record).record_fields() if f.name == name))
+        if record != "trim" and t != "Any" and not t.startswith("Optional["):
+            t = f"Optional[{t}]"
+        out.append((col, t))
     return out
+
+
+def _filter_types(ep: schema.Endpoint) -> Dict[str, str]:
+    return filter_types(ep)  # the types the run-time check enforces too (vehicledata._values)
 
 
 def python_source() -> str:
@@ -86,12 +94,16 @@ def python_source() -> str:
         "    import pandas as pd",
         "",
         "    from .client import SearchResource",
+        "    from .vehicles import VehiclePager",
+        "    from .vehicles import VehiclesResource as _VehiclesResource",
         "",
         "    class RecordView(Mapping[str, Any]):",
         '        """What every record has besides its fields (no other attribute: a typo is an error)."""',
         "",
         "        def to_dict(self, json_safe: bool = ...) -> Dict[str, Any]: ...",
         "        def frame(self, name: str) -> pd.DataFrame: ...",
+        "        @property",
+        "        def synthetic_fields(self) -> List[str]: ...",
         "",
     ]
     records = _records_needed()
@@ -103,6 +115,14 @@ def python_source() -> str:
         for f in rec.record_fields():
             lines.append(f"        {f.name}: {_field_type(f)}")
         lines.append("")
+    lines += [
+        "    class VehicleRecord(RecordView):",
+        '        """A row of ``api.vehicles`` (``get()``, iteration): the trim\'s fields, then its body\'s, engine\'s',
+        '        and mileage\'s (``vehicledata.vehicles.columns()``; None where the trim has no such part)."""',
+        "",
+    ]
+    lines += [f"        {col}: {t}" for col, t in _vehicle_fields()]
+    lines.append("")
     for res in RESOURCES:
         ep = schema.endpoint_for("search", res)
         rc = _record_class(ep.record)
@@ -139,13 +159,31 @@ def python_source() -> str:
         except KeyError:
             pass
         lines.append("")
+    trims = schema.endpoint_for("search", "trims")
+    lines += [
+        "    class VehiclesResource(_VehiclesResource):",
+        '        """``api.vehicles``: its search takes the trims search\'s keywords (``vehicledata.vehicles``)."""',
+        "",
+        "        def search(  # type: ignore[override]",
+        "            self, *conditions: Any, where: Any = ..., sort: Optional[str] = ...,",
+        "            direction: Optional[str] = ..., limit: Optional[int] = ..., progress: Optional[bool] = ...,",
+    ]
+    for fname, ftype in _filter_types(trims).items():
+        lines.append(f"            {fname}: Optional[{ftype}] = ...,")
+    lines += [
+        "        ) -> VehiclePager: ...",
+        "",
+        "        def __call__(self, *conditions: Any, **kwargs: Any) -> VehiclePager: ...  # type: ignore[override]",
+        "",
+    ]
     lines.append("else:")
     for name in records:
         lines.append(f"    {_record_class(name)} = Record")
+    lines.append("    VehicleRecord = Record")
     for res in RESOURCES:
         lines.append(f"    {_camel(res)}Pager = Pager")
     lines.append("")
-    exported = ([_record_class(n) for n in records] + [f"{_camel(r)}Pager" for r in RESOURCES])
+    exported = ([_record_class(n) for n in records] + ["VehicleRecord"] + [f"{_camel(r)}Pager" for r in RESOURCES])
     lines.append("__all__ = [" + ", ".join(f'"{n}"' for n in exported) + "]")
     return "\n".join(lines) + "\n"
 

@@ -4,15 +4,19 @@ lists (with a "did you mean"), sort keys by their short name, stray blanks trimm
     api.engines.search(drive_type="AWD")   # QueryError: ... did you mean 'all wheel drive'?
     api.trims.search(model="Camry ")       # sent as model=Camry
     api.trims.search(sort="msrp")          # sent as sort=MakeModelTrims.msrp
+    api.trims.search(year="2020")          # QueryError: filter 'year' of /api/trims/v2 takes an int, ...
 
-A value the schema has no list for is sent as given (blanks trimmed).
+A value the schema has no list for is sent as given (blanks trimmed).  A filter typed ``int`` (or
+``float``, ``bool``) in the schema table (:func:`filter_types`, the types ``_resources.py`` gives
+the search keywords) takes a value of that type only, as a type checker would require.
 """
 from __future__ import annotations
 
 import difflib
 import json
+import numbers
 import re
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import schema
 from .errors import ECHO_CHARS, QueryError, excerpt, quoted
@@ -84,10 +88,66 @@ def _unknown_value(what: str, value: Any, valid: Sequence[str], path: str) -> Qu
                       field=what.split()[-1])
 
 
+# Schema type -> the Python type of a keyword filter's value (the search keywords of _resources.py).
+_PY_TYPES = {"int": "int", "int64": "int", "decimal": "float", "float": "float", "string": "str", "bool": "bool"}
+
+
+def filter_types(ep: schema.Endpoint) -> Dict[str, str]:
+    """Keyword filter of ``ep`` -> the Python type of its value: ``int``, ``float``, ``bool`` or ``str``
+    from the schema type of the field it filters (a like filter: ``str``), ``Union[int, str]`` where
+    the schema table gives no type.  The one map of the typed keywords (``vehicledata._typegen``) and of
+    the run-time check (:func:`check_filter`)."""
+    json_types = {j.name: j.type for j in ep.json_fields}
+    try:
+        rec = {f.name: f.type for f in schema.record(ep.record).fields}
+    except KeyError:
+        rec = {}
+    out: Dict[str, str] = {}
+    for name, match in ep.filters:
+        out[name] = "str" if match == "like" else _PY_TYPES.get(json_types.get(name) or rec.get(name) or "",
+                                                                 "Union[int, str]")
+    return out
+
+
+def is_bool(value: Any) -> bool:
+    """Whether ``value`` is a bool: Python's or numpy's (``np.True_``)."""
+    return isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"))
+
+
+def _is(kind: str, value: Any) -> bool:
+    """Whether ``value`` is of a filter's Python type (numpy's integers are ints; a bool is no number)."""
+    if kind == "bool":
+        return is_bool(value)
+    if is_bool(value):
+        return False
+    if kind == "int":
+        return isinstance(value, numbers.Integral)
+    if kind == "float":
+        return isinstance(value, numbers.Real)
+    return True  # str and untyped filters: sent as given (the service checks them)
+
+
+def check_type(ep: schema.Endpoint, name: str, value: Any) -> None:
+    """QueryError when a keyword filter typed ``int``, ``float`` or ``bool`` (:func:`filter_types`) is
+    given a value of another type (``year="2020"``), naming the filter, its type and the value's."""
+    kind = filter_types(ep).get(name, "")
+    if kind not in ("int", "float", "bool") or _is(kind, value):
+        return
+    shown = quoted(value) if isinstance(value, str) else excerpt(repr(value))
+    hint = ""
+    if kind == "int" and isinstance(value, str) and value.strip().lstrip("+-").isdigit() and len(value) <= 20:
+        hint = f"; pass {name}={int(value)}"
+    elif kind == "int" and isinstance(value, float) and value.is_integer():
+        hint = f"; pass {name}={int(value)}"
+    raise QueryError(f"filter {name!r} of {ep.path} takes {'an' if kind == 'int' else 'a'} {kind}, not "
+                     f"{type(value).__name__} {shown}{hint}", field=name)
+
+
 def check_filter(ep: schema.Endpoint, name: str, value: Any) -> Any:
-    """The value to send for a keyword filter: text trimmed; an enumerated field's value checked
-    against the schema's list (Like filters: the pattern must match one value, case ignored; exact
-    filters: the value must be one of them)."""
+    """The value to send for a keyword filter: its type checked (:func:`check_type`); text trimmed; an
+    enumerated field's value checked against the schema's list (Like filters: the pattern must match
+    one value, case ignored; exact filters: the value must be one of them)."""
+    check_type(ep, name, value)
     if isinstance(value, str):
         value = value.strip()
         if not value:
@@ -149,4 +209,4 @@ def resolve_sort(ep: schema.Endpoint, sort: str) -> str:
     raise QueryError(f"unknown sort {shown} for {ep.path}{hint} Valid: {', '.join(keys)}.")
 
 
-__all__ = ["check_filter", "check_conditions", "resolve_sort", "suggest", "unknown_name"]
+__all__ = ["check_filter", "check_type", "filter_types", "is_bool", "check_conditions", "resolve_sort", "suggest", "unknown_name"]

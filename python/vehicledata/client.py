@@ -34,9 +34,8 @@ from .retry import Retry
 if TYPE_CHECKING:  # pragma: no cover
     from ._resources import (MakesResource, ModelsResource, SubmodelsResource, TrimsResource,
                              BodiesResource, EnginesResource, MileagesResource, ExteriorColorsResource,
-                             InteriorColorsResource, ObdCodesResource)
+                             InteriorColorsResource, ObdCodesResource, VehiclesResource)
     from .feed import DataFeed
-    from .vehicles import VehiclesResource
     from .vin import VinResult
     from .vin_online import VinAccessor
 
@@ -674,7 +673,7 @@ class Client:
         """Trims joined with their body, engine and mileage: one row per trim (``vehicledata.vehicles``)."""
         from .vehicles import VehiclesResource
 
-        return VehiclesResource(self)
+        return VehiclesResource(self)  # type: ignore[return-value]  # (its typed face: _resources.VehiclesResource)
 
     @property
     def years(self) -> YearsResource:

@@ -63,6 +63,22 @@ def _sort_key(ep: schema.Endpoint) -> Any:
     return parse
 
 
+def _filter_value(kind: str) -> Any:
+    """argparse ``type=`` of a filter option: the number a filter typed ``int`` or ``float`` takes
+    (``_values.filter_types``, what ``search()`` checks), else a usage error; other filters: the text."""
+    if kind not in ("int", "float"):
+        return None
+
+    def parse(text: str) -> Any:
+        try:
+            return int(text) if kind == "int" else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes {'an integer' if kind == 'int' else 'a number'}, "
+                                             f"not {text!r}") from None
+
+    return parse
+
+
 def register(subparsers: Any) -> None:
     get = subparsers.add_parser("get", help="query a resource of the service",
                                 description="Query a resource; filters are the endpoint's (schema table).")
@@ -71,9 +87,13 @@ def register(subparsers: Any) -> None:
         ep = schema.endpoint(path)
         p = res.add_parser(name, help=f"{ep.category}: {path}")
         fg = p.add_argument_group("filters")
+        from ._values import filter_types
+
+        types = filter_types(ep)
         for fname, match in ep.filters:
-            fg.add_argument(f"--{fname.replace('_', '-')}", dest=f"f_{fname}", metavar="LIKE" if match == "like" else "VALUE",
-                            help=f"{match} filter {fname}")
+            fg.add_argument(f"--{fname.replace('_', '-')}", dest=f"f_{fname}", type=_filter_value(types[fname]),
+                            metavar="LIKE" if match == "like" else types[fname].upper() if types[fname] in ("int", "float")
+                            else "VALUE", help=f"{match} filter {fname}")
         if ep.json_fields:
             p.add_argument("--where", help="conditions as JSON: [{\"field\":..,\"op\":..,\"val\":..}]")
         if ep.sort_keys:

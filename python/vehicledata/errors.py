@@ -57,6 +57,18 @@ def quoted(text: str, limit: int = ECHO_CHARS) -> str:
     return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
+def text_problem(text: str) -> Optional[str]:
+    """None when ``text`` encodes as UTF-8 (all the C++ core and a URL take), else why not, for an
+    error message: ``surrogates not allowed: '\\ud800' at position 2`` (a lone surrogate)."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"{e.reason}: {text[e.start]!r} at position {e.start}"
+    return None
+
+
 class VehicleDataError(Exception):
     """Base of every error raised by vehicledata."""
 
@@ -170,6 +182,12 @@ class DemoDataWarning(UserWarning):
     outside 2015-2020): the service answers with fewer or no rows instead of an error."""
 
 
+class NullColumnWarning(UserWarning):
+    """Columns of an ``api.vehicles`` frame that are null on every row (the catalogue has no value for
+    them there: a body's length, width and height, for one): said once per process for each column;
+    the frame names them all (``df.attrs["vehicledata.always_null"]``, ``vehicledata.frames``)."""
+
+
 class QueryError(VehicleDataError, ValueError):
     """An invalid filter, condition, sort key or page, found before sending.
 
@@ -221,5 +239,5 @@ __all__ = [
     "VehicleDataError", "APIError", "BadRequestError", "AuthenticationError", "PermissionDeniedError",
     "NotFoundError", "MethodNotAllowedError", "RateLimitError", "ServerError", "ServiceUnavailableError",
     "TransportError", "Timeout", "DecodeError", "QueryError", "PaginationError", "LimitError", "error_for_status",
-    "DemoDataWarning",
+    "DemoDataWarning", "NullColumnWarning", "text_problem",
 ]

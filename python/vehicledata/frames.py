@@ -29,11 +29,23 @@ when there are none); the Arrow export carries them in the schema (``b"vehicleda
 list, comma-separated) and on each such field (``b"vehicledata.origin": b"synthetic"``; a nested
 column: ``b"vehicledata.synthetic"``, its members), so ``to_arrow`` and Parquet files keep them.
 polars keeps no metadata: use ``Pager.synthetic``.
+
+Null columns: a frame of the joined vehicle rows (``api.vehicles``, records of
+:data:`NULL_LABELLED_RECORDS`) also names the columns null on every one of its rows (a body's
+length, width and height: the catalogue has no value for them) in ``df.attrs[ALWAYS_NULL_ATTR]``
+and in the Arrow schema metadata (``b"vehicledata.always_null"``, comma-separated); a whole result
+(``to_pandas``, ``to_arrow``, ``to_polars``, ``to_parquet``) of several rows says so once per process
+for each such column (:class:`vehicledata.NullColumnWarning`, one line), a page of an iteration
+only labels its own.
 """
 from __future__ import annotations
 
 import json
 import logging
+import os
+import sys
+import threading
+import warnings
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, overload
 
@@ -61,12 +73,92 @@ PANDAS_DTYPES: Dict[str, str] = {
 SYNTHETIC_ATTR = "vehicledata.synthetic"
 
 
+#: The ``DataFrame.attrs`` key (and Arrow schema metadata key) of the columns null on every row of a
+#: frame of :data:`NULL_LABELLED_RECORDS` (see the module docstring).
+ALWAYS_NULL_ATTR = "vehicledata.always_null"
+
+#: Records whose frames name their columns null on every row: the joined vehicle rows of
+#: ``api.vehicles``, where a part's field the catalogue has no value for is null throughout.
+NULL_LABELLED_RECORDS = frozenset({"vehicle"})
+
+_NULL_NOTED: set = set()  # columns a NullColumnWarning named (once per process each)
+_NULL_LOCK = threading.Lock()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of ``warnings.warn`` in the caller of this function that names the first
+    frame outside the package (the user's line, however deep the call)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
+def null_columns(obj: Any) -> List[str]:
+    """The columns null on every row of a core Page of a record of :data:`NULL_LABELLED_RECORDS`
+    (none for other records), or of an Arrow table; none without rows."""
+    if isinstance(getattr(obj, "record", None), str):  # a core Page
+        if obj.record not in NULL_LABELLED_RECORDS or not obj.rows:
+            return []
+        return [c["name"] for c in obj.columns() if c["null_count"] == obj.rows]
+    if not obj.num_rows:
+        return []
+    return [name for name, col in zip(obj.column_names, obj.columns) if col.null_count == obj.num_rows]
+
+
+def note_null_columns(columns: Sequence[str], rows: int) -> None:
+    """One :class:`NullColumnWarning` naming the columns of ``columns`` no earlier one named, when
+    the frame has several ``rows`` (one row's nulls are that vehicle's: ``vehicles.get()`` is quiet)."""
+    if not columns or rows < 2:
+        return
+    with _NULL_LOCK:
+        new = [c for c in columns if c not in _NULL_NOTED]
+        _NULL_NOTED.update(new)
+    if new:
+        from .errors import NullColumnWarning
+
+        warnings.warn(f"{', '.join(new)} {'is' if len(new) == 1 else 'are'} null in all {rows:,} rows of this "
+                      f"vehicles frame: the service has no value for {'it' if len(new) == 1 else 'them'} there "
+                      f"(the frame's attrs[{ALWAYS_NULL_ATTR!r}] lists its null columns; said once per column)",
+                      NullColumnWarning, stacklevel=_caller_level())
+
+
+def with_null_columns(table: "pa.Table", columns: Sequence[str], note: bool = True) -> "pa.Table":
+    """``table`` with ``columns`` in its schema metadata (``b"vehicledata.always_null"``), said once
+    (:func:`note_null_columns`) unless ``note`` is false (a page of an iteration, not the whole result)."""
+    if not columns:
+        return table
+    if note:
+        note_null_columns(columns, table.num_rows)
+    meta = dict(table.schema.metadata or {})
+    meta[ALWAYS_NULL_ATTR.encode()] = ",".join(columns).encode()
+    return table.replace_schema_metadata(meta)
+
+
 def _labelled(df: "pd.DataFrame", page: Any) -> "pd.DataFrame":
-    """``df`` with the page's synthetic fields in ``df.attrs[SYNTHETIC_ATTR]`` (when it has any)."""
+    """``df`` with the page's synthetic fields in ``df.attrs[SYNTHETIC_ATTR]`` (when it has any), and
+    for a record of :data:`NULL_LABELLED_RECORDS` its columns null on every row in
+    ``df.attrs[ALWAYS_NULL_ATTR]`` (said once: :func:`note_null_columns`)."""
     synthetic = list(getattr(page, "synthetic", ()))
     if synthetic:
         df.attrs[SYNTHETIC_ATTR] = synthetic
+    nulls = null_columns(page)
+    if nulls:
+        df.attrs[ALWAYS_NULL_ATTR] = nulls
+        note_null_columns(nulls, page.rows)
     return df
+
+
+def _labels_of(table: "pa.Table") -> Dict[str, List[str]]:
+    """The ``df.attrs`` labels an Arrow table's schema metadata carries (synthetic and null columns)."""
+    meta = table.schema.metadata or {}
+    out: Dict[str, List[str]] = {}
+    for key in (SYNTHETIC_ATTR, ALWAYS_NULL_ATTR):
+        text = meta.get(key.encode())
+        if text:
+            out[key] = text.decode().split(",")
+    return out
 
 
 def pandas_dtype(schema_type: str) -> str:
@@ -403,7 +495,8 @@ def arrow_type(pa: Any, schema_type: str) -> Any:
 
 def arrow_to_pandas(table: "pa.Table") -> "pd.DataFrame":
     """An Arrow table typed by :func:`arrow_type` -> a DataFrame with the dtypes of ``page_to_pandas``
-    (:data:`PANDAS_DTYPES`)."""
+    (:data:`PANDAS_DTYPES`) and, in ``df.attrs``, the labels of the table's schema metadata
+    (:data:`SYNTHETIC_ATTR`, :data:`ALWAYS_NULL_ATTR`)."""
     import pandas as pd
 
     pa = _pyarrow()
@@ -423,6 +516,7 @@ def arrow_to_pandas(table: "pa.Table") -> "pd.DataFrame":
         wanted = dtypes[schema_types.get(field.type, "string")]
         if df[name].dtype != wanted:  # dates (datetime64[ms] from Arrow), another timestamp unit
             df[name] = df[name].astype(wanted)
+    df.attrs.update(_labels_of(table))  # the synthetic and null columns the table's metadata names
     return df
 
 
@@ -468,11 +562,12 @@ def pages_to_pandas(pages: Sequence[Any], record: Optional[str] = None) -> "pd.D
 
 
 def page_to_arrow(page: Any) -> "pa.Table":
-    """One core Page -> Arrow table (the page's C export imported: ``pa.table(page)`` gives the same)."""
+    """One core Page -> Arrow table (the page's C export imported: ``pa.table(page)`` gives the same;
+    a page of :data:`NULL_LABELLED_RECORDS` also names its null columns in the schema metadata)."""
     pa = _pyarrow()
     if pa is None:
         raise ImportError("to_arrow() needs pyarrow: pip install 'pyvehicledata[arrow]'")
-    return pa.Table.from_batches([_batch(pa, page)])
+    return with_null_columns(pa.Table.from_batches([_batch(pa, page)]), null_columns(page))
 
 
 def pages_to_arrow(pages: Sequence[Any], record: Optional[str] = None) -> "pa.Table":
@@ -514,6 +609,7 @@ def page_to_polars(page: Any) -> "pl.DataFrame":
     and validity are polars views of the page's buffers (not copied); polars converts text to its own
     string layout."""
     pl = _polars()
+    note_null_columns(null_columns(page), page.rows)  # (polars keeps no metadata: the warning only)
     unnest = _polars_unnest()
     if unnest is not None:
         return unnest(page)  # type: ignore[no-any-return]
@@ -558,4 +654,5 @@ def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope",
 
 __all__ = ["page_to_pandas", "pages_to_pandas", "page_to_arrow", "pages_to_arrow", "page_to_polars",
            "frame_from_bytes",
-           "arrow_type", "arrow_to_pandas", "pandas_dtype", "PANDAS_DTYPES", "ArrowStream", "SYNTHETIC_ATTR"]
+           "arrow_type", "arrow_to_pandas", "pandas_dtype", "PANDAS_DTYPES", "ArrowStream", "SYNTHETIC_ATTR",
+           "ALWAYS_NULL_ATTR", "NULL_LABELLED_RECORDS", "null_columns", "note_null_columns", "with_null_columns"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
-from .errors import QueryError
+from .errors import QueryError, quoted, text_problem
 
 __all__ = [
     "F", "Condition", "Conditions", "normalize", "encode", "parse", "validate", "to_sql",
@@ -225,8 +225,45 @@ def service_time(value: Any) -> Any:
     return _q.service_time(value)
 
 
+def _texts(value: Any) -> Iterable[str]:
+    """The strings of a condition's dict (keys and values, lists' members) or of JSON text."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _texts(k)
+            yield from _texts(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _texts(v)
+
+
+def _check_text(value: Any, where: str) -> None:
+    """QueryError when a string of ``value`` does not encode as UTF-8 (a lone surrogate such as
+    ``"\\ud800"``): the C++ core takes text only, and its bindings would raise an untyped error."""
+    for text in _texts(value):
+        problem = text_problem(text)
+        if problem:
+            field = value.get("field") if isinstance(value, Mapping) else None
+            if not isinstance(field, str) or text_problem(field):
+                field = None  # (the field's name is the bad text, or none is given)
+            named = f" (field {quoted(field)})" if field is not None else ""
+            raise _error(f"{where}{named}: {quoted(text)} is not valid text ({problem})", field)
+
+
 def _dicts(conditions: Conditions) -> Union[str, List[Any]]:
-    """Conditions as the C++ core takes them: JSON text, or a list of dicts (and JSON texts)."""
+    """Conditions as the C++ core takes them: JSON text, or a list of dicts (and JSON texts); a string
+    that is not valid text (a lone surrogate) is a QueryError naming its condition."""
+    out = _unchecked_dicts(conditions)
+    if isinstance(out, str):
+        _check_text(out, "conditions (JSON text)")
+    else:
+        for i, item in enumerate(out, 1):
+            _check_text(item, f"condition {i}")
+    return out
+
+
+def _unchecked_dicts(conditions: Conditions) -> Union[str, List[Any]]:
     if conditions is None:
         return []
     if isinstance(conditions, str):
@@ -282,6 +319,7 @@ def parse(text: str) -> List[Condition]:
     """
     if not isinstance(text, str):
         raise _error(f"parse() takes JSON text, got {type(text).__name__}")
+    _check_text(text, "parse() text")
     out = []
     for d in _q.parse(text):
         val = tuple(d["val"]) if isinstance(d["val"], list) else d["val"]

@@ -25,6 +25,11 @@ search when that endpoint takes it, and also to the trims search when the trims 
 a related field (``bodies.type``, ``engines.drive_type``...), so fewer trims are fetched; every part
 condition is then applied to the joined rows (Arrow compute, the service's rules: NULL matches no
 comparison, LIKE is case-insensitive), the only place for a field no endpoint takes.
+
+Labels: the fields the four searches label synthetic are the joined page's (``Page.synthetic``, as
+vehicle columns: :func:`synthetic_columns`), so frames and Arrow tables carry them as a search's do;
+the columns null on every row are named too (``frames.ALWAYS_NULL_ATTR``, a ``NullColumnWarning``
+once per column: ``vehicledata.frames``).  Records are typed ``VehicleRecord`` (``_resources.py``).
 """
 from __future__ import annotations
 
@@ -33,7 +38,7 @@ import difflib
 import os
 import threading
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, cast
 
 from . import frames, query, schema
 from .errors import ECHO_CHARS, NotFoundError, QueryError, excerpt, quoted
@@ -43,6 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
     import pyarrow as pa
 
+    from ._resources import VehicleRecord
     from .client import Client
     from .pager import Pager, Record
 
@@ -213,7 +219,7 @@ def join(trims: "pa.Table", parts: Dict[str, "pa.Table"], after: Sequence[Tuple[
     import pyarrow.compute as pc
 
     cols = columns()
-    names = list(trims.column_names)
+    fields = list(trims.schema)
     arrays = list(trims.columns)
     for record, _ in PARTS:
         part = parts[record]
@@ -221,19 +227,34 @@ def join(trims: "pa.Table", parts: Dict[str, "pa.Table"], after: Sequence[Tuple[
         for col, (rec, f) in cols.items():
             if rec != record:
                 continue
-            names.append(col)
+            fields.append(part.schema.field(f).with_name(col))  # (its origin label kept)
             if rows is None:
                 arrays.append(pa.nulls(trims.num_rows, part.schema.field(f).type))
             else:
                 arrays.append(part[f].take(rows))
-    t = pa.table(arrays, names=names).select(list(cols))
+    synthetic = synthetic_columns({"trim": _synthetic_of(trims), **{r: _synthetic_of(parts[r]) for r, _ in PARTS}})
+    meta = {frames.SYNTHETIC_ATTR.encode(): ",".join(synthetic).encode()} if synthetic else None
+    t = pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=meta)).select(list(cols))
     if after and t.num_rows:
         mask = None
         for col, d in after:
             m = _mask(pa, pc, t[col], d)
             mask = m if mask is None else pc.and_kleene(mask, m)
         t = t.filter(mask)  # NULL drops the row, as SQL's WHERE does
-    return t
+    # its null columns labelled, not said: a table of the page-by-page path (the whole results say it)
+    return frames.with_null_columns(t, frames.null_columns(t), note=False)
+
+
+def _synthetic_of(table: "pa.Table") -> List[str]:
+    """The synthetic fields an Arrow table's schema metadata names (``frames.SYNTHETIC_ATTR``)."""
+    text = (table.schema.metadata or {}).get(frames.SYNTHETIC_ATTR.encode())
+    return text.decode().split(",") if text else []
+
+
+def synthetic_columns(synthetic: Dict[str, Sequence[str]]) -> List[str]:
+    """The vehicle columns (in column order) of the fields each record's search labelled synthetic
+    (record -> its page's or table's list: the emulator's ``X-Emulator-Synthetic``)."""
+    return [col for col, (record, f) in columns().items() if f in synthetic.get(record, ())]
 
 
 @lru_cache(maxsize=1)
@@ -264,7 +285,7 @@ def join_pages(trims: Any, parts: Dict[str, Any], after: Sequence[Tuple[str, Dic
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        t = frames.page_to_arrow(joined)
+        t = pa.record_batch(joined)  # (the page's export, no labels: the rows are not final yet)
         mask = None
         for col, d in after:
             m = _mask(pa, pc, t.column(col), d)
@@ -272,6 +293,8 @@ def join_pages(trims: Any, parts: Dict[str, Any], after: Sequence[Tuple[str, Dic
         keep = pc.indices_nonzero(pc.fill_null(mask, False)).cast(pa.int64()).to_numpy()  # NULL drops the row
         names = list(columns())
         joined = _core.client.gather([(joined, keep, names, names)], len(keep), "vehicle")
+    # the fields the searches labelled synthetic, as vehicle columns: frames and Arrow tables label them
+    joined.synthetic = synthetic_columns({"trim": trims.synthetic, **{r: parts[r].synthetic for r, _ in PARTS}})
     return joined
 
 
@@ -446,12 +469,14 @@ class VehiclePager:
         return checkpoint.write_dataset(path, query=digest, target=target, first_page=1, pages_from=pages_from,
                                         partition_cols=partition_cols, mode=mode)
 
-    def __iter__(self) -> Iterator["Record"]:
+    def __iter__(self) -> Iterator["VehicleRecord"]:
+        """The vehicles one by one (records typed ``VehicleRecord`` for type checkers), page by page."""
         from .pager import Record
 
         for table in self.iter_arrow():
+            synthetic = _synthetic_of(table)
             for row in table.to_pylist():
-                yield Record(row, "vehicle")
+                yield cast("VehicleRecord", Record(row, "vehicle", synthetic))
 
     def __repr__(self) -> str:
         return f"<VehiclePager {self._pagers['trims'].path} + bodies, engines, mileages: {len(self._after)} " \
@@ -493,9 +518,10 @@ class VehiclesResource:
 
     __call__ = search
 
-    def get(self, trim_id: int) -> "Record":
-        """One vehicle by trim id: the columns of a row of ``search()`` (NotFoundError if no trim has it)."""
-        return vehicle_of(self.search(id_condition(trim_id)).to_arrow(), trim_id)
+    def get(self, trim_id: int) -> "VehicleRecord":
+        """One vehicle by trim id: the columns of a row of ``search()`` (NotFoundError if no trim has it);
+        typed ``VehicleRecord`` (``vehicledata._resources``) for type checkers: ``car.combined_mpg``."""
+        return cast("VehicleRecord", vehicle_of(self.search(id_condition(trim_id)).to_arrow(), trim_id))
 
 
 def searches(search_of: Callable[[str], Any], conditions: Sequence[Any], where: Any, sort: Optional[str],
@@ -530,8 +556,8 @@ def vehicle_of(table: "pa.Table", trim_id: int) -> "Record":
     rows = table.slice(0, 1).to_pylist()
     if not rows:
         raise NotFoundError(f"no trim with id {trim_id}", status=404)
-    return Record(rows[0], "vehicle")
+    return Record(rows[0], "vehicle", _synthetic_of(table))
 
 
 __all__ = ["VehiclesResource", "VehiclePager", "PARTS", "columns", "condition_table", "condition_markdown", "join",
-           "join_pages", "searches", "id_condition", "vehicle_of", "dataset_key", "Whole"]
+           "join_pages", "synthetic_columns", "searches", "id_condition", "vehicle_of", "dataset_key", "Whole"]

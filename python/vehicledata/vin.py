@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, cast
 
 from . import _core
-from .errors import NotFoundError, QueryError, VehicleDataError, excerpt, quoted
+from .errors import NotFoundError, QueryError, VehicleDataError, excerpt, quoted, text_problem
 from .pager import Record
 
 __all__ = ["validate", "check_digit", "VinResult", "Decoder", "COLUMNS", "DASK_CONFIG", "MAX_THREADS",
@@ -41,12 +41,9 @@ def _text(vin: Any) -> str:
     another type, or a lone surrogate such as ``"\\ud800"``)."""
     if not isinstance(vin, str):
         raise QueryError(f"vin must be a string, not {type(vin).__name__}", field="vin")
-    if not vin.isascii():
-        try:
-            vin.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise QueryError(f"Invalid VIN {quoted(vin)}: not valid text ({e.reason}: {vin[e.start]!r} at "
-                             f"position {e.start})", field="vin") from None
+    problem = text_problem(vin)
+    if problem:
+        raise QueryError(f"Invalid VIN {quoted(vin)}: not valid text ({problem})", field="vin")
     return vin
 
 
@@ -196,8 +193,14 @@ class Decoder:
         """The ``VinResult`` of ``Client.vin(vin)``: year, make, model, trim and specs equal to the
         API's; ``trims`` the API's trims by id (records of ``id`` only; ``Client.trims.get`` has the
         rest).  Raises QueryError where the API answers 400 (a VIN of more than 200 bytes echoed cut, its
-        length named; also for text that is not valid, a lone surrogate), NotFoundError where it answers 404."""
-        kind, message, record = self._core.decode(_text(vin), all_trims)
+        length named; also for text that is not valid, a lone surrogate), NotFoundError where it answers 404;
+        QueryError for an ``all_trims`` that is not a bool."""
+        from ._values import is_bool
+
+        if not is_bool(all_trims):
+            raise QueryError(f"all_trims must be True or False, not {type(all_trims).__name__} "
+                             f"{excerpt(repr(all_trims))}", field="all_trims")
+        kind, message, record = self._core.decode(_text(vin), bool(all_trims))
         if kind == "invalid":
             raise QueryError(message, field="vin")
         if kind == "not_found":
@@ -467,9 +470,6 @@ def _refuse_unencodable(values: Any) -> None:
     """QueryError naming the first value of ``values`` that does not encode as UTF-8 (a lone surrogate)."""
     items = values.tolist() if hasattr(values, "tolist") else values
     for i, v in enumerate(items):
-        if isinstance(v, str) and not v.isascii():
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError as e:
-                raise QueryError(f"vins[{i}] {quoted(v)} is not valid text ({e.reason}: {v[e.start]!r} at position "
-                                 f"{e.start})", field="vins") from None
+        problem = text_problem(v) if isinstance(v, str) else None
+        if problem:
+            raise QueryError(f"vins[{i}] {quoted(v)} is not valid text ({problem})", field="vins")

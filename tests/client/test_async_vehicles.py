@@ -128,3 +128,22 @@ async def test_vehicles_part_searches_decode_the_sync_projection(emulator: Emula
             assert on_disk.sort_by("id").equals(sync._pagers[resource].to_arrow(page_size=100).sort_by("id"))
         got = await aapi.vehicles.search(year=2020, make="Toyota").to_pandas()
         pd.testing.assert_frame_equal(got, expected)
+
+
+@pytest.mark.asyncio
+async def test_vehicles_frames_carry_the_sync_clients_labels(emulator: Emulator, api: vd.Client):
+    """The synthetic and null columns of the frames (issue 40, point 8): the async client's whole
+    results and pages name the same ones as the sync client's."""
+    from vehicledata import frames
+
+    sync = api.vehicles.search(year=2020, make="Toyota")
+    want = sync.to_pandas().attrs
+    assert {"length", "width", "height"} <= set(want[frames.ALWAYS_NULL_ATTR])
+    assert "range_city" in want[frames.SYNTHETIC_ATTR]
+    async with make_async(emulator.url) as aapi:
+        search = aapi.vehicles.search(year=2020, make="Toyota")
+        assert (await search.to_pandas()).attrs == want
+        meta = (await search.to_arrow()).schema.metadata
+        assert meta[b"vehicledata.always_null"].decode().split(",") == want[frames.ALWAYS_NULL_ATTR]
+        pages = [df.attrs async for df in search.iter_pandas(page_size=50)]
+        assert pages == [df.attrs for df in sync.iter_pandas(page_size=50)] and len(pages) > 1

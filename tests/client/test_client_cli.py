@@ -73,10 +73,14 @@ def test_parquet(cli, tmp_path, api):
     assert df["id"].tolist() == api.trims.search(year=2019, make="BMW").to_pandas()["id"].tolist()
 
 
-def test_error_exit_status(cli):
-    code, out, err = cli("get", "trims", "--year", "abc")
+def test_error_exit_status(cli, capsys):
+    code, out, err = cli("get", "trims", "--year", "1800")  # an int, but not a year of the service
     assert code == 1
-    assert "BadRequestError" in err and "Invalid value for year" in err
+    assert "QueryError" in err and "year 1800 for /api/trims/v2 is outside the service's model years" in err
+    with pytest.raises(SystemExit) as e:  # an int filter's option takes an int: a usage error
+        cli("get", "trims", "--year", "abc")
+    assert e.value.code == 2
+    assert "argument --year: takes an integer, not 'abc'" in capsys.readouterr().err
 
 
 def test_vin(cli, api):

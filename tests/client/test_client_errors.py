@@ -41,10 +41,14 @@ def assert_carries(exc: vd.VehicleDataError, body: Dict[str, Any], url: str) -> 
 def test_bad_request(api, emulator):
     url = emulator.url + "/api/trims/v2?year=abc"
     body = raw_error(url)
-    with pytest.raises(vd.BadRequestError) as info:
-        api.trims.search(year="abc").total
+    with pytest.raises(vd.BadRequestError) as info:  # a raw GET: search() refuses the str before sending
+        api.get_json("/api/trims/v2", year="abc")
     assert_carries(info.value, body, url)
     assert isinstance(info.value, vd.APIError)
+    before = api.stats()["requests"]
+    with pytest.raises(vd.QueryError, match="filter 'year' of /api/trims/v2 takes an int, not str 'abc'"):
+        api.trims.search(year="abc").total
+    assert api.stats()["requests"] == before
 
 
 def test_not_found(api, emulator):

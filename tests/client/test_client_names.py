@@ -89,7 +89,7 @@ def test_names_compare_as_the_service_compares_them(api: vd.Client):
         assert n > 0
         # case ignored (the service's collation), stray blanks trimmed
         assert api.trims.search(year=2019, make="TOYOTA", model="camry ").total == n
-        assert api.trims.search(year="2019", make=" toyota", model="Camry").total == n
+        assert api.trims.search(year=2019, make=" toyota", model="Camry").total == n
         # a search of the makes (models) is not checked against itself
         assert api.makes.search(make="Toyta").total == 0
         assert api.models.search(make="Toyota", model="Camri").total == 0

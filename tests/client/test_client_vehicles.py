@@ -261,3 +261,100 @@ def test_part_pages_decode_only_the_columns_the_join_takes(api, emulator, client
         bad.to_arrow()
     vehicles_df = vp.to_pandas()
     assert list(vehicles_df["id"]) == [r["id"] for r in expected_rows(api, year=2020, make="Toyota")]
+
+
+# ---- labels: synthetic and null columns (issue 40, point 8) ----------------------------------------------
+# The fields each record's search labels synthetic (test_client_synthetic.py holds these lists against the
+# database's provenance table), as vehicle columns: the trim's, then the mileage's.
+SYNTHETIC = ["msrp", "invoice", "fuel_tank_capacity", "range_city", "range_highway", "battery_capacity_electric"]
+
+
+def null_everywhere(df: Any) -> List[str]:
+    """The frame's columns null on every row, read off the values (pandas)."""
+    return [c for c in df.columns if df[c].isna().all()]
+
+
+@pytest.fixture()
+def fresh_notes(monkeypatch):
+    """No NullColumnWarning said yet in this process (each column is named once per process)."""
+    from vehicledata import frames
+
+    monkeypatch.setattr(frames, "_NULL_NOTED", set())
+
+
+def null_warnings(caught: List[Any]) -> List[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, vd.NullColumnWarning)]
+
+
+def test_vehicle_frames_name_their_synthetic_and_null_columns(api, tmp_path, fresh_notes):
+    import warnings
+
+    from vehicledata import frames
+
+    search = api.vehicles.search(year=2020, make="Toyota")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = search.to_pandas()
+        nulls = null_everywhere(df)
+        assert {"length", "width", "height"} <= set(nulls) and "msrp" not in nulls and len(df) > 100
+        assert df.attrs == {frames.SYNTHETIC_ATTR: SYNTHETIC, frames.ALWAYS_NULL_ATTR: nulls}
+        said = null_warnings(caught)
+        assert len(said) == 1 and "\n" not in said[0], said  # one warning, one line
+        assert said[0].startswith(", ".join(nulls) + f" are null in all {len(df):,} rows of this vehicles frame")
+        assert caught[0].filename == __file__  # it points at the caller's line
+        # said once: the same columns again, in every other shape, say nothing more
+        table = search.to_arrow()
+        meta = table.schema.metadata
+        assert meta[b"vehicledata.synthetic"] == ",".join(SYNTHETIC).encode()
+        assert meta[b"vehicledata.always_null"] == ",".join(nulls).encode()
+        labelled = [f.name for f in table.schema if (f.metadata or {}).get(b"vehicledata.origin") == b"synthetic"]
+        assert labelled == SYNTHETIC
+        assert search.to_pandas().attrs == df.attrs
+        for page in search.iter_pandas(page_size=40):  # each page names its own null columns
+            assert page.attrs[frames.SYNTHETIC_ATTR] == SYNTHETIC
+            assert page.attrs[frames.ALWAYS_NULL_ATTR] == null_everywhere(page)
+        for part in search.iter_arrow(page_size=40):
+            assert part.schema.metadata[b"vehicledata.always_null"].decode().split(",") == \
+                [c for c in part.column_names if part[c].null_count == part.num_rows]
+            assert part.schema.field("range_city").metadata == {b"vehicledata.origin": b"synthetic"}
+        out = search.to_parquet(tmp_path / "v")
+        files = sorted(Path(out).rglob("*.parquet"))
+        assert files and all(pq.read_schema(f).metadata[b"vehicledata.always_null"] == meta[b"vehicledata.always_null"]
+                             for f in files)
+        car = api.vehicles.get(int(df["id"][0]))  # one vehicle: its synthetic fields, no warning
+        assert car.synthetic_fields == SYNTHETIC and repr(car).endswith("synthetic: " + ", ".join(SYNTHETIC) + ")>")
+        assert [r.synthetic_fields for r in api.vehicles.search(year=2020, make="Toyota", model="Camry")][0] == SYNTHETIC
+        assert len(null_warnings(caught)) == 1
+        # a frame with a column no warning named yet: that column, once
+        electric = api.vehicles.search(year=2020, make="Tesla").to_pandas()
+        assert len(electric) > 1
+        new = [c for c in null_everywhere(electric) if c not in nulls]
+        assert electric.attrs[frames.ALWAYS_NULL_ATTR] == null_everywhere(electric)
+        said = null_warnings(caught)
+        assert len(said) == (2 if new else 1) and (not new or said[1].startswith(", ".join(new) + " "))
+
+
+def test_a_vehicles_frame_without_null_columns_has_no_such_label(api, fresh_notes):
+    import warnings
+
+    from vehicledata import frames
+
+    cond = [vd.F("engine.horsepower_hp") > 0, vd.F("body.length") > 0]  # no rows: no column is null "in all rows"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        empty = api.vehicles.search(*cond, year=2020, make="Toyota").to_pandas()
+        assert len(empty) == 0 and frames.ALWAYS_NULL_ATTR not in empty.attrs
+        # the labels are those of vehicle rows only: a trims frame keeps its own attrs
+        trims = api.trims.search(year=2020, make="Toyota").to_pandas()
+        assert trims.attrs == {frames.SYNTHETIC_ATTR: ["msrp", "invoice"]}
+        bodies = api.bodies.search(year=2020, make="Toyota").to_arrow()
+        assert bodies["length"].null_count == bodies.num_rows and \
+            b"vehicledata.always_null" not in (bodies.schema.metadata or {})
+
+
+def test_polars_frames_say_it_too(api, fresh_notes):
+    pl = pytest.importorskip("polars")
+    with pytest.warns(vd.NullColumnWarning, match=r"^series, length, width, height,") as caught:
+        df = api.vehicles.search(year=2020, make="Toyota").to_polars()
+    assert isinstance(df, pl.DataFrame) and df["length"].null_count() == df.height > 1
+    assert len(caught) == 1

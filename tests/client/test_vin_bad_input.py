@@ -223,3 +223,13 @@ def test_decode_parquet_refuses_a_column_that_is_not_strings(decoder, tmp_path: 
     pq.write_table(pa.table({"vin": pa.array([GMC, None], pa.large_string()).dictionary_encode()}), src)
     assert decoder.decode_parquet(src, dst, progress=False) == 2
     assert pq.read_table(dst).column("year").to_pylist() == [2020, None]
+
+
+def test_all_trims_that_is_not_a_bool_is_a_query_error(decoder) -> None:
+    for value, shown in (("yes", "str 'yes'"), (1, "int 1"), (None, "NoneType None")):
+        with pytest.raises(vd.QueryError) as e:
+            decoder.decode(GMC, all_trims=value)
+        assert str(e.value) == f"all_trims must be True or False, not {shown}"
+        assert e.value.field == "all_trims"
+    np = pytest.importorskip("numpy")
+    assert decoder.decode(GMC, all_trims=np.bool_(True)).to_dict() == decoder.decode(GMC, all_trims=True).to_dict()

@@ -1,12 +1,17 @@
 """The Dask recipe of docs/vin.md: a Decoder handed to a dask.distributed LocalCluster's workers and
 applied with map_partitions; the result equals ``Decoder.decode_pandas`` of the same VINs in one call.
 
-The cluster's workers are threads of this process (``processes=False``): two worker processes
-would each read the vPIC tables (20+ s on this shared machine).  That a Decoder pickles as its
-path and opens the tables once per process is test_vin_decoder.py's
-``test_decoder_pickles_by_path_and_opens_once_per_process`` (a real second process)."""
+The first test's cluster has threads of this process as workers (``processes=False``): two worker
+processes would each read the vPIC tables (20+ s on this shared machine).  The second runs the
+recipe as docs/vin.md writes it, a script with two worker processes started by their nannies (the
+``__main__`` guard's case).  That a Decoder pickles as its path and opens the tables once per
+process is test_vin_decoder.py's ``test_decoder_pickles_by_path_and_opens_once_per_process``."""
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +56,41 @@ def test_map_partitions_on_a_local_cluster_equals_decode_pandas(database: Path) 
     assert bad == ["invalid_vin", "0", "invalid_vin", "invalid_vin", "not_found", "1"]
     assert got["error_text"].iloc[-1] == "VIN is null"
     assert got["year"].notna().sum() > len(vins) // 2  # most benchmark VINs decode
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def recipe() -> str:
+    """The ```python block of docs/vin.md's "Past one process: Dask" section, as written there."""
+    text = (ROOT / "docs" / "vin.md").read_text()
+    section = text.split("## Past one process: Dask", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 1, "docs/vin.md's Dask section should hold one python block"
+    return blocks[0]
+
+
+def test_the_recipe_runs_as_a_script(database: Path, tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    code = recipe()
+    assert 'if __name__ == "__main__":' in code  # the worker processes import the script
+    dec = vd.vin.Decoder(database)
+    vins = benchmark_vins()[:2000] + BAD + [None]
+    pq.write_table(pa.table({"vin": pa.array(vins, pa.string())}), tmp_path / "vins.parquet", row_group_size=500)
+    (tmp_path / "recipe.py").write_text(code)
+    # Decoder() of the recipe: the database of this test run, by VEHICLEDATA_HOME as a user's would be
+    env = dict(os.environ, VEHICLEDATA_HOME=str(database.parent))
+    run = subprocess.run([sys.executable, "recipe.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=900)
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "Nanny failed to start" not in run.stderr
+    got = pq.read_table(tmp_path / "decoded")
+    expected = dec.decode_pandas(vins)
+    assert got.num_rows == len(vins)
+    frame = got.to_pandas().sort_index()
+    assert list(frame.columns)[: len(vd.vin.COLUMNS)] == list(vd.vin.COLUMNS)
+    frame = frame[list(vd.vin.COLUMNS)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(frame, expected.reset_index(drop=True), check_dtype=False)
+    assert frame["error_text"].iloc[-1] == "VIN is null"
+    assert frame["year"].notna().sum() > len(vins) // 2  # most benchmark VINs decode
