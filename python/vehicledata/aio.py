@@ -28,6 +28,7 @@ import functools
 import os
 import threading
 import weakref
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -420,18 +421,22 @@ class AsyncPager:
                 self.pages_fetched += bulk.pages_fetched
 
     async def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
-                         page_size: Optional[int] = None, *, mode: str = "resume",
-                         rows_per_file: int = checkpoint.ROWS_PER_FILE) -> Any:
+                         page_size: Optional[int] = None, *, mode: str = "refresh",
+                         rows_per_file: int = checkpoint.ROWS_PER_FILE,
+                         checkpoint_pages: int = checkpoint.CHECKPOINT_PAGES) -> Any:
         """As ``Pager.to_parquet`` (the same checkpoint, resumable with either client): the pages
         are fetched on the engine as above; the Parquet files are written by one worker thread
         (disk writes stay off the event loop), which takes each page from the loop as it needs it."""
+        from . import sync as _sync
+
         bulk = self._bulk(page_size)
         await bulk._check_names()
         loop = asyncio.get_running_loop()
         stop = threading.Event()
 
-        def pages_from(number: int) -> Iterator[Page]:
-            resumed = AsyncPager(self._fetcher, Pager(self._fetcher, bulk.path, bulk.record, bulk.params,  # type: ignore[arg-type]
+        def pages_from(number: int, since: Optional[datetime] = None) -> Iterator[Page]:
+            params = bulk.params if since is None else _sync.changed_params(bulk.path, bulk.params, since)
+            resumed = AsyncPager(self._fetcher, Pager(self._fetcher, bulk.path, bulk.record, params,  # type: ignore[arg-type]
                                                       start_page=number, parallel=bulk._query.parallel,
                                                       progress=bulk._query.progress, fields=bulk.fields))
             pages = resumed._core_pages()
@@ -455,7 +460,8 @@ class AsyncPager:
             return await asyncio.to_thread(
                 checkpoint.write_dataset, path, query=_query_digest(bulk.path, bulk.params),
                 target=build_target(bulk.path, bulk.params), first_page=bulk.start_page, pages_from=pages_from,
-                partition_cols=partition_cols, mode=mode, rows_per_file=rows_per_file)
+                partition_cols=partition_cols, mode=mode, rows_per_file=rows_per_file,
+                checkpoint_pages=checkpoint_pages, refreshable=_sync.refreshable(bulk.path))
         finally:
             stop.set()
 

@@ -609,24 +609,33 @@ class Pager:
         return stream.__arrow_c_stream__(requested_schema)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
-                   page_size: Optional[int] = None, *, mode: str = "resume",
-                   rows_per_file: int = checkpoint.ROWS_PER_FILE) -> Any:
+                   page_size: Optional[int] = None, *, mode: str = "refresh",
+                   rows_per_file: int = checkpoint.ROWS_PER_FILE,
+                   checkpoint_pages: int = checkpoint.CHECKPOINT_PAGES) -> Any:
         """Write the result as a (Hive-partitioned) Parquet dataset under ``path``; returns the directory.
 
-        ``mode``: ``"resume"`` (default) finishes an interrupted run and fetches nothing after a
-        finished one (it says so: a ``CheckpointWarning`` and a WARNING log line); ``"overwrite"``
-        deletes the dataset's files and writes it again; ``"append"`` adds a run's files beside
-        those of the finished runs.  A run writes one file per partition (per ``rows_per_file``
-        records) with row groups of at least 64k rows; after its files are closed,
-        ``path/_vehicledata_checkpoint.json`` is replaced atomically.  After a crash the same call
-        deletes the files past the checkpoint and fetches those pages again, so no record is lost
-        or doubled.  A checkpoint of another query raises QueryError, a malformed one DecodeError
-        (before anything is deleted).  See ``vehicledata.checkpoint``.
+        ``mode``: ``"refresh"`` (default, the nightly job) finishes an interrupted run, and after a
+        finished one fetches the records changed since (by ``modified``), replacing their old
+        rows, so every id is there once; rows deleted upstream are found by the row count and the
+        dataset is then written again (a search without ``modified``: written again every time);
+        ``"resume"`` finishes an interrupted run and fetches nothing after a finished one (it says
+        so: one ``CheckpointWarning``); ``"overwrite"`` deletes the dataset's files and writes it
+        again; ``"append"`` adds a run's files beside those of the finished runs.  A run writes one
+        file per partition per ``rows_per_file`` records with row groups of at least 64k rows, and
+        every ``checkpoint_pages`` pages (or 30 s) stages the pages fetched and replaces
+        ``path/_vehicledata_checkpoint.json`` atomically.  After a crash the same call deletes the
+        files past the checkpoint and fetches the pages after it again (at most
+        ``checkpoint_pages`` pages), so no record is lost or doubled.  A checkpoint of another
+        query raises QueryError, a malformed one DecodeError (before anything is deleted).  See
+        ``vehicledata.checkpoint``.
         """
+        from . import sync
+
         bulk = self._bulk(page_size)
 
-        def pages_from(number: int) -> Iterator[Page]:
-            resumed = Pager(self._fetcher, bulk.path, bulk.record, bulk.params, start_page=number,
+        def pages_from(number: int, since: Optional[datetime] = None) -> Iterator[Page]:
+            params = bulk.params if since is None else sync.changed_params(bulk.path, bulk.params, since)
+            resumed = Pager(self._fetcher, bulk.path, bulk.record, params, start_page=number,
                             parallel=self.parallel, progress=self.progress, fields=bulk.fields)
             try:
                 yield from resumed._core_pages()
@@ -636,7 +645,8 @@ class Pager:
         return checkpoint.write_dataset(path, query=_query_digest(bulk.path, bulk.params),
                                         target=build_target(bulk.path, bulk.params), first_page=bulk.start_page,
                                         pages_from=pages_from, partition_cols=partition_cols, mode=mode,
-                                        rows_per_file=rows_per_file)
+                                        rows_per_file=rows_per_file, checkpoint_pages=checkpoint_pages,
+                                        refreshable=sync.refreshable(bulk.path))
 
     def _bulk_collected(self, page_size: Optional[int]) -> Any:
         bulk = self._bulk(page_size)

@@ -19,7 +19,7 @@ lost: the server compares with ``>=``).
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from . import _core
 from .errors import QueryError, excerpt, quoted
@@ -157,6 +157,29 @@ class Run:
         return df, since
 
 
+def refreshable(path: str) -> bool:
+    """Whether the search at ``path`` filters on ``modified`` (``to_parquet(mode="refresh")`` fetches
+    only what changed; elsewhere it writes the dataset again)."""
+    from . import schema
+
+    try:
+        return "modified" in schema.endpoint(path).json_field_names()
+    except Exception:  # a path the schema table does not know: no refresh by modified
+        return False
+
+
+def changed_params(path: str, params: Sequence[Tuple[str, Any]], since: datetime) -> List[Tuple[str, Any]]:
+    """The parameters of the search ``params`` at ``path`` narrowed to the records whose ``modified``
+    is at or after :func:`server_bound` of ``since`` (its ``json`` conditions and the new one in one
+    ``json`` parameter): the changes a ``to_parquet(mode="refresh")`` run fetches."""
+    from . import query
+    from .query import F
+
+    bound = F("modified") >= server_bound(watermark(since)).replace(microsecond=0)  # type: ignore[arg-type]
+    items: List[Any] = [v for k, v in params if k == "json"] + [bound]
+    return [(k, v) for k, v in params if k != "json"] + [("json", query.encode(items, endpoint=path))]
+
+
 def sync(resource: "SearchResource", conditions: Sequence[Any], since: Any, page_size: Optional[int],
          filters: Any) -> Tuple["pd.DataFrame", Any]:
     """``(frame, new watermark)`` of the records of ``resource`` changed after ``since`` (see the module)."""
@@ -165,4 +188,4 @@ def sync(resource: "SearchResource", conditions: Sequence[Any], since: Any, page
     return run.result(resource.search(*run.conditions, **filters).to_pandas(page_size=page_size))
 
 
-__all__ = ["sync", "arguments", "Run", "watermark", "server_bound"]
+__all__ = ["sync", "arguments", "Run", "watermark", "server_bound", "refreshable", "changed_params"]

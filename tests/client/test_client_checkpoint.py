@@ -3,6 +3,7 @@ large row groups, checkpoints and resume tokens read as untrusted input."""
 from __future__ import annotations
 
 import json
+import logging
 import warnings
 
 import pyarrow.dataset as ds
@@ -48,36 +49,49 @@ def test_rows_per_file_closes_files_and_checkpoints(api, tmp_path):
     assert _ids(root) == sorted(api.trims.search(year=2019, make="BMW").to_pandas()["id"].tolist())
 
 
-def test_resume_says_when_nothing_is_fetched_and_overwrite_and_append_refresh(api, tmp_path, caplog):
+def test_resume_says_once_with_the_query_decoded_and_overwrite_and_append_refresh(api, tmp_path, caplog):
     target = tmp_path / "nightly"
-    expected = sorted(api.trims.search(year=2019, make="BMW").to_pandas()["id"].tolist())
-    api.trims.search(year=2019, make="BMW").to_parquet(target)
+
+    def search():
+        return api.trims.search(vd.F("make").isin(["BMW", "Land Rover"]), year=2019)
+
+    expected = sorted(search().to_pandas()["id"].tolist())
+    search().to_parquet(target, mode="resume")
     before = api.stats()["requests"]
-    with pytest.warns(checkpoint.CheckpointWarning, match="finished run.*nothing fetched.*overwrite"):
-        api.trims.search(year=2019, make="BMW").to_parquet(target)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search().to_parquet(target, mode="resume")
     assert api.stats()["requests"] == before
-    assert any("nothing fetched" in r.getMessage() and r.levelname == "WARNING" for r in caplog.records)
+    assert [w.category for w in caught] == [checkpoint.CheckpointWarning]  # one warning, no log line beside it
+    message = str(caught[0].message)
+    assert "finished run" in message and "nothing fetched" in message and "mode='refresh'" in message
+    assert '"val":["BMW","Land Rover"]' in message.replace(" ", "").replace("LandRover", "Land Rover"), message
+    assert "%22" not in message and "%5B" not in message, message
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.records
 
     old = {p: (target / p).stat().st_mtime_ns for p in _parts(target)}
     with warnings.catch_warnings():
         warnings.simplefilter("error", checkpoint.CheckpointWarning)
-        api.trims.search(year=2019, make="BMW").to_parquet(target, mode="overwrite")
+        search().to_parquet(target, mode="overwrite")
     assert api.stats()["requests"] > before
     assert _ids(target) == expected
     assert all((target / p).stat().st_mtime_ns != t for p, t in old.items() if (target / p).exists())
 
-    api.trims.search(year=2019, make="BMW").to_parquet(target, mode="append")
+    search().to_parquet(target, mode="append")
     assert _ids(target) == sorted(expected * 2)
     assert {p.split("-")[1] for p in _parts(target)} == {"r0001", "r0002"}
     assert json.loads((target / checkpoint.CHECKPOINT_NAME).read_text())["run"] == 2
 
-    # overwrite takes a directory of another query; resume and append refuse it
-    with pytest.raises(vd.QueryError, match="another query"):
-        api.trims.search(year=2020, make="BMW").to_parquet(target, mode="append")
+    # overwrite takes a directory of another query; resume, refresh and append refuse it
+    for mode in ("append", "refresh", "resume"):
+        with pytest.raises(vd.QueryError, match="another query"):
+            api.trims.search(year=2020, make="BMW").to_parquet(target, mode=mode)
     api.trims.search(year=2020, make="BMW").to_parquet(target, mode="overwrite")
     assert _ids(target) == sorted(api.trims.search(year=2020, make="BMW").to_pandas()["id"].tolist())
-    with pytest.raises(vd.QueryError, match="mode must be one of 'resume', 'overwrite', 'append'"):
-        api.trims.search(year=2020, make="BMW").to_parquet(target, mode="refresh")
+    with pytest.raises(vd.QueryError, match="mode must be one of 'refresh', 'resume', 'overwrite', 'append'"):
+        api.trims.search(year=2020, make="BMW").to_parquet(target, mode="update")
+    with pytest.raises(vd.QueryError, match="checkpoint_pages must be an integer >= 1"):
+        api.trims.search(year=2020, make="BMW").to_parquet(target, checkpoint_pages=0)
 
 
 @pytest.mark.parametrize("state, message", [
