@@ -104,6 +104,9 @@ def test_resume_says_once_with_the_query_decoded_and_overwrite_and_append_refres
     ({"query": 7}, "'query' must be a non-empty string"),
     ({"run": 0}, "'run' must be from 1"),
     ({"pages": -1}, "'pages' must be from 0"),
+    ({"mark": "yesterday"}, "'mark' must be ISO 8601 time text with an offset"),
+    ({"since": "2024-01-01T00:00:00"}, "'since' must be ISO 8601 time text with an offset"),
+    ({"files_done": -1}, "'files_done' must be from 0"),
     ([1, 2], "a JSON list, not an object"),
     ("{not json", "not JSON"),
 ])
@@ -119,7 +122,7 @@ def test_a_malformed_checkpoint_raises_before_anything_is_deleted(api, tmp_path,
         path.write_text(json.dumps(good))
     else:
         path.write_text(state if isinstance(state, str) else json.dumps(state))
-    for mode in ("resume", "append"):
+    for mode in ("refresh", "resume", "append"):
         with pytest.raises(vd.DecodeError, match=f"is not a to_parquet checkpoint: {message}"):
             api.trims.search(year=2019, make="BMW").to_parquet(root, page_size=20, mode=mode)
         assert _parts(root) == files

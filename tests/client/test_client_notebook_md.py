@@ -28,14 +28,14 @@ def test_every_notebook_md_snippet_runs(database, tmp_path, monkeypatch, capsys)
             emu.stop()
     out = capsys.readouterr().out.splitlines()
     # what the page claims: SUVs found, a hint for "AWD", a re-run from the cache with no request,
-    # a full first run, an empty second one,
-    # exactly the touched trims in the third, and the vehicles snapshot written
+    # a full first run, the same rows in the second,
+    # exactly the touched trims changed in the third, and one row per id
     assert re.fullmatch(r"\d+ SUVs", out[0]) and int(out[0].split()[0]) > 3
     assert "did you mean 'all wheel drive'?" in out[1]
     sent = int(out[2].split()[0])
     assert sent >= 5 and out[2] == f"{sent} requests, then 0 on the re-run; True"  # login + 4 crawls, then none
-    first, again = map(int, out[3].split())
-    assert first > 1000 and again == 0
+    first, again, same = out[3].split()
+    assert int(first) > 1000 and again == first and same == "True"
     assert out[4] == "3 True"
-    assert out[5] == f"{first + 3} trim rows over 2 runs; {first} vehicles"
+    assert out[5] == f"{first} trim rows, {first} ids; {first} vehicles"  # the touched rows replaced, not added
     assert not ns["emu"].running
