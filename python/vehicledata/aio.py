@@ -589,7 +589,7 @@ class AsyncVehiclePager:
             yield frames.arrow_to_pandas(table)
 
     async def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
-                         page_size: Optional[int] = None, *, mode: str = "resume") -> Any:
+                         page_size: Optional[int] = None, *, mode: str = "refresh") -> Any:
         """As ``VehiclePager.to_parquet`` (the same dataset and checkpoint, resumable with either
         client): the join awaited on the loop, the files written by one worker thread."""
         from .vehicles import Whole, dataset_key

@@ -450,12 +450,14 @@ class VehiclePager:
             yield frames.arrow_to_pandas(table)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
-                   page_size: Optional[int] = None, *, mode: str = "resume") -> Any:
+                   page_size: Optional[int] = None, *, mode: str = "refresh") -> Any:
         """Write the vehicles as a (Hive-partitioned) Parquet dataset under ``path``; returns the directory.
 
-        The modes of ``Pager.to_parquet`` (``vehicledata.checkpoint``): ``"resume"`` (default) fetches
-        nothing after a finished run and says so (``CheckpointWarning``); ``"overwrite"`` deletes the
-        dataset's files and writes it again (a nightly snapshot); ``"append"`` adds a run's files.  The
+        The modes of ``Pager.to_parquet`` (``vehicledata.checkpoint``): ``"refresh"`` (default) writes
+        the dataset again after a finished run (the join has no ``modified`` to fetch the changes
+        by: a nightly snapshot, as ``"overwrite"``) and finishes an interrupted one; ``"resume"``
+        fetches nothing after a finished run and says so (``CheckpointWarning``); ``"overwrite"``
+        deletes the dataset's files and writes it again; ``"append"`` adds a run's files.  The
         join is one piece (the four crawls, then one page): a run writes one file per partition with
         row groups of at least 64k rows, then the checkpoint."""
         from . import checkpoint

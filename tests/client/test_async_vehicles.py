@@ -88,11 +88,12 @@ async def test_vehicles_to_parquet_is_the_sync_dataset(emulator: Emulator, api: 
         assert sorted(pq.read_table(out)["id"].to_pylist()) == want
         sent = emulator.stats()["requests"]
         with pytest.warns(CheckpointWarning, match="nothing fetched"):
-            await aapi.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])
+            await aapi.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"],
+                                                                          mode="resume")
         assert emulator.stats()["requests"] == sent  # resume after a finished run: no request
     # one dataset for both clients: the sync client finds the async run finished
     with pytest.warns(CheckpointWarning, match="nothing fetched"):
-        api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])
+        api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="resume")
     assert emulator.stats()["requests"] == sent
     async with make_async(emulator.url) as aapi:
         await aapi.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="append")

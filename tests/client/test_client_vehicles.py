@@ -219,8 +219,11 @@ def test_to_parquet_modes(api, emulator, tmp_path):
     assert sorted(pq.read_table(out)["id"].to_pylist()) == want
     sent = emulator.stats()["requests"]
     with pytest.warns(CheckpointWarning, match="nothing fetched"):
-        api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])
+        api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="resume")
     assert emulator.stats()["requests"] == sent  # resume after a finished run: no request
+    api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"])  # refresh: again
+    assert emulator.stats()["requests"] > sent and sorted(pq.read_table(out)["id"].to_pylist()) == want
+    sent = emulator.stats()["requests"]
     api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="overwrite")
     assert emulator.stats()["requests"] > sent and sorted(out.rglob("*.parquet")) == files
     api.vehicles.search(year=2020, make="Toyota").to_parquet(out, partition_cols=["model"], mode="append")
