@@ -253,21 +253,54 @@ def _read_staged(path: Path) -> Any:
         return pa.ipc.open_file(src).read_all()
 
 
-def _write_parts(root: Path, run: int, staged: List[Tuple[int, Path]], schema: Any,
-                 cols: Sequence[str]) -> None:
-    """The staged pages as the run's part files (one per partition, named after the first page)."""
-    import pyarrow.dataset as ds
+class _Parts:
+    """One file's worth of pages as the run's part files (one per partition, named after the
+    segment's first page), written by ``pyarrow.dataset`` on a thread as the pages come, so the
+    fetch and the writes overlap; :meth:`close` returns when the files are closed."""
 
-    def batches() -> Iterator[Any]:
-        for _, f in staged:
-            table = _read_staged(f)
-            yield from (table if table.schema == schema else table.cast(schema)).to_batches()
+    def __init__(self, root: Path, run: int, first: int, schema: Any, cols: Sequence[str]) -> None:
+        import queue
+        import threading
 
-    ds.write_dataset(batches(), str(root), schema=schema, format="parquet",
-                     partitioning=list(cols) or None, partitioning_flavor="hive" if cols else None,
-                     basename_template=f"part-r{run:04d}-{staged[0][0]:06d}-{{i}}.parquet",
-                     existing_data_behavior="overwrite_or_ignore", min_rows_per_group=MIN_ROWS_PER_GROUP,
-                     max_rows_per_group=max(MIN_ROWS_PER_GROUP, 1 << 20))
+        self._queue: "queue.Queue[Any]" = queue.Queue(maxsize=8)
+        self._error: Optional[BaseException] = None
+        self._ended = False
+
+        def batches() -> Iterator[Any]:
+            while True:
+                table = self._queue.get()
+                if table is None:
+                    self._ended = True
+                    return
+                yield from (table if table.schema == schema else table.cast(schema)).to_batches()
+
+        def work() -> None:
+            import pyarrow.dataset as ds
+
+            try:
+                ds.write_dataset(batches(), str(root), schema=schema, format="parquet",
+                                 partitioning=list(cols) or None, partitioning_flavor="hive" if cols else None,
+                                 basename_template=f"part-r{run:04d}-{first:06d}-{{i}}.parquet",
+                                 existing_data_behavior="overwrite_or_ignore", min_rows_per_group=MIN_ROWS_PER_GROUP,
+                                 max_rows_per_group=max(MIN_ROWS_PER_GROUP, 1 << 20))
+            except BaseException as exc:  # handed to the run's thread by put/close
+                self._error = exc
+                while not self._ended and self._queue.get() is not None:
+                    pass
+
+        self._thread = threading.Thread(target=work, name="vehicledata-parquet", daemon=True)
+        self._thread.start()
+
+    def put(self, table: Any) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(table)
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
 
 
 def _rows(root: Path) -> int:
@@ -338,52 +371,74 @@ def _run(root: Path, state: Checkpoint, pages: Iterator[Any], cols: Sequence[str
     tables: List[Any] = []
     first = 0
     last_checkpoint = time.monotonic()
+    parts: Optional[_Parts] = None
+
+    def segment() -> _Parts:
+        """The writer of the current file's worth of pages (the staged pages a crash left go first)."""
+        nonlocal parts
+        if parts is None:
+            parts = _Parts(root, state.run, (state.files_done or 0) + 1, schema, cols)
+            for _, f in staged:
+                parts.put(_read_staged(f))
+        return parts
 
     def close_files() -> None:
-        nonlocal staged, seg_rows
+        nonlocal staged, seg_rows, parts
         if staged and schema is not None:
-            _write_parts(root, state.run, staged, schema, cols)
+            segment()
+        if parts is not None:
+            writer, parts = parts, None
+            writer.close()
         state.files_done = state.pages_done
         write_checkpoint(ckpt, state)
         for _, f in staged:
             f.unlink()
         staged, seg_rows = [], 0
 
-    for page in pages:
-        table = page.to_arrow()
-        if schema is None:
-            schema = table.schema
-            has_modified = "modified" in schema.names
-        elif table.schema != schema:
-            table = table.cast(schema)
-        if has_modified and len(table):
-            if since is not None:  # the server compared text from an earlier bound: keep what is after since
-                table = table.filter(pc.greater(table["modified"], pa.scalar(since, schema.field("modified").type)))
-            most = pc.max(table["modified"]).as_py() if len(table) else None
-            if most is not None and (latest is None or most > latest):
-                latest = most
-        tables.append(table)
-        first = first or page.number
-        seg_rows += len(table)
-        state.pages_done, state.pages, state.total = page.number, page.pages, page.total
-        last = page.number >= page.pages
-        if (last or seg_rows >= rows_per_file or len(tables) >= checkpoint_pages
-                or time.monotonic() - last_checkpoint >= CHECKPOINT_SECONDS):
+    try:
+        for page in pages:
+            table = page.to_arrow()
+            if schema is None:
+                schema = table.schema
+                has_modified = "modified" in schema.names
+            elif table.schema != schema:
+                table = table.cast(schema)
+            if has_modified and len(table):
+                if since is not None:  # the server compared text from an earlier bound: keep what is after since
+                    table = table.filter(pc.greater(table["modified"],
+                                                    pa.scalar(since, schema.field("modified").type)))
+                most = pc.max(table["modified"]).as_py() if len(table) else None
+                if most is not None and (latest is None or most > latest):
+                    latest = most
+            segment().put(table)
+            tables.append(table)
+            first = first or page.number
+            seg_rows += len(table)
+            state.pages_done, state.pages, state.total = page.number, page.pages, page.total
+            last = page.number >= page.pages
+            if (last or seg_rows >= rows_per_file or len(tables) >= checkpoint_pages
+                    or time.monotonic() - last_checkpoint >= CHECKPOINT_SECONDS):
+                staged.append((first, _stage(root, state.run, first, tables, schema)))
+                tables, first = [], 0
+                state.latest = _iso(latest)
+                if last or seg_rows >= rows_per_file:
+                    close_files()
+                else:
+                    write_checkpoint(ckpt, state)
+                last_checkpoint = time.monotonic()
+            if last:
+                break
+        if tables:  # the result ended before its last page (it shrank while it was read)
             staged.append((first, _stage(root, state.run, first, tables, schema)))
-            tables, first = [], 0
-            state.latest = _iso(latest)
-            if last or seg_rows >= rows_per_file:
-                close_files()
-            else:
-                write_checkpoint(ckpt, state)
-            last_checkpoint = time.monotonic()
-        if last:
-            break
-    if tables:  # the result ended before its last page (it shrank while it was read)
-        staged.append((first, _stage(root, state.run, first, tables, schema)))
-    state.latest = _iso(latest)
-    if staged or state.files_done != state.pages_done:
-        close_files()
+        state.latest = _iso(latest)
+        if staged or state.files_done != state.pages_done:
+            close_files()
+    finally:
+        if parts is not None:  # interrupted: the files it wrote are past the checkpoint (deleted next run)
+            try:
+                parts.close()
+            except Exception:
+                pass
     if state.since is not None:
         upsert_parts(root, state.run)
     started, previous = _parse(state.started), _parse(state.since)
@@ -395,7 +450,9 @@ def _run(root: Path, state: Checkpoint, pages: Iterator[Any], cols: Sequence[str
         mark = started
     if previous is not None and (mark is None or mark < previous):
         mark = previous
-    state.mark, state.complete, state.total = _iso(mark), True, _rows(root)
+    state.mark, state.complete = _iso(mark), True
+    if state.since is not None:  # a refresh: the rows in the dataset (checked against the search's total)
+        state.total = _rows(root)
     write_checkpoint(ckpt, state)
     shutil.rmtree(root / STAGING_NAME, ignore_errors=True)
     return state
