@@ -206,3 +206,35 @@ def test_a_kill_refetches_at_most_the_pages_since_the_last_checkpoint(database, 
         got = _table(target)
         assert got["id"].is_unique
         assert sorted(got["id"]) == sorted(api.trims.search().to_pandas()["id"])
+
+
+@pytest.mark.parametrize("crash", ["write_checkpoint", "upsert_parts"])
+def test_a_refresh_interrupted_anywhere_ends_with_one_row_per_id(private, tmp_path, monkeypatch, crash):
+    """A refresh that dies after staging its second checkpoint, or between writing its files and
+    removing the old rows: the next call finishes it (the same watermark), one row per id."""
+    emu, api = private
+    root = api.trims.search(year=2019).to_parquet(tmp_path / "t", partition_cols=["make"], page_size=50)
+    ids = [int(i) for i in sorted(_table(root)["id"])[::40]]  # 76 trims: two pages of 50 changed
+    time.sleep(1.1)
+    assert emu.touch("trims", ids)["touched"] == len(ids)
+    real = getattr(checkpoint, crash)
+    calls = {"n": 0}
+
+    def dies(*args):
+        calls["n"] += 1
+        if crash == "upsert_parts" or calls["n"] == 2:
+            raise KeyboardInterrupt("killed")
+        return real(*args)
+
+    monkeypatch.setattr(checkpoint, crash, dies)
+    with pytest.raises(KeyboardInterrupt):
+        api.trims.search(year=2019).to_parquet(root, partition_cols=["make"], page_size=50, checkpoint_pages=1)
+    monkeypatch.setattr(checkpoint, crash, real)
+    state = json.loads((root / checkpoint.CHECKPOINT_NAME).read_text())
+    assert not state["complete"] and state["run"] == 2 and state["since"]
+    api.trims.search(year=2019).to_parquet(root, partition_cols=["make"], page_size=50, checkpoint_pages=1)
+    got, want = _table(root), api.trims.search(year=2019).to_pandas()
+    assert got["id"].is_unique and sorted(got["id"]) == sorted(want["id"])
+    got, want = got.set_index("id"), want.set_index("id")
+    assert got.loc[ids, "modified"].tolist() == want.loc[ids, "modified"].tolist()
+    assert json.loads((root / checkpoint.CHECKPOINT_NAME).read_text())["complete"]
