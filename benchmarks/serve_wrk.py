@@ -5,8 +5,8 @@ Cases: trims pages of 100 and 1000 records, a filtered `json` query (100 records
 `/api/vin/{vin}`, each at 1, 8, 64 and 256 connections (`wrk -t1|2 --latency`; `--quick` keeps 1 and 8). nginx (2 workers,
 `sendfile on`, access log off, loopback, temporary config) serves each case's exact bytes, captured
 from the emulator, as static files. Prism (`@stoplight/prism-cli`, npm, pinned; `prism mock`)
-serves the public OpenAPI document read at run time from ../shared/reference (never committed): it
-answers `/api/trims/v2` and `/api/vin/{vin}` with the document's examples (other bytes, so only
+serves the service's public OpenAPI document, named by $BENCH_OPENAPI (a file you downloaded; never
+committed, and not read from anywhere else: without it the Prism column is skipped): it answers `/api/trims/v2` and `/api/vin/{vin}` with the document's examples (other bytes, so only
 an indication). Targets: >= 0.8x nginx, >= 10x Prism; p50/p99 reported.
 
     python benchmarks/serve_wrk.py [--rounds 2] [--quick]     (BENCH_SERVE_CONNECTIONS=1,8 for fewer)
@@ -45,7 +45,7 @@ CASES = {  # name -> (target, Prism serves it)
 # the crowded ones: benchmarks/serve_peers.py compares them with nginx and Debian's event-driven HTTP
 # libraries in one table.
 CONNECTIONS = tuple(int(c) for c in os.environ.get("BENCH_SERVE_CONNECTIONS", "1,8,64,256").split(","))
-OPENAPI = harness.ROOT.parent / "shared" / "reference" / "openapi-2.1.29.json"
+OPENAPI = Path(os.environ.get("BENCH_OPENAPI") or "/nonexistent/openapi.json")
 # Where the emulator's time goes per case (hand-written; valgrind --tool=callgrind on the emulator,
 # --threads 1, 1 keep-alive connection, 5 warm-up requests then 200, 2026-11-23: instructions per
 # request inclusive of the worker's answer, Server::serve_direct; benchmarks/notes/serve.md).  nginx
@@ -193,7 +193,7 @@ def run(ctx: harness.Context) -> List[harness.Result]:
             else:
                 prism_bin = None
                 notes.append("Prism not measured: build/bench-node has no prism (`make bench` installs it) "
-                             f"or {OPENAPI} is missing")
+                             "or no OpenAPI document (set BENCH_OPENAPI to its file)")
             for i, name in enumerate(CASES):
                 assert get(f"http://127.0.0.1:{nport}/case{i}.json") == bodies[name], "nginx serves the same bytes"
             results = []
