@@ -176,3 +176,14 @@ def test_cli_broken_pipe_exits_quietly(emulator, tmp_path):
     proc.wait(timeout=120)
     assert head[0].startswith(b"id,")
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_the_cli_prints_demo_data_warning_without_file_and_line(emulator, monkeypatch, capsys):
+    monkeypatch.setenv("VEHICLEDATA_BASE_URL", emulator.url)
+    monkeypatch.delenv("VEHICLEDATA_API_TOKEN", raising=False)
+    monkeypatch.delenv("VEHICLEDATA_API_SECRET", raising=False)
+    # (no --year 2010: outside the demo years it is a QueryError, checked against /api/years/v2)
+    assert main(["get", "trims", "--model", "Aztek", "--no-rate-limit"]) == 0
+    err = capsys.readouterr().err
+    assert "vehicledata: DemoDataWarning: /api/trims/v2: no rows; without a subscription" in err
+    assert ".py:" not in err and "warnings.warn" not in err

@@ -98,3 +98,27 @@ def test_refused_download_leaves_no_empty_part_file(emulator, tmp_path, client_f
         with pytest.raises(vd.PermissionDeniedError):
             basic.data_feed.download(tmp_path / "feed.zip")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_download_bar_ends_at_the_file_size(api, tmp_path, monkeypatch):
+    import io
+    import shutil
+
+    from tqdm import tqdm
+
+    from vehicledata import _fetcher
+
+    first = api.data_feed.download(tmp_path / "a.zip")
+    size = first.stat().st_size
+    bars = []
+
+    def bar(self, progress, total, desc, unit, probe=False):
+        b = tqdm(total=total, desc=desc, unit=unit, unit_scale=True, file=io.StringIO())
+        bars.append(b)
+        return b
+
+    monkeypatch.setattr(_fetcher.Fetcher, "progress_bar", bar)
+    shutil.copy(first, tmp_path / "b.zip.part")  # complete already: the server answers 416, nothing arrives
+    api.data_feed.download(tmp_path / "b.zip", progress=True)
+    assert bars and bars[-1].n == size and bars[-1].total == size
+    assert "0.00B" not in str(bars[-1])

@@ -171,3 +171,10 @@ def test_breaking_out_of_iteration_over_fetches_little(api, emulator):
         if i == 14:  # second page
             break
     assert requests_to(emulator, "/api/trims/v2") == 2
+
+
+def test_the_pager_repr_counts_in_the_singular(api):
+    pager = api.trims.search(year=2020, make="Toyota", model="Camry", limit=1000)
+    pager.total
+    assert repr(pager).endswith(f"total={pager.total}, 1 page fetched>")
+    assert "1 page fetched" in pager._repr_html_()

@@ -167,3 +167,18 @@ def test_failed_answers_are_retried_and_a_dropped_batch_raises(emu, decoder, cli
         with pytest.raises(vd.ServerError):
             api.vin.decode_many(vins[:6], progress=False)
     emu.reset()
+
+
+def test_a_vin_answer_names_the_make_as_the_catalogue_does(api):
+    r = api.vin("4T1BB3EK5AU118081")
+    assert (r.year, r.make, r.model) == (2010, "Toyota", "Camry")  # vPIC says TOYOTA
+    assert api.makes.search(make="Toyota").first(1)[0].name == r.make
+    assert api.vin("1GTG6CEN0L1139305").make == "GMC"
+
+
+@pytest.mark.parametrize("code", ["U", "Z", "0"])
+def test_validate_refuses_a_model_year_code_no_year_has(code):
+    vin = "1GTG6CEN0L1139305"
+    with pytest.raises(vd.QueryError, match=f"position 10 \\(model year\\) must be one of A-H, J-N, P, R-T, V-Y, "
+                                            f"1-9, got '{code}'"):
+        vd.vin.validate(vin[:9] + code + vin[10:])

@@ -70,6 +70,25 @@ def read_until_close(s: socket.socket, resets: bool = False) -> bytes:
     return b"".join(chunks)
 
 
+def raw_request(emulator_url: str, request: bytes, timeout: float = 30) -> Tuple[int, Dict[str, str], bytes]:
+    """Send bytes as they are (http.client refuses non-ASCII targets); one request, then close:
+    (status, headers with lower-case names, body)."""
+    u = urlsplit(emulator_url)
+    with socket.create_connection((u.hostname, u.port), timeout=timeout) as s:
+        s.sendall(request)
+        data = read_until_close(s)
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return status, headers, body
+
+
+def strict_json(body: bytes) -> Any:
+    """The body as JSON, raising on invalid UTF-8 (json.loads of bytes would guess)."""
+    return json.loads(body.decode("utf-8"))
+
+
 def read_answer(s: socket.socket, head: bool = False) -> bytes:
     """The bytes of one answer as sent: until its Content-Length is complete (only the head for
     the answer to a HEAD), else until the server closes."""
