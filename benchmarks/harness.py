@@ -183,9 +183,9 @@ def affinity(cpus: Sequence[int]) -> Iterator[None]:
         os.sched_setaffinity(0, old)
 
 
-def pin_pid(pid: int, cpus: Sequence[int]) -> int:
+def pin_pid(pid: int, cpus: Sequence[int], children: bool = True) -> int:
     """Move a running process to `cpus`: every thread (``sched_setaffinity`` of a pid moves one thread
-    only) and every descendant, like ``taskset -a``. Returns the number of threads moved."""
+    only) and, with `children`, every descendant, like ``taskset -a``. Returns the number of threads moved."""
     want, moved, todo, seen = set(cpus), 0, [pid], set()
     while todo:
         p = todo.pop()
@@ -197,9 +197,29 @@ def pin_pid(pid: int, cpus: Sequence[int]) -> int:
                 with contextlib.suppress(OSError):
                     os.sched_setaffinity(int(tid), want)
                     moved += 1
-                with contextlib.suppress(OSError):
-                    todo += [int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split()]
+                if children:
+                    with contextlib.suppress(OSError):
+                        todo += [int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split()]
     return moved
+
+
+@contextlib.contextmanager
+def whole_process_on(cpus: Sequence[int]) -> Iterator[None]:
+    """Every thread of this process (library pools started earlier included: polars', Arrow's), not its
+    children (the run's emulator), on `cpus` for the block; each thread's mask restored after. In-process
+    contenders timed in turn then get the same CPU whether or not they use threads."""
+    me, mine = os.getpid(), os.sched_getaffinity(0)
+    old = {}
+    for tid in os.listdir(f"/proc/{me}/task"):
+        with contextlib.suppress(OSError):
+            old[int(tid)] = os.sched_getaffinity(int(tid))
+    pin_pid(me, cpus, children=False)
+    try:
+        yield
+    finally:
+        for tid in os.listdir(f"/proc/{me}/task"):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(int(tid), old.get(int(tid), mine))  # new threads: the caller's mask
 
 
 def load1() -> float:
