@@ -192,7 +192,7 @@ def mode_setup(mode: str) -> Tuple[Optional[List[int]], Optional[List[int]], int
             raise RuntimeError(f"pinned mode needs 2 cores, this process may use {have}")
         srv, cli = have[:1], have[1:2]
         return srv, cli, 1, (f"pinned: every server on core {srv[0]} (the emulator started there: 16 worker threads, "
-                             f"2 computing at once, its default for 1 core; nginx 1 worker; Prism's node), "
+                             f"2 computing at once, its default for 1 core; nginx 1 worker; Prism's node when measured), "
                              f"wrk -t1 on core {cli[0]}")
     if mode == "unpinned":
         return None, None, 2, (f"unpinned: no affinity, {len(have)} cores shared by all: the emulator's defaults "
@@ -293,8 +293,9 @@ def run_mode(ctx: harness.Context, mode: str, db: str, prefix: Path, bodies: Dic
 
 
 def measure_cell(urls: Dict[str, Tuple[str, Dict[str, str]]], conns: int, threads: int, duration: int, warmup: int,
-                 cpus: Optional[Sequence[int]]) -> Tuple[Dict[str, List[float]], Dict[str, Dict[str, Any]]]:
-    """A warm-up run per server, then RUNS runs per server in rotated order: req/s per run, and
+                 cpus: Optional[Sequence[int]], runs: int = 0
+                 ) -> Tuple[Dict[str, List[float]], Dict[str, Dict[str, Any]]]:
+    """A warm-up run per server, then `runs` (RUNS) runs per server in rotated order: req/s per run, and
     per server the medians of p50 and p99 and the non-2xx count."""
     keys = list(urls)
     for k in keys:
@@ -303,7 +304,7 @@ def measure_cell(urls: Dict[str, Tuple[str, Dict[str, str]]], conns: int, thread
     samples: Dict[str, List[float]] = {k: [] for k in keys}
     lat: Dict[str, Dict[str, List[float]]] = {k: {"p50 ms": [], "p99 ms": []} for k in keys}
     non2xx = {k: 0.0 for k in keys}
-    for r in range(RUNS):
+    for r in range(runs or RUNS):
         for k in keys[r % len(keys):] + keys[:r % len(keys)]:
             u, h = urls[k]
             w = wrk(u, conns, threads, duration, h, cpus)
