@@ -511,9 +511,10 @@ def as_list(r: Any) -> List[Result]:
 
 def print_result(res: Result) -> None:
     print(f"\n{res.title}  [{res.unit}, median of {max(len(v) for v in res.samples.values()) if res.samples else 0}]")
-    for k, v in res.setup.items():
-        if k in ("cpu", "load_avg"):
-            print(f"  {k}: {v}")
+    if res.setup.get("cpu"):
+        print(f"  cpu: {res.setup['cpu']}")
+    if res.setup.get("load_avg"):
+        print("  load average (1 min) before, after: " + ", ".join(f"{x:.1f}" for x in res.setup["load_avg"]))
     base = res.median(res.ours) if res.samples.get(res.ours) else None
     for name, xs in res.samples.items():
         if not xs:

@@ -182,3 +182,19 @@ def test_whole_process_on_pins_threads_started_before_and_restores_them() -> Non
     finally:
         stop.set()
         worker.join()
+
+
+def test_serve_modes_state_their_cores_and_workers() -> None:
+    import serve_wrk
+
+    srv, cli, workers, text = serve_wrk.mode_setup("unpinned")
+    assert (srv, cli, workers) == (None, None, 2) and "nginx 2 workers" in text
+    with pytest.raises(ValueError):
+        serve_wrk.mode_setup("half")
+    if len(harness.cores()) < 2:
+        with pytest.raises(RuntimeError):
+            serve_wrk.mode_setup("pinned")
+        return
+    srv, cli, workers, text = serve_wrk.mode_setup("pinned")
+    assert srv and cli and not set(srv) & set(cli) and workers == 1
+    assert f"on core {srv[0]}" in text and f"wrk -t1 on core {cli[0]}" in text
