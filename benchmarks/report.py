@@ -5,7 +5,8 @@
 Every scenario's section states when it ran, the commit it measured, the CPU share (the scenario's
 ``CPU_SHARE`` sentence, the cores the run was allowed, the 1-minute load average at its start and
 end). A scenario measured at another commit than the one the report is written at, with a change to
-the code since (python/, cpp/, benchmarks/ but its notes, CMakeLists.txt, pyproject.toml:
+the code since (python/, cpp/, benchmarks/ but its notes, README and this file, CMakeLists.txt,
+pyproject.toml:
 ``harness.CODE_PATHS``), or with uncommitted code changes, or with no commit recorded, is marked
 **stale** in its section and listed in the summary: the report says so rather than refusing, so a
 partial run (``--only``) still regenerates the rest. Ratios are the ratio of the medians, with the
