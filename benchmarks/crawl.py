@@ -27,6 +27,10 @@ from urllib.parse import quote
 import harness
 
 SCENARIO = "crawl"
+CPU_SHARE = ("each contender in its own fresh process in turn, unpinned (both cores), against the same "
+             "unpinned emulator; threads differ by design and are part of what is compared: ours transfers with "
+             "libcurl multi (4 transfers at once, the Client's default, GIL released), pycurl multi 8 handles and "
+             "aiohttp 8 concurrent on one thread, the requests and httpx loops one request at a time")
 TITLE = "3. Full crawl into a DataFrame (and 6. scaling by dataset size)"
 ORDER = 30
 

@@ -29,6 +29,9 @@ from typing import Any, Callable, Dict, List
 import harness
 
 SCENARIO = "frame"
+CPU_SHARE = ("ours and every peer in turn in one process, every thread of it (polars' and Arrow's pools "
+             "included) pinned to one core while timed: the same single core for all, whether a library uses "
+             "threads or not")
 TITLE = "1. Page bytes -> DataFrame (and 6. scaling by page size)"
 ORDER = 10
 
@@ -201,7 +204,8 @@ def run(ctx: harness.Context) -> List[harness.Result]:
         assert len(ours) == len(ref) == size and list(ours["id"]) == list(ref["id"]), "same records"
         assert fns[OURS_POLARS]()["id"].to_list() == list(ref["id"]), "same records (polars)"
         number = max(1, 2000 // size) if not ctx.quick else 1
-        samples = ctx.interleave(fns, number=number)
+        with harness.whole_process_on(harness.cores()[:1]):  # polars' and Arrow's pools too: one core for all
+            samples = ctx.interleave(fns, number=number)
         res = harness.Result(
             name=f"frame-{size}", title=f"Page -> DataFrame: {size} records ({len(body) / 1024:.0f} KiB)",
             unit="s", ours=OURS, samples=samples, x=size,

@@ -34,6 +34,8 @@ class Envelope(msgspec.Struct):
 
 
 SCENARIO = "records"
+CPU_SHARE = ("ours and every peer in turn in one process, every thread of it pinned to one core while timed "
+             "(none of the contenders starts threads)")
 TITLE = "2. Page bytes -> Python records (three fields read)"
 ORDER = 20
 
@@ -110,7 +112,8 @@ def run(ctx: harness.Context) -> List[harness.Result]:
     msrp_as_float = isinstance(json.loads(body)["data"][0].get("msrp"), str)
     if not msrp_as_float:
         assert len(set(first.values())) == 1, f"every contender reads the same values: {first}"
-    samples = ctx.interleave(fns, number=max(1, 5000 // size) if not ctx.quick else 2)
+    with harness.whole_process_on(harness.cores()[:1]):  # one core for every contender
+        samples = ctx.interleave(fns, number=max(1, 5000 // size) if not ctx.quick else 2)
     res = harness.Result(name=f"records-{size}", title=f"Page -> records, 3 fields read: {size} records",
                          unit="s", ours=OURS, samples=samples,
                          targets=[harness.Target("no slower than orjson.loads dicts (ratio >= 1)", "faster", 1.0,

@@ -17,6 +17,8 @@ from typing import Any, Dict, List
 import harness
 
 SCENARIO = "feed_load"
+CPU_SHARE = ("ours and the pyarrow.csv peers in turn in this process, unpinned: all read with pyarrow.csv and "
+             "its default thread pool (both cores), so the same threads for all")
 TITLE = "Data feed ZIP -> DataFrames"
 ORDER = 60
 

@@ -37,6 +37,14 @@ The :class:`Context` gives a scenario what every scenario needs:
 * ``ctx.rounds`` (``--rounds``, small while developing) and ``ctx.quick`` (``--quick``: smallest
   sizes, for smoke runs).
 
+CPU share (docs/performance.md states it per scenario): :func:`affinity` runs a block (and every
+process or thread it starts) on given cores, :func:`pin_preexec` pins a child from ``Popen``,
+:func:`pin_pid` moves a running process (every thread, every descendant); a scenario module may set
+``CPU_SHARE = "..."``, a sentence saying which cores and threads ours and each peer get, and
+:func:`run_scenario` records it with the cores the run was allowed, the load average at the start
+and the end, and the git commit measured (:func:`git_state`). :func:`spread` and :func:`run_ratios`
+are the statistics the report prints: median with min-max, and the ratio of each run pair.
+
 Measurements only: nothing here passes or fails a build.
 """
 from __future__ import annotations
@@ -110,6 +118,10 @@ class Result:
     instructions: Dict[str, int] = field(default_factory=dict)  # callgrind instructions per call, by contender
     higher_is_better: bool = False  # True for throughputs
     x: Optional[float] = None       # for scaling plots: the size this result was measured at
+    # How it was measured, printed above its table: "mode" (e.g. "pinned"), "cell" (the title without
+    # the mode, to pair a cell's modes in one summary table), "reference" (the peer of the summary's
+    # ratio), "cpu" (a sentence: cores, workers, threads), "load_avg" ([1-min at start, at end])...
+    setup: Dict[str, Any] = field(default_factory=dict)
 
     def median(self, name: str) -> float:
         return float(statistics.median(self.samples[name]))
@@ -145,6 +157,107 @@ def reset_peak() -> None:
     with contextlib.suppress(OSError):
         with open("/proc/self/clear_refs", "w") as fh:
             fh.write("5")
+
+
+def cores() -> List[int]:
+    """The cores this thread may run on (its affinity), not every core of the machine."""
+    return sorted(os.sched_getaffinity(0))
+
+
+def pin_preexec(cpus: Sequence[int]) -> Callable[[], None]:
+    """A ``Popen(preexec_fn=...)`` that puts the child (and whatever it starts) on `cpus`."""
+    want = set(cpus)
+    return lambda: os.sched_setaffinity(0, want)
+
+
+@contextlib.contextmanager
+def affinity(cpus: Sequence[int]) -> Iterator[None]:
+    """Run the block on `cpus`: the calling thread, and every process and thread it starts meanwhile
+    (they inherit the mask), e.g. a server whose defaults follow its cores, as the emulator's compute
+    workers do (twice the cores it may use). The thread's previous mask is restored on exit."""
+    old = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, set(cpus))
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, old)
+
+
+def pin_pid(pid: int, cpus: Sequence[int], children: bool = True) -> int:
+    """Move a running process to `cpus`: every thread (``sched_setaffinity`` of a pid moves one thread
+    only) and, with `children`, every descendant, like ``taskset -a``. Returns the number of threads moved."""
+    want, moved, todo, seen = set(cpus), 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        with contextlib.suppress(OSError):
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(int(tid), want)
+                    moved += 1
+                if children:
+                    with contextlib.suppress(OSError):
+                        todo += [int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split()]
+    return moved
+
+
+@contextlib.contextmanager
+def whole_process_on(cpus: Sequence[int]) -> Iterator[None]:
+    """Every thread of this process (library pools started earlier included: polars', Arrow's), not its
+    children (the run's emulator), on `cpus` for the block; each thread's mask restored after. In-process
+    contenders timed in turn then get the same CPU whether or not they use threads."""
+    me, mine = os.getpid(), os.sched_getaffinity(0)
+    old = {}
+    for tid in os.listdir(f"/proc/{me}/task"):
+        with contextlib.suppress(OSError):
+            old[int(tid)] = os.sched_getaffinity(int(tid))
+    pin_pid(me, cpus, children=False)
+    try:
+        yield
+    finally:
+        for tid in os.listdir(f"/proc/{me}/task"):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(int(tid), old.get(int(tid), mine))  # new threads: the caller's mask
+
+
+def load1() -> float:
+    """The 1-minute load average."""
+    return float(os.getloadavg()[0])
+
+
+def spread(xs: Sequence[float]) -> Dict[str, float]:
+    """Median, min, max and count of `xs` (empty dict for no samples)."""
+    if not xs:
+        return {}
+    return {"median": float(statistics.median(xs)), "min": float(min(xs)), "max": float(max(xs)), "n": len(xs)}
+
+
+def run_ratios(ours: Sequence[float], peer: Sequence[float], higher_is_better: bool) -> List[float]:
+    """The ratio of each run pair, oriented like the report's ratios (above 1: ours ahead): ours / peer
+    for throughputs, peer / ours for times. Runs pair up by position (round r of each contender, as
+    :meth:`Context.interleave` and the serving scenarios record them); [] when the counts differ or a
+    sample is zero, so a ratio is never made of runs that were not side by side."""
+    if not ours or len(ours) != len(peer) or any(v == 0 for v in (*ours, *peer)):
+        return []
+    return [(o / p if higher_is_better else p / o) for o, p in zip(ours, peer)]
+
+
+def git_state(root: Path = ROOT) -> Dict[str, Any]:
+    """The commit the working tree is at and whether the code differs from it (uncommitted changes
+    under python/, cpp/ or benchmarks/): what a scenario's numbers describe."""
+    def git(*argv: str) -> str:
+        p = subprocess.run(["git", "-C", str(root), *argv], capture_output=True, text=True, timeout=30)
+        return p.stdout.strip() if p.returncode == 0 else ""
+
+    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--", *CODE_PATHS))}
+
+
+# What the numbers describe: a change here makes an older result stale (report.py). The hand-written
+# notes, the README and the report's own formatting under benchmarks/ do not.
+CODE_PATHS = ("python", "cpp", "benchmarks", "CMakeLists.txt", "pyproject.toml", ":(exclude)benchmarks/notes",
+              ":(exclude)benchmarks/README.md", ":(exclude)benchmarks/report.py")
 
 
 def machine() -> Dict[str, Any]:
@@ -231,6 +344,30 @@ def child_env() -> Dict[str, str]:
     return env
 
 
+def login(url: str) -> str:
+    """A premium JWT from the emulator at `url` (the demo account; each emulator signs its own)."""
+    from vehicledata.testing import DEMO_ACCOUNTS
+
+    acct = DEMO_ACCOUNTS["premium"]
+    body = json.dumps({"api_token": acct["api_token"], "api_secret": acct["api_secret"]}).encode()
+    req = urllib.request.Request(url + "/api/auth/login", data=body, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return str(resp.read().decode().strip())
+
+
+def settle(url: str, jwt: str) -> None:
+    """Wait for an emulator's start-up work: it builds its VIN decoder on a background thread
+    (about 4 CPU-seconds over 10 s here), and a scenario timed meanwhile shares a core with it
+    (the emulator's CPU per api.vehicles call measured 22-24 ms during the build, 4-5 ms after).
+    A VIN request answers only once the decoder is built; its status does not matter."""
+    try:
+        req = urllib.request.Request(url + "/api/vin/1HGCM82633A004352", headers={"Authorization": "Bearer " + jwt})
+        urllib.request.urlopen(req, timeout=300).read()
+    except urllib.error.HTTPError:
+        pass  # 404/501: the decoder is settled (or absent) either way
+
+
 class Context:
     def __init__(self, rounds: int = 7, quick: bool = False, count_instructions: bool = False) -> None:
         self.rounds = rounds
@@ -260,16 +397,7 @@ class Context:
         return self._emu
 
     def _settle(self) -> None:
-        """Wait for the emulator's start-up work: it builds its VIN decoder on a background thread
-        (about 4 CPU-seconds over 10 s here), and a scenario timed meanwhile shares a core with it
-        (the emulator's CPU per api.vehicles call measured 22-24 ms during the build, 4-5 ms after).
-        A VIN request answers only once the decoder is built; its status does not matter."""
-        try:
-            req = urllib.request.Request(self.url + "/api/vin/1HGCM82633A004352",
-                                         headers={"Authorization": "Bearer " + self.jwt})
-            urllib.request.urlopen(req, timeout=300).read()
-        except urllib.error.HTTPError:
-            pass  # 404/501: the decoder is settled (or absent) either way
+        settle(self.url, self.jwt)
 
     @property
     def url(self) -> str:
@@ -278,14 +406,7 @@ class Context:
     @property
     def jwt(self) -> str:
         if self._jwt is None:
-            from vehicledata.testing import DEMO_ACCOUNTS
-
-            acct = DEMO_ACCOUNTS["premium"]
-            body = json.dumps({"api_token": acct["api_token"], "api_secret": acct["api_secret"]}).encode()
-            req = urllib.request.Request(self.url + "/api/auth/login", data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
-            with urllib.request.urlopen(req, timeout=30) as resp:
-                self._jwt = resp.read().decode().strip()
+            self._jwt = login(self.url)
         return self._jwt
 
     def payload(self, path: str) -> bytes:
@@ -390,6 +511,10 @@ def as_list(r: Any) -> List[Result]:
 
 def print_result(res: Result) -> None:
     print(f"\n{res.title}  [{res.unit}, median of {max(len(v) for v in res.samples.values()) if res.samples else 0}]")
+    if res.setup.get("cpu"):
+        print(f"  cpu: {res.setup['cpu']}")
+    if res.setup.get("load_avg"):
+        print("  load average (1 min) before, after: " + ", ".join(f"{x:.1f}" for x in res.setup["load_avg"]))
     base = res.median(res.ours) if res.samples.get(res.ours) else None
     for name, xs in res.samples.items():
         if not xs:
@@ -399,6 +524,9 @@ def print_result(res: Result) -> None:
         if base and name != res.ours:
             rel = (f"  peer/ours {med / base:6.2f}x" if not res.higher_is_better
                    else f"  ours/peer {base / med:6.2f}x")
+            per_run = spread(run_ratios(res.samples[res.ours], xs, res.higher_is_better))
+            if per_run:
+                rel += f" (runs {per_run['min']:.2f}-{per_run['max']:.2f})"
         print(f"  {name:<40} {fmt(med, res.unit):>12}  ({fmt(min(xs), res.unit)} - {fmt(max(xs), res.unit)}){rel}"
               + ("  (ours)" if name == res.ours else ""))
     for t in res.targets:
@@ -433,6 +561,7 @@ def fmt(v: float, unit: str) -> str:
 
 def run_scenario(module: Any, ctx: Context) -> Dict[str, Any]:
     t = time.perf_counter()
+    load_start, state = load1(), git_state()
     try:
         results = as_list(module.run(ctx))
         error = None
@@ -445,7 +574,10 @@ def run_scenario(module: Any, ctx: Context) -> Dict[str, Any]:
         print_result(r)
     return {"scenario": module.SCENARIO, "title": getattr(module, "TITLE", module.SCENARIO),
             "order": getattr(module, "ORDER", 100), "doc": (module.__doc__ or "").strip(),
-            "seconds": time.perf_counter() - t, "error": error, "results": [r.to_json() for r in results]}
+            "seconds": time.perf_counter() - t, "error": error, "results": [r.to_json() for r in results],
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": state["commit"],
+            "dirty": state["dirty"], "cores": cores(), "cpu_share": getattr(module, "CPU_SHARE", ""),
+            "load_avg": [load_start, load1()]}
 
 
 def arg_parser() -> argparse.ArgumentParser:

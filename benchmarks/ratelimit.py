@@ -17,6 +17,8 @@ from typing import List
 import harness
 
 SCENARIO = "ratelimit"
+CPU_SHARE = ("ours alone (no peer) against a fresh emulator, unpinned; the client CPU per request is "
+             "measured, not wall time")
 TITLE = "4. Rate-limited crawl (600/min)"
 ORDER = 40
 

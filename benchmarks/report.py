@@ -1,19 +1,30 @@
 """docs/performance.md and its plots (docs/performance/*.png) from benchmarks/results/latest.json.
 
     python benchmarks/report.py [benchmarks/results/latest.json]
+
+Every scenario's section states when it ran, the commit it measured, the CPU share (the scenario's
+``CPU_SHARE`` sentence, the cores the run was allowed, the 1-minute load average at its start and
+end). A scenario measured at another commit than the one the report is written at, with a change to
+the code since (python/, cpp/, benchmarks/ but its notes, README and this file, CMakeLists.txt,
+pyproject.toml:
+``harness.CODE_PATHS``), or with uncommitted code changes, or with no commit recorded, is marked
+**stale** in its section and listed in the summary: the report says so rather than refusing, so a
+partial run (``--only``) still regenerates the rest. Ratios are the ratio of the medians, with the
+range of the per-run ratios (round r of ours against round r of the peer) when the runs pair up.
 """
 from __future__ import annotations
 
 import json
 import statistics
+import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import ROOT, RESULTS, fmt  # noqa: E402
+from harness import CODE_PATHS, ROOT, RESULTS, fmt, git_state, run_ratios, spread  # noqa: E402
 
 DOC = ROOT / "docs" / "performance.md"
 PLOTS = ROOT / "docs" / "performance"
@@ -28,7 +39,90 @@ def _ratio(res: Dict[str, Any], name: str) -> str:
     if not ours or name == res["ours"] or not med.get(name):
         return "ours" if name == res["ours"] else ""
     r = med[name] / ours if not res["higher_is_better"] else ours / med[name]
-    return f"{r:.2f}x"
+    runs = spread(run_ratios(res["samples"][res["ours"]], res["samples"][name], res["higher_is_better"]))
+    return f"{r:.2f}x" + (f" (runs {runs['min']:.2f} - {runs['max']:.2f})" if runs and runs["n"] > 1 else "")
+
+
+# --------------------------------------------------------------------------- freshness
+def code_changes(commit: str, root: Path = ROOT) -> Optional[List[str]]:
+    """The code files (harness.CODE_PATHS) that differ between `commit` and the working tree's HEAD;
+    None if git does not know the commit."""
+    p = subprocess.run(["git", "-C", str(root), "diff", "--name-only", commit, "HEAD", "--", *CODE_PATHS],
+                       capture_output=True, text=True, timeout=60)
+    return p.stdout.split() if p.returncode == 0 else None
+
+
+def stale_reason(scn: Dict[str, Any], head: str,
+                 changes: Callable[[str], Optional[List[str]]] = code_changes) -> str:
+    """Why a scenario's numbers may not describe the code at `head` ("" if they do)."""
+    commit = scn.get("commit") or ""
+    if not commit:
+        return "no commit recorded with this result"
+    if scn.get("dirty"):
+        return f"measured with uncommitted code changes on top of {commit[:10]}"
+    if commit == head:
+        return ""
+    changed = changes(commit)
+    if changed is None:
+        return f"measured at {commit[:10]}, a commit this repository does not have"
+    if changed:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        return f"measured at {commit[:10]}; {len(changed)} code file(s) changed since: {shown}"
+    return ""
+
+
+def provenance(scn: Dict[str, Any], stale: str) -> List[str]:
+    """The lines under a scenario's heading: when, which commit, on what CPU share."""
+    when = scn.get("finished") or "date not recorded"
+    commit = (scn.get("commit") or "")[:10] or "unknown"
+    out = [f"Scenario `{scn['scenario']}`, {scn['seconds']:.0f} s, finished {when}, commit {commit}"
+           + (f". **Stale:** {stale}." if stale else ".")]
+    share = scn.get("cpu_share") or "not stated by the scenario: ours and its peers in turn, same process conditions"
+    load = scn.get("load_avg")
+    out.append(f"CPU share: {share}. Cores allowed: {', '.join(map(str, scn.get('cores', []))) or 'not recorded'}"
+               + (f"; load average (1 min) {load[0]:.1f} at the start, {load[1]:.1f} at the end." if load else "."))
+    return out + [""]
+
+
+def setup_line(res: Dict[str, Any]) -> List[str]:
+    st = res.get("setup") or {}
+    parts = [str(st[k]) for k in ("cpu", "runs") if st.get(k)]
+    if st.get("load_avg"):
+        a, b = st["load_avg"]
+        parts.append(f"load average (1 min) {a:.1f} before, {b:.1f} after")
+    return [f"Setup: {'; '.join(parts)}.", ""] if parts else []
+
+
+def modes_table(results: List[Dict[str, Any]]) -> List[str]:
+    """Results measured in several modes (setup "mode", "cell", "reference"): one row per cell, per mode
+    ours / reference as the median of the per-run ratios with their range, and the load averages."""
+    with_mode = [r for r in results if (r.get("setup") or {}).get("mode") and r["setup"].get("reference")]
+    modes = list(dict.fromkeys(r["setup"]["mode"] for r in with_mode))
+    if not with_mode:
+        return []
+    ref = with_mode[0]["setup"]["reference"]
+    cells: Dict[str, Dict[str, Dict[str, Any]]] = {}
+    for r in with_mode:
+        cells.setdefault(r["setup"]["cell"], {})[r["setup"]["mode"]] = r
+    head = ["case"] + [f"{m}: ours / {ref}, median (runs min - max)" for m in modes] + \
+           [f"{m}: ours req/s median (min - max)" for m in modes]
+    lines = [f"Ours over {ref}, per mode (each run pair's ratio; the tables below have every server):", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for cell, by_mode in cells.items():
+        ratios, ours = [], []
+        for m in modes:
+            got = by_mode.get(m)
+            if not got or not got["samples"].get(got["ours"]) or not got["samples"].get(ref):
+                ratios.append("")
+                ours.append("")
+                continue
+            runs = spread(run_ratios(got["samples"][got["ours"]], got["samples"][ref], got["higher_is_better"]))
+            ratios.append(f"{runs['median']:.2f}x ({runs['min']:.2f} - {runs['max']:.2f})" if runs else "")
+            o = spread(got["samples"][got["ours"]])
+            ours.append(f"{fmt(o['median'], got['unit'])} ({fmt(o['min'], got['unit'])} - {fmt(o['max'], got['unit'])})")
+        lines.append("| " + " | ".join([cell] + ratios + ours) + " |")
+    cpu = {r["setup"]["mode"]: r["setup"].get("cpu") for r in with_mode}
+    return lines + [""] + [f"- {cpu[m]}" if cpu[m].startswith(m) else f"- {m}: {cpu[m]}" for m in modes if cpu[m]] + [""]
 
 
 def table(res: Dict[str, Any]) -> List[str]:
@@ -169,12 +263,17 @@ def _scale(r: Dict[str, Any]) -> Any:
 
 def write(data: Dict[str, Any]) -> Path:
     m, v = data["machine"], data["versions"]
+    head = git_state()["commit"]
+    stale = {s["scenario"]: stale_reason(s, head) for s in data["scenarios"]}
     out = ["# Performance", "",
            "Generated by `make bench` (`benchmarks/run_all.py`) from `benchmarks/results/latest.json`; do not edit by",
            "hand (analysis under a scenario comes from `benchmarks/notes/<scenario>.md`). Each scenario runs",
            "alone with `python benchmarks/run_all.py --only NAME`. Times are medians of",
            "interleaved rounds (every contender once per round, order rotated); ratios are a peer's median over ours",
-           "(how many times faster we are), or ours over the peer for throughputs.", "",
+           "(how many times faster we are), or ours over the peer for throughputs, with the range of the per-run",
+           "ratios (round r of ours against round r of the peer) in brackets. Each scenario states when it ran,",
+           "the commit it measured and the CPU share of ours and its peers; one measured before a later change to",
+           f"the code is marked **stale**. Report written at commit {head[:10] or 'unknown'}.", "",
            f"Run: {data['started']}, {data['seconds']:.0f} s, {data['rounds']} rounds"
            + (" (**quick smoke run: small sizes, few rounds; not representative**)" if data.get("quick") else "")
            + (f"; scenarios updated alone: {', '.join(data['partial_update'])}" if data.get("partial_update") else ""),
@@ -194,8 +293,11 @@ def write(data: Dict[str, Any]) -> Path:
     out += ["## Summary", ""]
     out += ["Targets missed in this run:", ""] + [f"- {x}" for x in missed] if missed else ["Every target was met."]
     out.append("")
+    stale_list = [f"- {s['title']}: {stale[s['scenario']]}" for s in data["scenarios"] if stale[s["scenario"]]]
+    out += (["**Stale results** (older than the code they describe; run them again):", ""] + stale_list
+            if stale_list else ["Every scenario was measured at the code the report describes."]) + [""]
     for s in data["scenarios"]:
-        out += [f"## {s['title']}", "", f"Scenario `{s['scenario']}`, {s['seconds']:.0f} s.", ""]
+        out += [f"## {s['title']}", ""] + provenance(s, stale[s["scenario"]])
         if s["doc"]:
             out += [s["doc"].split("\n\n")[0].strip(), ""]
         note = NOTES / f"{s['scenario']}.md"
@@ -206,8 +308,9 @@ def write(data: Dict[str, Any]) -> Path:
         png = plot(s) if s["results"] else ""
         if png:
             out += [f"![{s['title']}]({png})", ""]
+        out += modes_table(s["results"])
         for r in s["results"]:
-            out += [f"### {r['title']}", "", f"Unit: {r['unit']}.", ""] + table(r) + [""]
+            out += [f"### {r['title']}", ""] + setup_line(r) + [f"Unit: {r['unit']}.", ""] + table(r) + [""]
             out += [f"- {n}" for n in r["notes"]] + ([""] if r["notes"] else [])
             out += instructions_table(r)
     DOC.parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,8 @@ from typing import Any, List
 import harness
 
 SCENARIO = "vehicles"
+CPU_SHARE = ("ours and the peers in turn in this process, unpinned (both cores), against the same unpinned "
+             "emulator; ours runs its four crawls concurrently (libcurl multi), the peers one after the other")
 TITLE = "One frame per vehicle (api.vehicles, year 2020)"
 ORDER = 35
 

@@ -23,6 +23,8 @@ from typing import Any, Dict, List
 import harness
 
 SCENARIO = "vin_batch"
+CPU_SHARE = ("per core: ours with threads=1 and ultravin with RAYON_NUM_THREADS=1, each in its own fresh "
+             "process in turn, unpinned; the 10 M VIN Parquet run is ours alone on every core")
 TITLE = "VINs in bulk, offline: decode_many and Parquet vs ultravin"
 ORDER = 71
 

