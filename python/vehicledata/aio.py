@@ -29,8 +29,8 @@ import os
 import threading
 import weakref
 from pathlib import Path
-from typing import (TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Coroutine, Dict, Generator, Generic, Iterator,
-                    List, Optional, Sequence, Tuple, TypeVar, Union)
+from typing import (TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Coroutine, Dict, Generator, Generic,
+                    Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union)
 
 from . import _core, _names, checkpoint, frames, schema
 from ._fetcher import finish_download, progress_bar
@@ -38,7 +38,7 @@ from ._targets import check_target, warn_demo_empty
 from .client import (SEARCH_NAMES, Client, Conditions, SearchRequests, VehicleAttributes, YearsResource, core_log,
                      search_resource)
 from .errors import NotFoundError, VehicleDataError
-from .feed import DOWNLOAD_TIMEOUT, MAX_DOWNLOAD_BYTES
+from .feed import DOWNLOAD_TIMEOUT, MAX_DOWNLOAD_BYTES, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES
 from .pager import Page, PageWalk, Record, records_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -602,15 +602,23 @@ class AsyncDataFeed:
             if target is not None:
                 return target
 
-    async def load(self, path: Union[str, "os.PathLike[str]", None] = None, **options: Any) -> Dict[str, "pd.DataFrame"]:
-        """The feed's tables as DataFrames (``DataFeed.load``'s options), read on a worker thread;
+    async def load(self, path: Union[str, "os.PathLike[str]", None] = None, *, tables: Optional[Iterable[str]] = None,
+                   engine: str = "pyarrow", progress: Optional[bool] = None, max_member_bytes: int = MAX_MEMBER_BYTES,
+                   max_total_bytes: int = MAX_TOTAL_BYTES) -> Dict[str, "pd.DataFrame"]:
+        """The feed's tables as DataFrames (``DataFeed.load``'s arguments), read on a worker thread;
         downloads first (awaited) when no ``path``."""
-        return await self._local(self._sync.load, path, options)
+        return await self._local(self._sync.load, path, dict(tables=tables, engine=engine, progress=progress,
+                                                             max_member_bytes=max_member_bytes,
+                                                             max_total_bytes=max_total_bytes))
 
     async def to_parquet(self, directory: Union[str, "os.PathLike[str]"],
-                         path: Union[str, "os.PathLike[str]", None] = None, **options: Any) -> Dict[str, "Path"]:
+                         path: Union[str, "os.PathLike[str]", None] = None, *, tables: Optional[Iterable[str]] = None,
+                         progress: Optional[bool] = None, max_member_bytes: int = MAX_MEMBER_BYTES,
+                         max_total_bytes: int = MAX_TOTAL_BYTES) -> Dict[str, "Path"]:
         """Each feed table to ``directory/<table>.parquet`` (``DataFeed.to_parquet``), on a worker thread."""
-        return await self._local(functools.partial(self._sync.to_parquet, directory), path, options)
+        return await self._local(functools.partial(self._sync.to_parquet, directory), path,
+                                 dict(tables=tables, progress=progress, max_member_bytes=max_member_bytes,
+                                      max_total_bytes=max_total_bytes))
 
     async def _local(self, read: Callable[..., Any], path: Any, options: Dict[str, Any]) -> Any:
         if path is not None:
@@ -852,11 +860,11 @@ class AsyncClient:
         target, record = resource.request(conditions, where, legacy, filters)
         return YearsResource.values(await self._fetcher.get_page(target, record, "array"))
 
-    async def powersports_years(self, *conditions: Conditions, where: Conditions = None,
+    async def powersports_years(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                                 **filters: Any) -> List[int]:
-        """Street motorcycles' model years; pass ``type="street_motorcycle"``."""
+        """Street motorcycles' model years; pass ``type="street_motorcycle"`` (as ``vd.Client.powersports_years``)."""
         resource: YearsResource = self._client.powersports_years
-        target, record = resource.request(conditions, where, False, filters)
+        target, record = resource.request(conditions, where, legacy, filters)
         return YearsResource.values(await self._fetcher.get_page(target, record, "array"))
 
     async def vehicle_attributes(self, attribute: str) -> List[str]:
