@@ -75,8 +75,68 @@ async def _off_loop(convert: Callable[..., Any], *args: Any) -> Any:
         from concurrent.futures import ThreadPoolExecutor
 
         _FRAMES.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="vehicledata-frames"))
-    return await asyncio.get_running_loop().run_in_executor(
-        _FRAMES[0], functools.partial(contextvars.copy_context().run, convert, *args))
+    return await _in_thread(_FRAMES[0], convert, *args)
+
+
+async def _in_thread(executor: Any, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)`` on a thread of ``executor`` (None: the loop's default one, as
+    ``asyncio.to_thread``), awaited.  Once the interpreter is exiting, ``concurrent.futures`` takes
+    no more work ("cannot schedule new futures after interpreter shutdown"): a crawl still running
+    then (in a thread the program has not joined yet) goes on in a thread of its own; when not even
+    a thread can start (only daemon threads are left, frozen next), the call waits for ever
+    (:func:`_parked`) rather than print a traceback at exit."""
+    loop = asyncio.get_running_loop()
+    call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+    try:
+        started = loop.run_in_executor(executor, call)
+    except RuntimeError as exc:
+        if "cannot schedule new futures" not in str(exc):
+            raise
+        return await _own_thread(loop, call)
+    return await started
+
+
+async def _own_thread(loop: asyncio.AbstractEventLoop, call: Callable[[], Any]) -> Any:
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def run() -> None:
+        try:
+            value, error = call(), None
+        except BaseException as exc:  # handed to the awaiting task
+            value, error = None, exc
+        try:
+            loop.call_soon_threadsafe(_settle, future, value, error)
+        except RuntimeError:  # the loop closed meanwhile: nobody waits any more
+            pass
+
+    try:
+        threading.Thread(target=run, name="vehicledata-exit", daemon=True).start()
+    except RuntimeError:  # finalizing: no new thread
+        return await _parked(loop)
+    return await future
+
+
+def _exiting() -> bool:
+    """True once the interpreter is exiting: the main thread has ended (only the threads not
+    joined yet, and daemon threads, still run Python)."""
+    return not threading.main_thread().is_alive()
+
+
+def _parked(loop: asyncio.AbstractEventLoop) -> "asyncio.Future[Any]":
+    """A future nobody settles: what a request awaits in a daemon thread once the interpreter is
+    exiting and the client's engine was closed at exit (weakref.finalize), so that the thread is
+    frozen quietly with the interpreter, not failed with a traceback printed at exit."""
+    return loop.create_future()
+
+
+class InterpreterExit(SystemExit):
+    """What a client attribute that needs the engine (``stats()``, ...) raises in a daemon thread
+    once the interpreter is exiting and the engine was closed at exit: a ``SystemExit``, so that a
+    plain thread ends quietly (``threading`` prints no traceback for it) and its ``finally`` blocks
+    run.  Requests do not raise it: they wait (:func:`_parked`) until the thread is frozen."""
+
+    def __init__(self) -> None:
+        super().__init__("vehicledata.AsyncClient: the interpreter is exiting (the client's engine is closed)")
 
 
 class AsyncFetcher:
@@ -89,6 +149,7 @@ class AsyncFetcher:
         self.max_parallel = max_parallel
         self.progress: Optional[bool] = None  # the client's default for progress bars (None: only in Jupyter)
         self._pending: "weakref.WeakSet[asyncio.Future[Any]]" = weakref.WeakSet()
+        self._credentials: Optional[bool] = None
 
     def fail_pending(self, error: BaseException) -> None:
         """End every request still awaited with ``error`` (the client was closed under it)."""
@@ -98,14 +159,19 @@ class AsyncFetcher:
 
     @property
     def authenticated(self) -> bool:
-        return bool(self._core().has_credentials)
+        if self._credentials is None:  # (constant: read once, so that it answers at exit too)
+            self._credentials = bool(self._core().has_credentials)
+        return self._credentials
 
     def _job(self, start: Callable[[Any, Any, Callable[..., None]], int]) -> "asyncio.Future[Any]":
         """A job on the engine, awaited: ``start(engine, loop, settle)`` queues it and returns its id;
         cancelling the future drops the job (its transfers leave the multi handle at once)."""
         loop = asyncio.get_running_loop()
+        try:
+            engine = self._core()
+        except InterpreterExit:
+            return _parked(loop)
         future: asyncio.Future[Any] = loop.create_future()
-        engine = self._core()
         job = start(engine, loop, functools.partial(_settle, future))
 
         def cancelled(f: "asyncio.Future[Any]") -> None:
@@ -406,7 +472,7 @@ class AsyncPager(_WholeFrames, PageWalk):
                     yield page
 
         try:
-            return await asyncio.to_thread(checkpoint.write_dataset, path, **self._dataset(), pages_from=pages_from,
+            return await _in_thread(None, checkpoint.write_dataset, path, **self._dataset(), pages_from=pages_from,
                                            partition_cols=partition_cols, mode=mode, rows_per_file=rows_per_file)
         finally:
             stop.set()
@@ -474,7 +540,7 @@ class AsyncVehiclePager(_WholeFrames):
         parts = {rec: core for (rec, _), core in zip(vehicles.PARTS, cores[1:])}
         # The join off the loop (Arrow compute and the core's gather release the GIL; the first one
         # also imports pyarrow.compute): one worker thread, as to_parquet's writes.
-        return await asyncio.to_thread(vehicles.join_pages, cores[0], parts, self._after)
+        return await _in_thread(None, vehicles.join_pages, cores[0], parts, self._after)
 
     _whole = _joined
 
@@ -486,7 +552,7 @@ class AsyncVehiclePager(_WholeFrames):
         tables = await asyncio.gather(*(self._pagers[res].to_arrow(page_size) for _, res in vehicles.PARTS))
         parts = {rec: t for (rec, _), t in zip(vehicles.PARTS, tables)}
         async for table in self._pagers["trims"].iter_arrow(page_size):
-            yield await asyncio.to_thread(vehicles.join, table, parts, self._after)
+            yield await _in_thread(None, vehicles.join, table, parts, self._after)
 
     async def iter_pandas(self, page_size: Optional[int] = None) -> AsyncIterator["pd.DataFrame"]:
         """One DataFrame per trims page (see iter_arrow)."""
@@ -506,7 +572,7 @@ class AsyncVehiclePager(_WholeFrames):
             if number == 1:  # (resume after a finished run: nothing fetched)
                 yield Whole(asyncio.run_coroutine_threadsafe(self._joined(page_size), loop).result())
 
-        return await asyncio.to_thread(checkpoint.write_dataset, path, query=digest, target=target, first_page=1,
+        return await _in_thread(None, checkpoint.write_dataset, path, query=digest, target=target, first_page=1,
                                        pages_from=pages_from, partition_cols=partition_cols, mode=mode)
 
     def __repr__(self) -> str:
@@ -598,7 +664,7 @@ class AsyncDataFeed:
             except BaseException as exc:
                 dl.failed(exc)
                 raise
-            target = await asyncio.to_thread(dl.finish, result)  # reads the whole file (the ZIP check)
+            target = await _in_thread(None, dl.finish, result)  # reads the whole file (the ZIP check)
             if target is not None:
                 return target
 
@@ -622,12 +688,12 @@ class AsyncDataFeed:
 
     async def _local(self, read: Callable[..., Any], path: Any, options: Dict[str, Any]) -> Any:
         if path is not None:
-            return await asyncio.to_thread(read, path, **options)
+            return await _in_thread(None, read, path, **options)
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
             archive = await self.download(Path(tmp) / "feed.zip", progress=options.get("progress"))
-            return await asyncio.to_thread(read, archive, **options)
+            return await _in_thread(None, read, archive, **options)
 
 
 class AsyncVinAccessor:
@@ -710,6 +776,15 @@ class _EngineClient(Client):
         return self._fetcher
 
     @property
+    def _core(self) -> Any:
+        """The Engine: VehicleDataError once the client is closed; InterpreterExit once the engine
+        was closed at exit (weakref.finalize) under a daemon thread still using it."""
+        core = super()._core
+        if core.closed:
+            raise InterpreterExit() if _exiting() else VehicleDataError("the client is closed")
+        return core
+
+    @property
     def engine(self) -> Any:
         """The Engine (VehicleDataError once the client is closed)."""
         return self._core
@@ -721,6 +796,10 @@ class _EngineClient(Client):
             core.close()
             self._fetcher.fail_pending(VehicleDataError("the client is closed"))
         self._core_client = None
+
+    @property
+    def authenticated(self) -> bool:
+        return self._fetcher.authenticated
 
     def name_check(self, path: str, params: List[Tuple[str, Any]]) -> Any:
         """(check, lists) of ``vehicledata._names`` for a search, awaited before its first request
@@ -735,7 +814,7 @@ class _EngineClient(Client):
         return self._plate_request(country_code, lookup, region)
 
     def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
-        fetcher = AsyncFetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel)
+        fetcher = AsyncFetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel)  # (the check above)
         fetcher.progress = progress
         return fetcher
 
