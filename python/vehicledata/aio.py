@@ -814,7 +814,8 @@ class _EngineClient(Client):
         return self._plate_request(country_code, lookup, region)
 
     def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
-        fetcher = AsyncFetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel)  # (the check above)
+        # (self._core: the check above, at each request)
+        fetcher = AsyncFetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel)
         fetcher.progress = progress
         return fetcher
 
@@ -981,4 +982,4 @@ class AsyncClient:
 
 
 __all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher", "AsyncVehiclesResource", "AsyncAccount",
-           "AsyncVehiclePager", "AsyncDataFeed", "AsyncVinAccessor"]
+           "AsyncVehiclePager", "AsyncDataFeed", "AsyncVinAccessor", "InterpreterExit"]

@@ -43,7 +43,8 @@ if TYPE_CHECKING:  # pragma: no cover
 logger = logging.getLogger("vehicledata")
 
 def core_log(level: int, message: str) -> None:
-    """The C++ core's log lines (the sync core's and vehicledata.aio's Engine's), with a request's ``json`` condition shown decoded (``_readable``).
+    """The C++ core's log lines (the sync core's and vehicledata.aio's Engine's), with a request's
+    ``json`` condition shown decoded (``_readable``).
     A long wait (WARNING: a sleep over 2 s) is also shown on the progress bars open at the time."""
     if level >= logging.WARNING:
         _show_wait(message)

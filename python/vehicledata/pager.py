@@ -773,7 +773,8 @@ class Pager(PageWalk):
         return frames.page_to_polars(self._bulk_collected(page_size))
 
 
-__all__ = ["Record", "Page", "PageWalk", "Pager", "build_target", "page_number", "BULK_PAGE_SIZE", "make_token", "token_page"]
+__all__ = ["Record", "Page", "PageWalk", "Pager", "build_target", "page_number", "BULK_PAGE_SIZE", "make_token",
+           "token_page"]
 
 
 def _core_decode(body: bytes, record: str, url: str, verbose: bool) -> Any:
