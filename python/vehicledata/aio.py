@@ -30,16 +30,17 @@ import threading
 import weakref
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Coroutine, Dict, Generator, Generic,
+                    Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union)
 
 from . import _core, _names, checkpoint, frames, schema
 from ._fetcher import finish_download, progress_bar
-from ._targets import build_target, check_target, warn_demo_empty
-from .client import Client, Conditions, SearchResource, VehicleAttributes, YearsResource, _SEARCHES, _log
-from .errors import NotFoundError, PaginationError, VehicleDataError
-from .feed import DOWNLOAD_TIMEOUT, MAX_DOWNLOAD_BYTES
-from .pager import Page, Pager, Record, _core_decode, _query_digest, batches, page_number, records_of
-from ._core import envelope as _envelope
+from ._targets import check_target, warn_demo_empty
+from .client import (SEARCH_NAMES, Client, Conditions, SearchRequests, VehicleAttributes, YearsResource, core_log,
+                     search_resource)
+from .errors import NotFoundError, VehicleDataError
+from .feed import DOWNLOAD_TIMEOUT, MAX_DOWNLOAD_BYTES, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES
+from .pager import Page, PageWalk, Record, records_of
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -47,6 +48,9 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
     from .vin import VinResult
+
+
+T = TypeVar("T")
 
 
 def _settle(future: "asyncio.Future[Any]", value: Any, error: Optional[BaseException]) -> None:
@@ -72,8 +76,68 @@ async def _off_loop(convert: Callable[..., Any], *args: Any) -> Any:
         from concurrent.futures import ThreadPoolExecutor
 
         _FRAMES.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="vehicledata-frames"))
-    return await asyncio.get_running_loop().run_in_executor(
-        _FRAMES[0], functools.partial(contextvars.copy_context().run, convert, *args))
+    return await _in_thread(_FRAMES[0], convert, *args)
+
+
+async def _in_thread(executor: Any, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)`` on a thread of ``executor`` (None: the loop's default one, as
+    ``asyncio.to_thread``), awaited.  Once the interpreter is exiting, ``concurrent.futures`` takes
+    no more work ("cannot schedule new futures after interpreter shutdown"): a crawl still running
+    then (in a thread the program has not joined yet) goes on in a thread of its own; when not even
+    a thread can start (only daemon threads are left, frozen next), the call waits for ever
+    (:func:`_parked`) rather than print a traceback at exit."""
+    loop = asyncio.get_running_loop()
+    call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+    try:
+        started = loop.run_in_executor(executor, call)
+    except RuntimeError as exc:
+        if "cannot schedule new futures" not in str(exc):
+            raise
+        return await _own_thread(loop, call)
+    return await started
+
+
+async def _own_thread(loop: asyncio.AbstractEventLoop, call: Callable[[], Any]) -> Any:
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def run() -> None:
+        try:
+            value, error = call(), None
+        except BaseException as exc:  # handed to the awaiting task
+            value, error = None, exc
+        try:
+            loop.call_soon_threadsafe(_settle, future, value, error)
+        except RuntimeError:  # the loop closed meanwhile: nobody waits any more
+            pass
+
+    try:
+        threading.Thread(target=run, name="vehicledata-exit", daemon=True).start()
+    except RuntimeError:  # finalizing: no new thread
+        return await _parked(loop)
+    return await future
+
+
+def _exiting() -> bool:
+    """True once the interpreter is exiting: the main thread has ended (only the threads not
+    joined yet, and daemon threads, still run Python)."""
+    return not threading.main_thread().is_alive()
+
+
+def _parked(loop: asyncio.AbstractEventLoop) -> "asyncio.Future[Any]":
+    """A future nobody settles: what a request awaits in a daemon thread once the interpreter is
+    exiting and the client's engine was closed at exit (weakref.finalize), so that the thread is
+    frozen quietly with the interpreter, not failed with a traceback printed at exit."""
+    return loop.create_future()
+
+
+class InterpreterExit(SystemExit):
+    """What a client attribute that needs the engine (``stats()``, ...) raises in a daemon thread
+    once the interpreter is exiting and the engine was closed at exit: a ``SystemExit``, so that a
+    plain thread ends quietly (``threading`` prints no traceback for it) and its ``finally`` blocks
+    run.  Requests do not raise it: they wait (:func:`_parked`) until the thread is frozen."""
+
+    def __init__(self) -> None:
+        super().__init__("vehicledata.AsyncClient: the interpreter is exiting (the client's engine is closed)")
 
 
 class AsyncFetcher:
@@ -86,6 +150,7 @@ class AsyncFetcher:
         self.max_parallel = max_parallel
         self.progress: Optional[bool] = None  # the client's default for progress bars (None: only in Jupyter)
         self._pending: "weakref.WeakSet[asyncio.Future[Any]]" = weakref.WeakSet()
+        self._credentials: Optional[bool] = None
 
     def fail_pending(self, error: BaseException) -> None:
         """End every request still awaited with ``error`` (the client was closed under it)."""
@@ -95,14 +160,19 @@ class AsyncFetcher:
 
     @property
     def authenticated(self) -> bool:
-        return bool(self._core().has_credentials)
+        if self._credentials is None:  # (constant: read once, so that it answers at exit too)
+            self._credentials = bool(self._core().has_credentials)
+        return self._credentials
 
     def _job(self, start: Callable[[Any, Any, Callable[..., None]], int]) -> "asyncio.Future[Any]":
         """A job on the engine, awaited: ``start(engine, loop, settle)`` queues it and returns its id;
         cancelling the future drops the job (its transfers leave the multi handle at once)."""
         loop = asyncio.get_running_loop()
+        try:
+            engine = self._core()
+        except InterpreterExit:
+            return _parked(loop)
         future: asyncio.Future[Any] = loop.create_future()
-        engine = self._core()
         job = start(engine, loop, functools.partial(_settle, future))
 
         def cancelled(f: "asyncio.Future[Any]") -> None:
@@ -178,56 +248,70 @@ class AsyncFetcher:
         return str(self._core().url_for(target))
 
 
-class AsyncPager:
+class _OnAwait(Generic[T]):
+    """``await pager.total``: the coroutine starts when awaited, so reading the attribute alone
+    starts nothing (no task, no "Task exception was never retrieved" for a failure not awaited)."""
+
+    __slots__ = ("_start",)
+
+    def __init__(self, start: Callable[[], Coroutine[Any, Any, T]]) -> None:
+        self._start = start
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self._start().__await__()
+
+
+class _WholeFrames:
+    """``await to_pandas()`` / ``to_arrow()`` / ``to_polars()`` of a whole result: ``_whole(page_size)``
+    gives it as one core page (pages of ``page_size`` records, default 1000, as the sync pager's);
+    the frame is built on the worker thread (``_off_loop``)."""
+
+    async def _whole(self, page_size: Optional[int]) -> Any:
+        raise NotImplementedError
+
+    async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
+        """Every record in one DataFrame (as the sync pager's ``to_pandas``)."""
+        return await _off_loop(frames.page_to_pandas, await self._whole(page_size))
+
+    async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
+        """Every record in one Arrow table."""
+        return await _off_loop(frames.page_to_arrow, await self._whole(page_size))
+
+    async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
+        """Every record in one polars DataFrame."""
+        return await _off_loop(frames.page_to_polars, await self._whole(page_size))
+
+
+class AsyncPager(_WholeFrames, PageWalk):
     """The asyncio face of :class:`vehicledata.Pager`: the same query, fetched by awaiting.
 
     ``async for record in pager``, ``async for page in pager.pages``, ``await pager.total``,
-    ``await pager.page_count``, ``await pager.to_list()``, ``await pager.first(n)``,
-    ``await pager.to_pandas()`` / ``to_arrow()`` / ``to_polars()`` / ``to_parquet(path)``,
-    ``async for df in pager.iter_pandas()``.  Pages after the first are fetched concurrently on the
-    client's engine and checked against the first page in C++ as they arrive (PaginationError).
-    ``progress`` (the search's, else the client's; None: only in Jupyter) shows a bar of the pages,
-    as ``Pager``'s.
+    ``await pager.page_count``, ``await pager.synthetic``, ``await pager.to_list()``,
+    ``await pager.first(n)``, ``await pager.to_pandas()`` / ``to_arrow()`` / ``to_polars()`` /
+    ``to_parquet(path)``, ``async for df in pager.iter_pandas()``; ``arrow_schema()`` and the
+    attributes (``path``, ``params``, ``verbose``, ``parallel``, ``progress``, ``fields``...) as
+    the sync pager's.  The steps that send nothing are ``vehicledata.pager.PageWalk``'s, shared with
+    ``Pager``: only the requests are awaited here.  Pages after the first are fetched concurrently
+    on the client's engine and checked against the first page in C++ as they arrive
+    (PaginationError).  ``progress`` (the search's, else the client's; None: only in Jupyter) shows
+    a bar of the pages, as ``Pager``'s.
     """
 
-    def __init__(self, fetcher: AsyncFetcher, query: Pager, names: Any = None) -> None:
-        self._fetcher = fetcher
-        self._query = query  # targets, checks and page-size rules of the sync pager (it does no I/O here)
+    _fetcher: AsyncFetcher
+
+    def __init__(self, fetcher: AsyncFetcher, path: str, record: str, params: Sequence[Tuple[str, Any]],
+                 *, start_page: int = 1, parallel: bool = True, progress: Optional[bool] = None,
+                 fields: Optional[Sequence[str]] = None, names: Any = None) -> None:
+        super().__init__(fetcher, path, record, params, start_page=start_page, parallel=parallel, progress=progress,
+                         fields=fields)
         # (check, lists) of vehicledata._names: the search's year/make/model, checked (awaited)
         # before its first request; None once passed or when there is nothing to check.
         self._names: Any = names
-        self._first: Optional[Page] = None
-        self.pages_fetched = 0
 
-    @property
-    def path(self) -> str:
-        return self._query.path
-
-    @property
-    def record(self) -> str:
-        return self._query.record
-
-    @property
-    def params(self) -> List[Tuple[str, Any]]:
-        return self._query.params
-
-    @property
-    def start_page(self) -> int:
-        return self._query.start_page
-
-    @property
-    def fields(self) -> Optional[List[str]]:
-        """The search's decode projection (``Pager.fields``: None decodes every field of the record)."""
-        return self._query.fields
-
-    @fields.setter
-    def fields(self, fields: Optional[Sequence[str]]) -> None:
-        self._query.fields = list(fields) if fields is not None else None
-
-    def _page(self, core: Any, number: int) -> Page:
-        page = Page(core, number)
-        page._query = (self.path, self.params)
-        return page
+    def _copy(self, **changes: Any) -> "AsyncPager":
+        pager = super()._copy(**changes)
+        pager._names = self._names
+        return pager
 
     # ---- first page ----------------------------------------------------------------
     async def _check_names(self) -> None:
@@ -239,96 +323,67 @@ class AsyncPager:
     async def _first_page(self) -> Page:
         if self._first is None:
             await self._check_names()
-            q = self._query
             try:
-                core = await self._fetcher.get_page(q._target(q.start_page), q.record, "envelope", q.verbose, q.fields)
+                core = await self._fetcher.get_page(**self._first_request())
             except NotFoundError as e:
-                if q.start_page == 1 or e.exception != _envelope.NOT_FOUND:
+                if not self._past_the_end(e):
                     raise
-                core = await self._past_the_end()
-            page = self._page(core, q.start_page)
-            q._check(page, None)
-            if self._first is None:  # (two tasks may have asked at once: the first answer wins)
-                self._first = page
-                self.pages_fetched += 1
-                warn_demo_empty(self._fetcher.authenticated, self.path, self.params, page.total)
+                core = self._empty_page(await self._fetcher.get_page(**self._page_one_request()))
+            first, new = self._took_first(core)
+            if new:
+                warn_demo_empty(self._fetcher.authenticated, self.path, self.params, first.total)
+            return first
         return self._first
 
-    async def _past_the_end(self) -> Any:
-        """As Pager._past_the_end: the empty page a start_page past the last stands for."""
-        import json
-
-        q = self._query
-        first = await self._fetcher.get_page(q._target(1), q.record, "envelope", q.verbose)
-        c = dict(first.collection)
-        target = q._target(q.start_page)
-        c.update(url=target, count=0, next="", prev=c.get("last") or c.get("first", ""))
-        return _core_decode(json.dumps({"collection": c, "data": []}).encode(), q.record, target, q.verbose)
-
     async def _total(self) -> int:
-        return (await self._first_page()).total
+        known = self._known()
+        return known[0] if known is not None else (await self._first_page()).total
 
     async def _page_count(self) -> int:
         return (await self._first_page()).pages
 
-    @property
-    def total(self) -> "asyncio.Future[int]":
-        """``await pager.total``: the number of matching records (fetches the first page once)."""
-        return asyncio.ensure_future(self._total())
+    async def _synthetic(self) -> List[str]:
+        return (await self._first_page()).synthetic
 
     @property
-    def page_count(self) -> "asyncio.Future[int]":
+    def total(self) -> Awaitable[int]:
+        """``await pager.total``: the number of matching records (fetches the first page once)."""
+        return _OnAwait(self._total)
+
+    @property
+    def page_count(self) -> Awaitable[int]:
         """``await pager.page_count``: the number of pages of the result."""
-        return asyncio.ensure_future(self._page_count())
+        return _OnAwait(self._page_count)
+
+    @property
+    def synthetic(self) -> Awaitable[List[str]]:
+        """``await pager.synthetic``: the fields the emulator labels synthetic (as ``Pager.synthetic``)."""
+        return _OnAwait(self._synthetic)
 
     # ---- iteration -------------------------------------------------------------------------
     async def _core_pages(self, max_pages: Optional[int] = None, ramp: bool = True) -> AsyncIterator[Page]:
         """The pages in order, as Pager._core_pages: batches of 1, 2, 4 ... up to 2 * max_parallel
         pages fetched concurrently (``ramp=False``: full batches)."""
-        q = self._query
         first = await self._first_page()
         yield first
-        if first.number >= first.pages:
+        numbers = self._rest(first, max_pages)
+        if not numbers:
             return
-        last = first.pages if max_pages is None else min(first.pages, first.number + max_pages - 1)
-        if last <= first.number:
-            return
-        if not q.parallel:
-            async for page in self._follow_next(first):
+        if not self.parallel:
+            async for page in self._follow_next(first, numbers[-1]):
                 yield page
-                if page.number >= last:
-                    return
             return
-        numbers = list(range(first.number + 1, last + 1))
-        bar = q._pages_bar(len(numbers))
-        try:
-            for batch in batches(numbers, self._fetcher.max_parallel, ramp):
-                cores = await self._fetcher.get_pages([q._target(n) for n in batch], q.record, "envelope", q.verbose,
-                                                      first._core, first.number, batch, q.fields)
-                self.pages_fetched += len(batch)
-                for n, core in zip(batch, cores):
-                    if bar is not None:
-                        bar.update(1)
-                    yield self._page(core, n)
-        finally:
-            if bar is not None:
-                bar.close()
+        with self._crawl_bar(len(numbers)) as bar:
+            for batch in self._batches(numbers, ramp):
+                for page in self._arrived(await self._fetcher.get_pages(**self._crawl_request(first, batch)), batch,
+                                          bar):
+                    yield page
 
-    async def _follow_next(self, first: Page) -> AsyncIterator[Page]:
+    async def _follow_next(self, first: Page, last: int) -> AsyncIterator[Page]:
         seen = {first.url}
         page = first
-        while page.next:
-            url = self._fetcher.url_for(page.next)
-            if url in seen or page.next in seen:
-                raise PaginationError(f"next link repeats an already fetched page: {page.next}", url=page.url)
-            seen.add(url)
-            seen.add(page.next)
-            number = page_number(page.next) or page.number + 1
-            core = await self._fetcher.get_page(page.next, self.record, "envelope", self._query.verbose,
-                                                self._query.fields)
-            self.pages_fetched += 1
-            page = self._page(core, number)
-            self._query._check(page, first)
+        while page.number < last and (link := self._next_link(page, seen)) is not None:
+            page = self._followed(await self._fetcher.get_page(**self._link_request(link[0])), link[1], first)
             yield page
 
     @property
@@ -347,78 +402,44 @@ class AsyncPager:
     async def first(self, n: int) -> List[Record]:
         """At most n records, fetching only the pages needed."""
         out: List[Record] = []
-        if n <= 0:
-            return out
-        first = await self._first_page()
-        per_page = max(1, first.count)
-        needed = 1 + max(0, -(-(n - first.count) // per_page))
-        async for page in self._core_pages(max_pages=needed, ramp=False):
-            for r in page.records:
-                out.append(r)
-                if len(out) >= n:
-                    return out
+        if n > 0:
+            async for page in self._core_pages(max_pages=self._pages_needed(await self._first_page(), n), ramp=False):
+                if self._fill(out, page, n):
+                    break
         return out
 
-    # ---- whole results ---------------------------------------------------------------------
-    def _bulk(self, page_size: Optional[int]) -> "AsyncPager":
-        bulk = self._query._bulk(page_size)
-        return self if bulk is self._query else AsyncPager(self._fetcher, bulk, self._names)
+    async def _each(self, page_size: Optional[int], convert: Callable[[Page], Any]) -> AsyncIterator[Any]:
+        with self._absorbed(self._bulk(page_size)) as bulk:
+            async for page in bulk._core_pages():
+                yield convert(page)
 
+    def iter_pandas(self, page_size: Optional[int] = None) -> AsyncIterator["pd.DataFrame"]:
+        """One DataFrame per page (bounded memory)."""
+        return self._each(page_size, Page.to_pandas)
+
+    def iter_arrow(self, page_size: Optional[int] = None) -> AsyncIterator["pa.Table"]:
+        """One Arrow table per page."""
+        return self._each(page_size, Page.to_arrow)
+
+    # ---- whole results ---------------------------------------------------------------------
     async def _collected(self) -> Any:
         """Every page as one core page: the rest fetched concurrently and appended in order in C++
         (on the engine thread), each checked against the first as it arrives."""
-        q = self._query
         first = await self._first_page()
-        if first.number >= first.pages:
-            return first._core
-        if not q.parallel or q._wants_progress():  # (a bar: page by page, as Pager._collected)
-            cores = [p._core.copy() if p is first else p._core async for p in self._core_pages(ramp=False)]
-            return await _off_loop(frames.concat_or_empty, cores, q.record, q.verbose)
-        numbers = list(range(first.number + 1, first.pages + 1))
-        merged = await self._fetcher.collect_pages(first._core, [q._target(n) for n in numbers], q.record,
-                                                   "envelope", q.verbose, first.number, numbers, q.fields)
+        numbers = self._rest(first)
+        if not numbers:
+            return self._core_of(first)
+        if self._by_pages():  # (a bar: page by page, as Pager._collected)
+            return await _off_loop(self._merged, [p async for p in self._core_pages(ramp=False)], first)
+        merged = await self._fetcher.collect_pages(**self._crawl_request(first, numbers))
         self.pages_fetched += len(numbers)
         return merged
 
     async def _bulk_collected(self, page_size: Optional[int]) -> Any:
-        bulk = self._bulk(page_size)
-        try:
+        with self._absorbed(self._bulk(page_size)) as bulk:
             return await bulk._collected()
-        finally:
-            if bulk is not self:
-                self.pages_fetched += bulk.pages_fetched
 
-    async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
-        """Every page in one DataFrame (pages of ``page_size``, default 1000, as Pager.to_pandas)."""
-        return await _off_loop(frames.page_to_pandas, await self._bulk_collected(page_size))
-
-    async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
-        """Every page in one Arrow table."""
-        return await _off_loop(frames.page_to_arrow, await self._bulk_collected(page_size))
-
-    async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
-        """Every page in one polars DataFrame."""
-        return await _off_loop(frames.page_to_polars, await self._bulk_collected(page_size))
-
-    async def iter_pandas(self, page_size: Optional[int] = None) -> AsyncIterator["pd.DataFrame"]:
-        """One DataFrame per page (bounded memory)."""
-        bulk = self._bulk(page_size)
-        try:
-            async for page in bulk._core_pages():
-                yield page.to_pandas()
-        finally:
-            if bulk is not self:
-                self.pages_fetched += bulk.pages_fetched
-
-    async def iter_arrow(self, page_size: Optional[int] = None) -> AsyncIterator["pa.Table"]:
-        """One Arrow table per page."""
-        bulk = self._bulk(page_size)
-        try:
-            async for page in bulk._core_pages():
-                yield page.to_arrow()
-        finally:
-            if bulk is not self:
-                self.pages_fetched += bulk.pages_fetched
+    _whole = _bulk_collected
 
     async def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
                          page_size: Optional[int] = None, *, mode: str = "refresh",
@@ -427,90 +448,59 @@ class AsyncPager:
         """As ``Pager.to_parquet`` (the same checkpoint, resumable with either client): the pages
         are fetched on the engine as above; the Parquet files are written by one worker thread
         (disk writes stay off the event loop), which takes each page from the loop as it needs it."""
+        with self._absorbed(self._bulk(page_size)) as bulk:
+            return await bulk._write_dataset(path, partition_cols, mode, rows_per_file, checkpoint_pages)
+
+    async def _write_dataset(self, path: Any, partition_cols: Optional[Sequence[str]], mode: str,
+                             rows_per_file: int, checkpoint_pages: int) -> Any:
         from . import sync as _sync
 
-        bulk = self._bulk(page_size)
-        await bulk._check_names()
+        await self._check_names()
         loop = asyncio.get_running_loop()
         stop = threading.Event()
 
         def pages_from(number: int, since: Optional[datetime] = None) -> Iterator[Page]:
-            params = bulk.params if since is None else _sync.changed_params(bulk.path, bulk.params, since)
-            resumed = AsyncPager(self._fetcher, Pager(self._fetcher, bulk.path, bulk.record, params,  # type: ignore[arg-type]
-                                                      start_page=number, parallel=bulk._query.parallel,
-                                                      progress=bulk._query.progress, fields=bulk.fields))
-            pages = resumed._core_pages()
+            params = self.params if since is None else _sync.changed_params(self.path, self.params, since)
+            with self._absorbed(self._resumed(number, params)) as resumed:
+                pages = resumed._core_pages()
 
-            async def following() -> Optional[Page]:
-                try:
-                    return await pages.__anext__()
-                except StopAsyncIteration:
-                    return None
+                async def following() -> Optional[Page]:
+                    try:
+                        return await pages.__anext__()
+                    except StopAsyncIteration:
+                        return None
 
-            try:
                 while not stop.is_set():
                     page = asyncio.run_coroutine_threadsafe(following(), loop).result()
                     if page is None:
                         return
                     yield page
-            finally:
-                self.pages_fetched += resumed.pages_fetched
 
         try:
-            return await asyncio.to_thread(
-                checkpoint.write_dataset, path, query=_query_digest(bulk.path, bulk.params),
-                target=build_target(bulk.path, bulk.params), first_page=bulk.start_page, pages_from=pages_from,
-                partition_cols=partition_cols, mode=mode, rows_per_file=rows_per_file,
-                checkpoint_pages=checkpoint_pages, refreshable=_sync.refreshable(bulk.path))
+            return await _in_thread(None, checkpoint.write_dataset, path, **self._dataset(), pages_from=pages_from,
+                                    partition_cols=partition_cols, mode=mode, rows_per_file=rows_per_file,
+                                    checkpoint_pages=checkpoint_pages, refreshable=_sync.refreshable(self.path))
         finally:
             stop.set()
 
-    def __repr__(self) -> str:
-        fetched = f"{self.pages_fetched} page{'' if self.pages_fetched == 1 else 's'} fetched"
-        state = f"total={self._first.total}, {fetched}" if self._first is not None else "not fetched"
-        start = f" start_page={self.start_page}" if self.start_page != 1 else ""
-        return f"<AsyncPager {build_target(self.path, self.params)}{start} {state}>"
 
-
-class AsyncSearchResource:
+class AsyncSearchResource(SearchRequests):
     """A search endpoint of an :class:`AsyncClient`: ``search()`` gives an :class:`AsyncPager`,
-    ``await get(id)`` one record.  Filters, conditions and their checks are
-    :class:`vehicledata.client.SearchResource`'s."""
+    ``await get(id)`` one record, ``await sync(since=...)`` what changed.  Filters, conditions, their
+    checks and the attributes (``filters``, ``json_fields``, ``sort_keys``, ``fields``, ``path``...)
+    are :class:`vehicledata.client.SearchRequests`', shared with ``vd.Client``'s resources."""
 
-    def __init__(self, client: "AsyncClient", resource: SearchResource) -> None:
-        self._client = client
-        self._resource = resource
-        self.__doc__ = resource.__doc__
-
-    @property
-    def filters(self) -> List[str]:
-        return self._resource.filters
-
-    @property
-    def json_fields(self) -> List[str]:
-        return self._resource.json_fields
-
-    @property
-    def sort_keys(self) -> List[str]:
-        return self._resource.sort_keys
-
-    @property
-    def fields(self) -> List[str]:
-        return self._resource.fields
+    _client: "_EngineClient"
 
     def search(self, *conditions: Conditions, where: Conditions = None, sort: Optional[str] = None,
                direction: Optional[str] = None, limit: Optional[int] = None, start_page: int = 1,
                verbose: Optional[bool] = None, legacy: bool = False, parallel: bool = True,
-               start_token: Optional[str] = None, progress: Optional[bool] = None, **filters: Any) -> AsyncPager:
+               progress: Optional[bool] = None, start_token: Optional[str] = None, **filters: Any) -> AsyncPager:
         """A lazy :class:`AsyncPager` over the matching records (arguments as ``vd.Client``'s search)."""
-        path, record, params, start_page = self._resource._query(conditions, where, sort, direction, limit,
-                                                                 start_page, verbose, legacy, start_token, filters)
-        fetcher = self._client._fetcher
-        query = Pager(fetcher, path, record, params, start_page=start_page, parallel=parallel,  # type: ignore[arg-type]
-                      progress=progress)
-        inner = self._client._client
-        check = _names.plan(schema.endpoint(path), params, inner.authenticated) if inner._core_client else None
-        return AsyncPager(fetcher, query, None if check is None else (check, inner._lists))
+        path, record, params, start_page = self._query(conditions, where, sort, direction, limit, start_page, verbose,
+                                                       legacy, start_token, filters)
+        return AsyncPager(self._client.fetcher, path, record, params, start_page=start_page, parallel=parallel,
+                          progress=progress, names=self._client.name_check(path, params))
 
     __call__ = search
 
@@ -520,24 +510,21 @@ class AsyncSearchResource:
         (the same rules, ``vehicledata.sync``): ``df, mark = await api.trims.sync(since=mark)``."""
         from . import sync as _sync
 
-        conds, since = _sync.arguments(self._resource, conditions, since)
+        conds, since = _sync.arguments(self, conditions, since)  # type: ignore[arg-type]  # (SearchRequests')
         run = _sync.Run(conds, since)
         return run.result(await self.search(*run.conditions, **filters).to_pandas(page_size=page_size))
 
     async def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
         """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
-        target, record = self._resource._detail(key, verbose, legacy)
+        target, record = self._detail(key, verbose, legacy)
         try:
-            return await self._client._fetcher.one(target, record, bool(verbose))
+            return await self._client.fetcher.one(target, record, bool(verbose))
         except NotFoundError as exc:
-            self._resource._not_found_hint(exc)
+            self._not_found_hint(exc)
             raise
 
-    def __repr__(self) -> str:
-        return f"<Async{type(self._resource).__name__} {self._resource._name}>"
 
-
-class AsyncVehiclePager:
+class AsyncVehiclePager(_WholeFrames):
     """The asyncio face of ``vehicledata.vehicles.VehiclePager``: the four crawls (trims, bodies,
     engines, mileages) run concurrently on the client's engine, then the same join
     (``vehicles.join_pages``: the trims' order, the conditions applied after the join)."""
@@ -559,19 +546,9 @@ class AsyncVehiclePager:
         parts = {rec: core for (rec, _), core in zip(vehicles.PARTS, cores[1:])}
         # The join off the loop (Arrow compute and the core's gather release the GIL; the first one
         # also imports pyarrow.compute): one worker thread, as to_parquet's writes.
-        return await asyncio.to_thread(vehicles.join_pages, cores[0], parts, self._after)
+        return await _in_thread(None, vehicles.join_pages, cores[0], parts, self._after)
 
-    async def to_arrow(self, page_size: Optional[int] = None) -> "pa.Table":
-        """Every vehicle in one Arrow table (the four crawls in pages of ``page_size``, default 1000)."""
-        return await _off_loop(frames.page_to_arrow, await self._joined(page_size))
-
-    async def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
-        """Every vehicle in one DataFrame (as ``VehiclePager.to_pandas``)."""
-        return await _off_loop(frames.page_to_pandas, await self._joined(page_size))
-
-    async def to_polars(self, page_size: Optional[int] = None) -> "pl.DataFrame":
-        """Every vehicle in one polars DataFrame."""
-        return await _off_loop(frames.page_to_polars, await self._joined(page_size))
+    _whole = _joined
 
     async def iter_arrow(self, page_size: Optional[int] = None) -> AsyncIterator["pa.Table"]:
         """One joined table per trims page (as ``VehiclePager.iter_arrow``): the parts are fetched whole
@@ -581,7 +558,7 @@ class AsyncVehiclePager:
         tables = await asyncio.gather(*(self._pagers[res].to_arrow(page_size) for _, res in vehicles.PARTS))
         parts = {rec: t for (rec, _), t in zip(vehicles.PARTS, tables)}
         async for table in self._pagers["trims"].iter_arrow(page_size):
-            yield await asyncio.to_thread(vehicles.join, table, parts, self._after)
+            yield await _in_thread(None, vehicles.join, table, parts, self._after)
 
     async def iter_pandas(self, page_size: Optional[int] = None) -> AsyncIterator["pd.DataFrame"]:
         """One DataFrame per trims page (see iter_arrow)."""
@@ -601,7 +578,7 @@ class AsyncVehiclePager:
             if number == 1:  # (resume after a finished run: nothing fetched)
                 yield Whole(asyncio.run_coroutine_threadsafe(self._joined(page_size), loop).result())
 
-        return await asyncio.to_thread(checkpoint.write_dataset, path, query=digest, target=target, first_page=1,
+        return await _in_thread(None, checkpoint.write_dataset, path, query=digest, target=target, first_page=1,
                                        pages_from=pages_from, partition_cols=partition_cols, mode=mode)
 
     def __repr__(self) -> str:
@@ -693,28 +670,36 @@ class AsyncDataFeed:
             except BaseException as exc:
                 dl.failed(exc)
                 raise
-            target = await asyncio.to_thread(dl.finish, result)  # reads the whole file (the ZIP check)
+            target = await _in_thread(None, dl.finish, result)  # reads the whole file (the ZIP check)
             if target is not None:
                 return target
 
-    async def load(self, path: Union[str, "os.PathLike[str]", None] = None, **options: Any) -> Dict[str, "pd.DataFrame"]:
-        """The feed's tables as DataFrames (``DataFeed.load``'s options), read on a worker thread;
+    async def load(self, path: Union[str, "os.PathLike[str]", None] = None, *, tables: Optional[Iterable[str]] = None,
+                   engine: str = "pyarrow", progress: Optional[bool] = None, max_member_bytes: int = MAX_MEMBER_BYTES,
+                   max_total_bytes: int = MAX_TOTAL_BYTES) -> Dict[str, "pd.DataFrame"]:
+        """The feed's tables as DataFrames (``DataFeed.load``'s arguments), read on a worker thread;
         downloads first (awaited) when no ``path``."""
-        return await self._local(self._sync.load, path, options)
+        return await self._local(self._sync.load, path, dict(tables=tables, engine=engine, progress=progress,
+                                                             max_member_bytes=max_member_bytes,
+                                                             max_total_bytes=max_total_bytes))
 
     async def to_parquet(self, directory: Union[str, "os.PathLike[str]"],
-                         path: Union[str, "os.PathLike[str]", None] = None, **options: Any) -> Dict[str, "Path"]:
+                         path: Union[str, "os.PathLike[str]", None] = None, *, tables: Optional[Iterable[str]] = None,
+                         progress: Optional[bool] = None, max_member_bytes: int = MAX_MEMBER_BYTES,
+                         max_total_bytes: int = MAX_TOTAL_BYTES) -> Dict[str, "Path"]:
         """Each feed table to ``directory/<table>.parquet`` (``DataFeed.to_parquet``), on a worker thread."""
-        return await self._local(functools.partial(self._sync.to_parquet, directory), path, options)
+        return await self._local(functools.partial(self._sync.to_parquet, directory), path,
+                                 dict(tables=tables, progress=progress, max_member_bytes=max_member_bytes,
+                                      max_total_bytes=max_total_bytes))
 
     async def _local(self, read: Callable[..., Any], path: Any, options: Dict[str, Any]) -> Any:
         if path is not None:
-            return await asyncio.to_thread(read, path, **options)
+            return await _in_thread(None, read, path, **options)
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
             archive = await self.download(Path(tmp) / "feed.zip", progress=options.get("progress"))
-            return await asyncio.to_thread(read, archive, **options)
+            return await _in_thread(None, read, archive, **options)
 
 
 class AsyncVinAccessor:
@@ -731,7 +716,7 @@ class AsyncVinAccessor:
         """Decode a VIN (as ``vd.Client``'s ``api.vin(vin)``)."""
         from .vin import VinResult
 
-        target, record = self._client._client._vin_request(vin, verbose, all_trims)
+        target, record = self._client._client.vin_target(vin, verbose, all_trims)
         return VinResult.of(await self._client._fetcher.one(target, record))
 
     async def decode_many(self, vins: Any, *, concurrency: Optional[int] = None,
@@ -761,13 +746,81 @@ class AsyncVinAccessor:
         return "<AsyncVinAccessor: await api.vin(vin), await api.vin.decode_many(vins)>"
 
 
+class AsyncAccount:
+    """``api.account`` of an :class:`AsyncClient`: usage counters, awaited (as ``vd.Client``'s ``api.account``)."""
+
+    __slots__ = ("_fetcher",)
+
+    def __init__(self, fetcher: AsyncFetcher) -> None:
+        self._fetcher = fetcher
+
+    async def requests(self) -> List[Record]:
+        """Requests per day since last month: records (date, count)."""
+        ep = schema.endpoint_for("account_requests")
+        return records_of(await self._fetcher.get_page(ep.path, ep.record, "array"))
+
+    async def requests_today(self) -> int:
+        ep = schema.endpoint_for("account_today")
+        return int((await self._fetcher.one(ep.path, ep.record))["count"])
+
+    def __repr__(self) -> str:
+        return "<AsyncAccount account>"
+
+
 class _EngineClient(Client):
-    """The options, checks and request builders of ``vd.Client`` over an Engine (no I/O of its own)."""
+    """The options, checks and request builders of ``vd.Client`` over an Engine (no I/O of its own):
+    what an :class:`AsyncClient` and its resources take from ``vd.Client``, asked here (no module
+    reaches into another's private members)."""
+
+    _fetcher: AsyncFetcher
 
     def _new_core(self, options: Any) -> Any:
-        return _core.client.Engine(options, _log)
+        return _core.client.Engine(options, core_log)
+
+    @property
+    def fetcher(self) -> AsyncFetcher:
+        return self._fetcher
+
+    @property
+    def _core(self) -> Any:
+        """The Engine: VehicleDataError once the client is closed; InterpreterExit once the engine
+        was closed at exit (weakref.finalize) under a daemon thread still using it."""
+        core = super()._core
+        if core.closed:
+            raise InterpreterExit() if _exiting() else VehicleDataError("the client is closed")
+        return core
+
+    @property
+    def engine(self) -> Any:
+        """The Engine (VehicleDataError once the client is closed)."""
+        return self._core
+
+    def close(self) -> None:
+        """Stop the engine; requests still awaited raise VehicleDataError("the client is closed"). Idempotent."""
+        core = self._core_client
+        if core is not None:
+            core.close()
+            self._fetcher.fail_pending(VehicleDataError("the client is closed"))
+        self._core_client = None
+
+    @property
+    def authenticated(self) -> bool:
+        return self._fetcher.authenticated
+
+    def name_check(self, path: str, params: List[Tuple[str, Any]]) -> Any:
+        """(check, lists) of ``vehicledata._names`` for a search, awaited before its first request
+        (None: nothing to check, or a closed client, which says so when the search is fetched)."""
+        check = _names.plan(schema.endpoint(path), params, self.authenticated) if self._core_client else None
+        return None if check is None else (check, self._lists)
+
+    def vin_target(self, vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> Tuple[str, str]:
+        return self._vin_request(vin, verbose, all_trims)
+
+    def plate_target(self, country_code: str, lookup: str, region: Optional[str]) -> Tuple[str, str]:
+        return self._plate_request(country_code, lookup, region)
 
     def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
+        # (self._core: the check above, at each request)
         fetcher = AsyncFetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel)
         fetcher.progress = progress
         return fetcher
@@ -776,6 +829,11 @@ class _EngineClient(Client):
 def _close_engine(engine: Any) -> None:
     if not engine.closed:
         engine.close()
+
+
+def _option(name: str, doc: str) -> Any:
+    """A read-only attribute of the AsyncClient: the option ``name`` of its vd.Client (the same checks made it)."""
+    return property(lambda self: getattr(self._client, name), doc=doc)
 
 
 class AsyncClient:
@@ -793,10 +851,10 @@ class AsyncClient:
     def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
                  base_url: Optional[str] = None, **options: Any) -> None:
         self._client = _EngineClient(api_token, api_secret, base_url, **options)
-        self._fetcher: AsyncFetcher = self._client._fetcher
+        self._fetcher: AsyncFetcher = self._client.fetcher
         self._accessors: Dict[str, AsyncSearchResource] = {}
         # Pagers and resources keep the inner client alive: its engine stops when the last goes (or at exit).
-        weakref.finalize(self._client, _close_engine, self._client._core)
+        weakref.finalize(self._client, _close_engine, self._client.engine)
 
     # ---- lifecycle ------------------------------------------------------------------
     @property
@@ -809,11 +867,7 @@ class AsyncClient:
 
     def close(self) -> None:
         """Stop the engine; requests still awaited raise VehicleDataError("the client is closed"). Idempotent."""
-        core = self._client._core_client
-        if core is not None:
-            core.close()
-            self._fetcher.fail_pending(VehicleDataError("the client is closed"))
-        self._client._core_client = None
+        self._client.close()
 
     async def aclose(self) -> None:
         self.close()
@@ -830,7 +884,7 @@ class AsyncClient:
     def stats(self) -> Dict[str, Any]:
         """Requests sent, retries, logins, bytes received, seconds waited for the rate limit, and
         ``cache_hits``: the answers served from the response cache (``cache=``) without a request."""
-        return dict(self._client._core.stats())
+        return self._client.stats()
 
     @property
     def cache_dir(self) -> Optional[Path]:
@@ -844,17 +898,17 @@ class AsyncClient:
     # ---- accessors ----------------------------------------------------------------------
     def __getattr__(self, name: str) -> AsyncSearchResource:
         """``api.trims``, ``api.engines``...: every search of the schema table (as on ``vd.Client``)."""
-        if name.startswith("_") or name not in _SEARCHES:
+        if name.startswith("_") or name not in SEARCH_NAMES:
             hint = " (vd.Client has it; not offered by AsyncClient yet: docs/async.md)" \
                 if not name.startswith("_") and hasattr(Client, name) else ""
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}{hint}")
         res = self._accessors.get(name)
         if res is None:
-            res = self._accessors[name] = AsyncSearchResource(self, self._client._search(name))
+            res = self._accessors[name] = search_resource(self._client, name, AsyncSearchResource)
         return res
 
     def __dir__(self) -> List[str]:
-        return sorted(set(super().__dir__()) | set(_SEARCHES))
+        return sorted(set(super().__dir__()) | set(SEARCH_NAMES))
 
     @property
     def vehicles(self) -> AsyncVehiclesResource:
@@ -882,43 +936,56 @@ class AsyncClient:
 
     async def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate (as ``vd.Client.license_plate``)."""
-        target, record = self._client._plate_request(country_code, lookup, region)
+        target, record = self._client.plate_target(country_code, lookup, region)
         return await self._fetcher.one(target, record)
 
     async def years(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                     **filters: Any) -> List[int]:
         """Model years, newest first (as ``vd.Client.years``)."""
         resource: YearsResource = self._client.years
-        target, record = resource._request(conditions, where, legacy, filters)
+        target, record = resource.request(conditions, where, legacy, filters)
         return YearsResource.values(await self._fetcher.get_page(target, record, "array"))
 
-    async def powersports_years(self, *conditions: Conditions, where: Conditions = None,
+    async def powersports_years(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                                 **filters: Any) -> List[int]:
-        """Street motorcycles' model years; pass ``type="street_motorcycle"``."""
+        """Street motorcycles' model years; pass ``type="street_motorcycle"`` (as ``vd.Client.powersports_years``)."""
         resource: YearsResource = self._client.powersports_years
-        target, record = resource._request(conditions, where, False, filters)
+        target, record = resource.request(conditions, where, legacy, filters)
         return YearsResource.values(await self._fetcher.get_page(target, record, "array"))
 
     async def vehicle_attributes(self, attribute: str) -> List[str]:
         """The valid values of an attribute (as ``vd.Client.vehicle_attributes``)."""
         resource: VehicleAttributes = self._client.vehicle_attributes
-        target, record = resource._request(attribute)
+        target, record = resource.request(attribute)
         return VehicleAttributes.values(await self._fetcher.get_page(target, record, "array"))
 
-    async def account_requests(self) -> List[Record]:
-        """Requests per day since last month (as ``vd.Client.account.requests()``)."""
-        from . import schema
+    @property
+    def account(self) -> AsyncAccount:
+        """Usage counters of the account: ``await api.account.requests()``, ``await api.account.requests_today()``."""
+        return AsyncAccount(self._fetcher)
 
-        ep = schema.endpoint_for("account_requests")
-        return records_of(await self._fetcher.get_page(ep.path, ep.record, "array"))
+    async def account_requests(self) -> List[Record]:
+        """Deprecated: ``await api.account.requests()`` (the name of ``vd.Client``'s)."""
+        import warnings
+
+        warnings.warn("AsyncClient.account_requests() is api.account.requests()", DeprecationWarning, stacklevel=2)
+        return await self.account.requests()
 
     async def account_requests_today(self) -> int:
-        """Requests counted today (as ``vd.Client.account.requests_today()``)."""
-        from . import schema
+        """Deprecated: ``await api.account.requests_today()`` (the name of ``vd.Client``'s)."""
+        import warnings
 
-        ep = schema.endpoint_for("account_today")
-        return int((await self._fetcher.one(ep.path, ep.record))["count"])
+        warnings.warn("AsyncClient.account_requests_today() is api.account.requests_today()", DeprecationWarning,
+                      stacklevel=2)
+        return await self.account.requests_today()
+
+    # ---- the options (as vd.Client's attributes) -----------------------------------------
+    retry = _option("retry", "The retry policy (a ``vd.Retry``).")
+    timeout = _option("timeout", "The total time of one transfer, in seconds.")
+    rate_limit = _option("rate_limit", "Requests per minute (0: no client-side limit).")
+    max_parallel = _option("max_parallel", "The most transfers at once.")
+    progress = _option("progress", "The default of the progress bars (None: only in Jupyter).")
 
 
-__all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher", "AsyncVehiclesResource",
-           "AsyncVehiclePager", "AsyncDataFeed", "AsyncVinAccessor"]
+__all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher", "AsyncVehiclesResource", "AsyncAccount",
+           "AsyncVehiclePager", "AsyncDataFeed", "AsyncVinAccessor", "InterpreterExit"]

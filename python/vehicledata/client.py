@@ -41,8 +41,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 logger = logging.getLogger("vehicledata")
 
-def _log(level: int, message: str) -> None:
-    """The C++ core's log lines, with a request's ``json`` condition shown decoded (``_readable``).
+def core_log(level: int, message: str) -> None:
+    """The C++ core's log lines (the sync core's and vehicledata.aio's Engine's), with a request's
+    ``json`` condition shown decoded (``_readable``).
     A long wait (WARNING: a sleep over 2 s) is also shown on the progress bars open at the time."""
     if level >= logging.WARNING:
         _show_wait(message)
@@ -81,6 +82,8 @@ def _paths(kind: str) -> Dict[str, Tuple[str, Optional[str]]]:
 
 
 _SEARCHES = _paths("search")
+#: The accessors of the searches of the schema table (``api.trims``...): vd.Client's and vd.AsyncClient's.
+SEARCH_NAMES: Tuple[str, ...] = tuple(_SEARCHES)
 _DETAILS = _paths("detail")
 _DIRECTIONS = ("asc", "desc")
 
@@ -208,8 +211,10 @@ class _Resource:
         return f"<{type(self).__name__} {self._name}>"
 
 
-class SearchResource(_Resource):
-    """A search endpoint (v2 by default; ``legacy=True`` for the deprecated one)."""
+class SearchRequests(_Resource):
+    """The request builders of a search endpoint (v2 by default; ``legacy=True`` for the deprecated
+    one) and what it accepts: shared by :class:`SearchResource` and its asyncio twin
+    ``vehicledata.aio.AsyncSearchResource``, which send what these build."""
 
     def __init__(self, client: "Client", name: str, path: str, legacy_path: Optional[str],
                  detail: Optional[str] = None, legacy_detail: Optional[str] = None) -> None:
@@ -250,6 +255,53 @@ class SearchResource(_Resource):
     def __dir__(self) -> List[str]:
         return sorted(set(super().__dir__()) | {"filters", "json_fields", "sort_keys", "fields", "search", "get"})
 
+    @staticmethod
+    def _start_page(ep: schema.Endpoint, params: List[Tuple[str, Any]], start_page: int,
+                    start_token: Optional[str]) -> int:
+        if start_token is None:
+            return start_page
+        from .pager import token_page
+
+        return token_page(start_token, ep.path, params)
+
+    def _query(self, conditions: Sequence[Any], where: Any, sort: Optional[str], direction: Optional[str],
+               limit: Optional[int], start_page: int, verbose: Optional[bool], legacy: bool,
+               start_token: Optional[str], filters: Dict[str, Any]) -> Tuple[str, str, List[Tuple[str, Any]], int]:
+        """(path, record, params, start_page) of a search, checked as search() does (vehicledata.aio)."""
+        ep = self._endpoint(legacy)
+        params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
+        return ep.path, ep.record, params, self._start_page(ep, params, start_page, start_token)
+
+    def _detail(self, key: Union[int, str], verbose: Optional[bool], legacy: bool) -> Tuple[str, str]:
+        """(target, record) of a detail request, checked (shared with vehicledata.aio)."""
+        path = self.legacy_detail_path if legacy else self.detail_path
+        if not path:
+            raise QueryError(f"{self._name} has no {'deprecated ' if legacy else ''}detail endpoint")
+        if legacy:
+            _deprecated(path, self.detail_path or self.path)
+        ep = schema.endpoint(path)
+        if isinstance(key, bool) or (not isinstance(key, int) and not (isinstance(key, str) and key.strip())):
+            raise QueryError(f"{self._name}.get() needs an id, not {key!r}")
+        if ep.parameter == "id" and not (isinstance(key, int) or str(key).isdigit()):
+            raise QueryError(f"{self._name}.get() needs an integer id, not {key!r}")
+        target = endpoint_path(ep, key)
+        params: List[Tuple[str, Any]] = []
+        if verbose is not None:
+            if not ep.verbose:
+                raise QueryError(f"{path} does not accept verbose")
+            params.append(("verbose", "yes" if verbose else "no"))
+        return build_target(target, params), ep.record
+
+    def _not_found_hint(self, exc: NotFoundError) -> None:
+        if self._name == "obd_codes" and not self._client.authenticated:
+            exc.message += (" (hint: without a subscription the service serves only its demo OBD codes; "
+                            "pass api_token/api_secret for the full list)")
+            exc.args = (exc.message,)
+
+
+class SearchResource(SearchRequests):
+    """A search endpoint (v2 by default; ``legacy=True`` for the deprecated one)."""
+
     def search(self, *conditions: Conditions, where: Conditions = None, sort: Optional[str] = None,
                direction: Optional[str] = None, limit: Optional[int] = None, start_page: int = 1,
                verbose: Optional[bool] = None, legacy: bool = False, parallel: bool = True,
@@ -275,23 +327,6 @@ class SearchResource(_Resource):
         return Pager(self._client._fetcher, ep.path, ep.record, params,
                      start_page=self._start_page(ep, params, start_page, start_token), parallel=parallel,
                      progress=progress)
-
-    @staticmethod
-    def _start_page(ep: schema.Endpoint, params: List[Tuple[str, Any]], start_page: int,
-                    start_token: Optional[str]) -> int:
-        if start_token is None:
-            return start_page
-        from .pager import token_page
-
-        return token_page(start_token, ep.path, params)
-
-    def _query(self, conditions: Sequence[Any], where: Any, sort: Optional[str], direction: Optional[str],
-               limit: Optional[int], start_page: int, verbose: Optional[bool], legacy: bool,
-               start_token: Optional[str], filters: Dict[str, Any]) -> Tuple[str, str, List[Tuple[str, Any]], int]:
-        """(path, record, params, start_page) of a search, checked as search() does (vehicledata.aio)."""
-        ep = self._endpoint(legacy)
-        params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
-        return ep.path, ep.record, params, self._start_page(ep, params, start_page, start_token)
 
     __call__ = search
 
@@ -326,32 +361,6 @@ class SearchResource(_Resource):
             self._not_found_hint(exc)
             raise
 
-    def _detail(self, key: Union[int, str], verbose: Optional[bool], legacy: bool) -> Tuple[str, str]:
-        """(target, record) of a detail request, checked (shared with vehicledata.aio)."""
-        path = self.legacy_detail_path if legacy else self.detail_path
-        if not path:
-            raise QueryError(f"{self._name} has no {'deprecated ' if legacy else ''}detail endpoint")
-        if legacy:
-            _deprecated(path, self.detail_path or self.path)
-        ep = schema.endpoint(path)
-        if isinstance(key, bool) or (not isinstance(key, int) and not (isinstance(key, str) and key.strip())):
-            raise QueryError(f"{self._name}.get() needs an id, not {key!r}")
-        if ep.parameter == "id" and not (isinstance(key, int) or str(key).isdigit()):
-            raise QueryError(f"{self._name}.get() needs an integer id, not {key!r}")
-        target = endpoint_path(ep, key)
-        params: List[Tuple[str, Any]] = []
-        if verbose is not None:
-            if not ep.verbose:
-                raise QueryError(f"{path} does not accept verbose")
-            params.append(("verbose", "yes" if verbose else "no"))
-        return build_target(target, params), ep.record
-
-    def _not_found_hint(self, exc: NotFoundError) -> None:
-        if self._name == "obd_codes" and not self._client.authenticated:
-            exc.message += (" (hint: without a subscription the service serves only its demo OBD codes; "
-                            "pass api_token/api_secret for the full list)")
-            exc.args = (exc.message,)
-
 
 def _wrapped(text: str, width: int = 92, indent: str = "    ") -> str:
     import textwrap
@@ -371,27 +380,36 @@ def _resource_doc(name: str) -> str:
     return "\n".join(lines)
 
 
-_RESOURCE_CLASSES: Dict[str, type] = {}
+_RESOURCE_CLASSES: Dict[Tuple[str, type], type] = {}
 
 
-def _resource_class(name: str) -> type:
-    """A SearchResource subclass per resource whose class and ``search`` docstrings list what it accepts."""
-    cls = _RESOURCE_CLASSES.get(name)
+def resource_class(name: str, base: type) -> type:
+    """A subclass of ``base`` (SearchResource, or vehicledata.aio's AsyncSearchResource) per
+    resource whose class and ``search`` docstrings list what it accepts."""
+    cls = _RESOURCE_CLASSES.get((name, base))
     if cls is None:
         import functools
 
         doc = _resource_doc(name)
+        members: Dict[str, Any] = {"__doc__": doc, "__module__": base.__module__}
+        if base is SearchResource:  # (the async search keeps its own frame count: its warnings' stacklevel)
+            @functools.wraps(SearchResource.search)
+            def search(self: SearchResource, *args: Any, **kwargs: Any) -> Pager:
+                return SearchResource.search(self, *args, **kwargs)
 
-        @functools.wraps(SearchResource.search)
-        def search(self: SearchResource, *args: Any, **kwargs: Any) -> Pager:
-            return SearchResource.search(self, *args, **kwargs)
-
-        search.__doc__ = (SearchResource.search.__doc__ or "") + "\n" + doc
+            search.__doc__ = (SearchResource.search.__doc__ or "") + "\n" + doc
+            members.update(search=search, __call__=search)
         camel = "".join(part.capitalize() for part in name.split("_"))
-        cls = _RESOURCE_CLASSES[name] = type(f"{camel}Resource", (SearchResource,),
-                                             {"__doc__": doc, "search": search, "__call__": search,
-                                              "__module__": __name__})
+        prefix = "" if base is SearchResource else "Async"
+        cls = _RESOURCE_CLASSES[(name, base)] = type(f"{prefix}{camel}Resource", (base,), members)
     return cls
+
+
+def search_resource(client: "Client", name: str, base: type) -> Any:
+    """``api.<name>`` of ``client``: the ``base`` class's resource of that search (vd.Client's and vd.AsyncClient's)."""
+    path, legacy = _SEARCHES[name]
+    detail, legacy_detail = _DETAILS.get(name, (None, None))
+    return resource_class(name, base)(client, name, path, legacy, detail, legacy_detail)
 
 
 class YearsResource(_Resource):
@@ -406,7 +424,7 @@ class YearsResource(_Resource):
 
     def __call__(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                  **filters: Any) -> List[int]:
-        target, record = self._request(conditions, where, legacy, filters)
+        target, record = self.request(conditions, where, legacy, filters)
         return self.values(self._client._core.get_page(target, record, "array"))
 
     @staticmethod
@@ -414,7 +432,7 @@ class YearsResource(_Resource):
         """The years of an answer (a core page)."""
         return [int(y) for y in page.to_lists()["year"]]
 
-    def _request(self, conditions: Sequence[Any], where: Any, legacy: bool,
+    def request(self, conditions: Sequence[Any], where: Any, legacy: bool,
                  filters: Dict[str, Any]) -> Tuple[str, str]:
         """(target, record) of a years request, checked (shared with vehicledata.aio)."""
         path = self.path
@@ -436,7 +454,7 @@ class VehicleAttributes(_Resource):
     path = schema.endpoint_for("attributes").path
 
     def __call__(self, attribute: str) -> List[str]:
-        target, record = self._request(attribute)
+        target, record = self.request(attribute)
         return self.values(self._client._core.get_page(target, record, "array"))
 
     @staticmethod
@@ -444,7 +462,7 @@ class VehicleAttributes(_Resource):
         """The values of an answer (a core page)."""
         return [str(v) for v in page.to_lists()["value"]]
 
-    def _request(self, attribute: str) -> Tuple[str, str]:
+    def request(self, attribute: str) -> Tuple[str, str]:
         """(target, record) of an attribute's values, checked (shared with vehicledata.aio)."""
         known = schema.attributes()
         if attribute not in known:
@@ -589,7 +607,7 @@ class Client:
 
     def _new_core(self, options: Any) -> Any:
         """The C++ core doing this client's I/O (vehicledata.aio's client makes an Engine)."""
-        return _core.client.Client(options, _log)
+        return _core.client.Client(options, core_log)
 
     def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
         return Fetcher(lambda: self._core, base_url=base_url, max_parallel=self.max_parallel, progress=progress,
@@ -620,9 +638,7 @@ class Client:
     def _search(self, name: str) -> SearchResource:
         res = self._accessors.get(name)
         if res is None:
-            path, legacy = _SEARCHES[name]
-            detail, legacy_detail = _DETAILS.get(name, (None, None))
-            res = self._accessors[name] = _resource_class(name)(self, name, path, legacy, detail, legacy_detail)
+            res = self._accessors[name] = search_resource(self, name, SearchResource)
         return res
 
     def __dir__(self) -> List[str]:

@@ -23,7 +23,8 @@ import json
 from collections.abc import Mapping
 from datetime import date, datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from . import _core, checkpoint, frames, schema
 from ._core import envelope as _envelope
@@ -347,10 +348,23 @@ def batches(numbers: Sequence[int], max_parallel: int, ramp: bool) -> Iterator[L
         chunk = min(full, chunk * 2)
         yield batch
 
-class Pager:
-    """Lazy iteration over every page of a search.  See the module docstring."""
+W = TypeVar("W", bound="PageWalk")
 
-    def __init__(self, fetcher: "Fetcher", path: str, record: str, params: Sequence[Tuple[str, Any]],
+
+class PageWalk:
+    """The steps of walking a search's pages that send nothing: the one home of the page walk,
+    shared by :class:`Pager` and its asyncio twin ``vehicledata.aio.AsyncPager``.
+
+    Each of the two writes only its I/O (the requests, sent or awaited) and calls these steps in
+    the same order: the targets and request arguments, the first page taken (or the empty page a
+    start past the last stands for), the plan of the pages after it and their batches, the checks
+    of ``next`` links, the progress bar, the bulk pager of whole-result methods and its counts, the
+    dataset key of ``to_parquet``'s checkpoint, and the frames of the schema table.  The attributes
+    (``path``, ``record``, ``params``, ``verbose``, ``start_page``, ``parallel``, ``progress``,
+    ``fields``, ``pages_fetched``) and ``arrow_schema()`` are the same on both pagers.
+    """
+
+    def __init__(self, fetcher: Any, path: str, record: str, params: Sequence[Tuple[str, Any]],
                  *, start_page: int = 1, parallel: bool = True, progress: Optional[bool] = None,
                  fields: Optional[Sequence[str]] = None) -> None:
         if isinstance(start_page, bool) or not isinstance(start_page, int) or not 1 <= start_page < 1 << 63:
@@ -372,50 +386,244 @@ class Pager:
         self.pages_fetched = 0
         self._seen: Optional[Tuple[int, int]] = None  # (total, pages) of a bulk fetch made for this pager
 
-    # ---- first page ----------------------------------------------------------------
+    # ---- requests: the arguments of the fetcher's calls (a Fetcher's, or an AsyncFetcher's awaited) ----
     def _target(self, page: int) -> str:
         params = list(self.params)
         if page != 1:
             params.append(("page", page))
         return check_target(build_target(self.path, params))
 
-    def _past_the_end(self, budget: Any = None) -> Any:
-        """The empty page a start_page past the last stands for (the server answers it 404
-        NotFoundException, as CakePHP's paginator): page 1's totals, no records, no next link."""
-        import json
+    def _first_request(self) -> Dict[str, Any]:
+        """``get_page`` of the first page (``start_page``)."""
+        return dict(target=self._target(self.start_page), record=self.record, shape="envelope",
+                    verbose=self.verbose, fields=self.fields)
 
-        first = self._fetcher.get_page(self._target(1), self.record, "envelope", self.verbose, budget)
-        c = dict(first.collection)
+    def _page_one_request(self) -> Dict[str, Any]:
+        """``get_page`` of page 1, whose totals a start past the last page stands on."""
+        return dict(target=self._target(1), record=self.record, shape="envelope", verbose=self.verbose)
+
+    def _link_request(self, link: str) -> Dict[str, Any]:
+        """``get_page`` of a ``next`` link (``parallel=False``)."""
+        return dict(target=link, record=self.record, shape="envelope", verbose=self.verbose, fields=self.fields)
+
+    def _crawl_request(self, first: Page, numbers: Sequence[int]) -> Dict[str, Any]:
+        """``get_pages`` / ``collect_pages`` of the pages ``numbers`` after ``first``: each checked
+        against ``first`` in C++ as it arrives."""
+        return dict(targets=[self._target(n) for n in numbers], record=self.record, shape="envelope",
+                    verbose=self.verbose, first=first._core, first_number=first.number, numbers=list(numbers),
+                    fields=self.fields)
+
+    # ---- answers ------------------------------------------------------------------------
+    def _page(self, core: Any, number: int) -> Page:
+        page = Page(core, number)
+        page._query = (self.path, self.params)
+        return page
+
+    def _check(self, page: Page, first: Optional[Page]) -> None:
+        """PaginationError when a page's block contradicts itself or the first page (checked in
+        C++, cpp/client/paging.cpp; batches are checked there as they arrive)."""
+        if first is None:
+            _core.client.check_paging(page._core, page.number)
+        else:
+            _core.client.check_paging(page._core, page.number, first._core, first.number)
+
+    def _past_the_end(self, error: NotFoundError) -> bool:
+        """True when the first page's 404 means a ``start_page`` past the last (the server answers
+        it NotFoundException, as CakePHP's paginator); the walk then fetches page 1."""
+        return self.start_page != 1 and error.exception == _envelope.NOT_FOUND
+
+    def _empty_page(self, page_one: Any) -> Any:
+        """The empty page a start_page past the last stands for: page 1's totals, no records, no next link."""
+        c = dict(page_one.collection)
         target = self._target(self.start_page)
         c.update(url=target, count=0, next="", prev=c.get("last") or c.get("first", ""))
         body = json.dumps({"collection": c, "data": []}).encode()
         return _core_decode(body, self.record, target, self.verbose)
 
+    def _took_first(self, core: Any) -> Tuple[Page, bool]:
+        """The first page from its answer, checked; (the first page, True when this answer is it:
+        two tasks of the async pager may have asked at once, the first answer wins)."""
+        page = self._page(core, self.start_page)
+        self._check(page, None)
+        if self._first is not None:
+            return self._first, False
+        self._first = page
+        self.pages_fetched += 1
+        return page, True
+
+    def _rest(self, first: Page, max_pages: Optional[int] = None) -> List[int]:
+        """The numbers of the pages after ``first`` a walk fetches (``max_pages``: no more than that
+        many, the first included)."""
+        last = first.pages if max_pages is None else min(first.pages, first.number + max_pages - 1)
+        return list(range(first.number + 1, last + 1))
+
+    def _batches(self, numbers: Sequence[int], ramp: bool) -> Iterator[List[int]]:
+        return batches(numbers, self._fetcher.max_parallel, ramp)
+
+    @contextmanager
+    def _crawl_bar(self, following: int) -> Iterator[Any]:
+        """The bar of a crawl's pages (the first one counted; None: no bar), closed at the end."""
+        bar = self._fetcher.progress_bar(self.progress, total=following + 1, desc=self.path, unit="page")
+        if bar is not None:
+            bar.update(1)
+        try:
+            yield bar
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _arrived(self, cores: Sequence[Any], numbers: Sequence[int], bar: Any) -> Iterator[Page]:
+        """The pages of a batch (checked in C++ on arrival), counted and shown on the bar."""
+        self.pages_fetched += len(numbers)
+        for n, core in zip(numbers, cores):
+            if bar is not None:
+                bar.update(1)
+            yield self._page(core, n)
+
+    def _next_link(self, page: Page, seen: Set[str]) -> Optional[Tuple[str, int]]:
+        """(the link, its page number) to follow after ``page``; None at the end; PaginationError
+        for a link to a page already fetched (``seen``: the URLs and links so far)."""
+        if not page.next:
+            return None
+        url = self._fetcher.url_for(page.next)
+        if url in seen or page.next in seen:
+            raise PaginationError(f"next link repeats an already fetched page: {page.next}", url=page.url)
+        seen.update((url, page.next))
+        return page.next, page_number(page.next) or page.number + 1
+
+    def _followed(self, core: Any, number: int, first: Page) -> Page:
+        """A page reached by a ``next`` link, counted and checked against the first."""
+        self.pages_fetched += 1
+        page = self._page(core, number)
+        self._check(page, first)
+        return page
+
+    @staticmethod
+    def _pages_needed(first: Page, n: int) -> int:
+        """The pages (the first included) that can hold n records."""
+        return 1 + max(0, -(-(n - first.count) // max(1, first.count)))
+
+    @staticmethod
+    def _fill(out: List[Record], page: Page, n: int) -> bool:
+        """``out`` topped up from ``page`` to at most n records; True once it holds n."""
+        out.extend(page.records[:n - len(out)])
+        return len(out) >= n
+
+    # ---- whole results ------------------------------------------------------------------
+    def _by_pages(self) -> bool:
+        """A whole result taken page by page (a bar, or ``parallel=False``) rather than merged in C++."""
+        if not self.parallel:
+            return True
+        return self._fetcher.progress_bar(self.progress, total=None, desc="", unit="page", probe=True) is not None
+
+    def _merged(self, pages: Sequence[Page], first: Page) -> Any:
+        """The pages as one core page (concat() empties its sources: the kept first page goes in as a copy)."""
+        cores = [p._core.copy() if p is first else p._core for p in pages]
+        return frames.concat_or_empty(cores, self.record, self.verbose)
+
+    @staticmethod
+    def _core_of(page: Page) -> Any:
+        return page._core
+
+    def _copy(self: W, **changes: Any) -> W:
+        """This walk with other ``params``/``start_page`` (a new pager of the same class, unfetched)."""
+        return type(self)(self._fetcher, self.path, self.record, changes.get("params", self.params),
+                          start_page=changes.get("start_page", 1), parallel=self.parallel, progress=self.progress,
+                          fields=self.fields)
+
+    def _bulk(self: W, page_size: Optional[int]) -> W:
+        """The pager whole-result methods use: this one when it fixes its page size (``limit=``) or
+        resumes at a page, else the same query with ``page_size`` (default BULK_PAGE_SIZE) records a page."""
+        if any(k == "limit" for k, _ in self.params) or self.start_page != 1:
+            if page_size is not None and self.start_page == 1:
+                return self._with_limit(page_size)
+            return self
+        return self._with_limit(page_size or BULK_PAGE_SIZE)
+
+    def _with_limit(self: W, page_size: int) -> W:
+        if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= schema.MAX_LIMIT:
+            from .errors import QueryError
+
+            raise QueryError(f"page_size must be an integer from 1 to {schema.MAX_LIMIT}, not {page_size!r}")
+        return self._copy(params=[(k, v) for k, v in self.params if k != "limit"] + [("limit", page_size)])
+
+    def _resumed(self: W, number: int, params: Optional[Sequence[Tuple[str, Any]]] = None) -> W:
+        """This (bulk) walk from page ``number``: ``to_parquet``'s run after its checkpoint (``params``:
+        the query of a refresh, this one's with a ``modified`` condition; default this walk's)."""
+        return self._copy(start_page=number, params=self.params if params is None else params)
+
+    @contextmanager
+    def _absorbed(self: W, other: W) -> Iterator[W]:
+        """``other`` (a bulk or resumed pager made for this one), its fetches counted here at the end."""
+        try:
+            yield other
+        finally:
+            if other is not self:
+                self.pages_fetched += other.pages_fetched
+                if other._first is not None:
+                    self._seen = (other._first.total, other._first.pages)
+
+    def _dataset(self) -> Dict[str, Any]:
+        """The checkpoint key of ``to_parquet`` (``checkpoint.write_dataset``'s query, target, first_page)."""
+        return dict(query=_query_digest(self.path, self.params), target=build_target(self.path, self.params),
+                    first_page=self.start_page)
+
+    def arrow_schema(self) -> "pa.Schema":
+        """The Arrow schema of this search's tables (from the schema table; nothing is fetched)."""
+        return frames.page_to_arrow(frames.empty_page(self.record, self.verbose)).schema
+
+    # ---- reprs ------------------------------------------------------------------------
+    def _known(self) -> Optional[Tuple[int, int]]:
+        return (self._first.total, self._first.pages) if self._first is not None else self._seen
+
+    def __repr__(self) -> str:
+        known = self._known()
+        fetched = f"{self.pages_fetched} page{'' if self.pages_fetched == 1 else 's'} fetched"
+        state = f"total={known[0]}, {fetched}" if known is not None else "not fetched"
+        start = f" start_page={self.start_page}" if self.start_page != 1 else ""
+        return f"<{type(self).__name__} {build_target(self.path, self.params)}{start} {state}>"
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        known = self._known()
+        return f"<div><b>{type(self).__name__}</b> <code>{escape(build_target(self.path, self.params))}</code><br>" \
+            + escape(f"total {known[0]} record{'' if known[0] == 1 else 's'}, {self.pages_fetched} "
+                     f"page{'' if self.pages_fetched == 1 else 's'} fetched"
+                     if known is not None else "not fetched yet (.total, iteration or .to_pandas() fetch it)") \
+            + "</div>"
+
+
+class Pager(PageWalk):
+    """Lazy iteration over every page of a search.  See the module docstring.
+
+    Its steps without I/O are :class:`PageWalk`'s; this class sends the requests (its asyncio twin,
+    ``vehicledata.aio.AsyncPager``, awaits the same ones)."""
+
+    _fetcher: "Fetcher"
+
+    # ---- first page ----------------------------------------------------------------
     def _first_page(self, budget: Any = None) -> Page:
         """The first page (fetched once); ``budget``: the wait budget of the call fetching it."""
         if self._first is None:
             try:
-                core = self._fetcher.get_page(self._target(self.start_page), self.record, "envelope", self.verbose,
-                                              budget, self.fields)
+                core = self._fetcher.get_page(**self._first_request(), budget=budget)
             except NotFoundError as e:
-                if self.start_page == 1 or e.exception != _envelope.NOT_FOUND:
+                if not self._past_the_end(e):
                     raise
-                core = self._past_the_end(budget)
-            page = Page(core, self.start_page)
-            page._query = (self.path, self.params)
-            self._check(page, None)
-            self._first = page
-            self.pages_fetched += 1
-            warn_demo_empty(self._fetcher.authenticated, self.path, self.params, page.total)
+                core = self._empty_page(self._fetcher.get_page(**self._page_one_request(), budget=budget))
+            first, new = self._took_first(core)
+            if new:
+                warn_demo_empty(self._fetcher.authenticated, self.path, self.params, first.total)
+            return first
         return self._first
 
     @property
     def total(self) -> int:
         """Total number of matching records (from the first page fetched: this pager's, or the one a
         whole-result method such as ``to_pandas()`` fetched, so asking after it sends no request)."""
-        if self._first is None and self._seen is not None:
-            return self._seen[0]
-        return self._first_page().total
+        known = self._known()
+        return known[0] if known is not None else self._first_page().total
 
     @property
     def page_count(self) -> int:
@@ -428,15 +636,6 @@ class Pager:
         header on the first page; nested members as ``field.member``); [] from the live service."""
         return self._first_page().synthetic
 
-    # ---- consistency ---------------------------------------------------------------------
-    def _check(self, page: Page, first: Optional[Page]) -> None:
-        """PaginationError when a page's block contradicts itself or the first page (checked in
-        C++, cpp/client/paging.cpp; batches are checked there as they arrive)."""
-        if first is None:
-            _core.client.check_paging(page._core, page.number)
-        else:
-            _core.client.check_paging(page._core, page.number, first._core, first.number)
-
     # ---- iteration -------------------------------------------------------------------------
     def _core_pages(self, max_pages: Optional[int] = None, ramp: bool = True, budget: Any = None) -> Iterator[Page]:
         """The pages in order.  ``max_pages``: fetch no more than that many (first included);
@@ -446,57 +645,26 @@ class Pager:
             budget = self._fetcher.wait_budget()
         first = self._first_page(budget)
         yield first
-        if first.number >= first.pages:
-            return
-        last = first.pages if max_pages is None else min(first.pages, first.number + max_pages - 1)
-        if last <= first.number:
+        numbers = self._rest(first, max_pages)
+        if not numbers:
             return
         if not self.parallel:
-            for page in self._follow_next(first, budget):
-                yield page
-                if page.number >= last:
-                    return
+            yield from self._follow_next(first, numbers[-1], budget)
             return
-        numbers = list(range(first.number + 1, last + 1))
-        bar = self._pages_bar(len(numbers))
-        try:
-            for batch in batches(numbers, self._fetcher.max_parallel, ramp):
-                cores = self._fetcher.get_pages([self._target(n) for n in batch], self.record, "envelope",
-                                                self.verbose, first._core, first.number, batch, budget,
-                                                self.fields)
-                self.pages_fetched += len(batch)
-                for n, core in zip(batch, cores):
-                    page = Page(core, n)
-                    page._query = (self.path, self.params)
-                    if bar is not None:
-                        bar.update(1)
-                    yield page
-        finally:
-            if bar is not None:
-                bar.close()
+        with self._crawl_bar(len(numbers)) as bar:
+            for batch in self._batches(numbers, ramp):
+                yield from self._arrived(self._fetcher.get_pages(**self._crawl_request(first, batch), budget=budget),
+                                         batch, bar)
 
-    def _pages_bar(self, following: int) -> Any:
-        """The bar of a crawl's pages (the first one counted; None: no bar), as the async pager's."""
-        bar = self._fetcher.progress_bar(self.progress, total=following + 1, desc=self.path, unit="page")
-        if bar is not None:
-            bar.update(1)
-        return bar
-
-    def _follow_next(self, first: Page, budget: Any = None) -> Iterator[Page]:
+    def _follow_next(self, first: Page, last: int, budget: Any = None) -> Iterator[Page]:
+        """The pages after ``first`` by their ``next`` links, up to page ``last``."""
         seen = {first.url}
         page = first
-        while page.next:
-            url = self._fetcher.url_for(page.next)
-            if url in seen or page.next in seen:
-                raise PaginationError(f"next link repeats an already fetched page: {page.next}", url=page.url)
-            seen.add(url)
-            seen.add(page.next)
-            number = page_number(page.next) or page.number + 1
-            core = self._fetcher.get_page(page.next, self.record, "envelope", self.verbose, budget, self.fields)
-            self.pages_fetched += 1
-            page = Page(core, number)
-            page._query = (self.path, self.params)
-            self._check(page, first)
+        while page.number < last:
+            link = self._next_link(page, seen)
+            if link is None:
+                return
+            page = self._followed(self._fetcher.get_page(**self._link_request(link[0]), budget=budget), link[1], first)
             yield page
 
     @property
@@ -514,98 +682,55 @@ class Pager:
     def first(self, n: int) -> List[Record]:
         """At most n records, fetching only the pages needed."""
         out: List[Record] = []
-        if n <= 0:
-            return out
-        first = self._first_page()
-        per_page = max(1, first.count)
-        needed = 1 + max(0, -(-(n - first.count) // per_page))  # pages that can hold n records
-        for page in self._core_pages(max_pages=needed, ramp=False):
-            for r in page.records:
-                out.append(r)
-                if len(out) >= n:
-                    return out
+        if n > 0:
+            for page in self._core_pages(max_pages=self._pages_needed(self._first_page(), n), ramp=False):
+                if self._fill(out, page, n):
+                    break
         return out
+
+    def _each(self, page_size: Optional[int], convert: Any, bulk: Optional["Pager"] = None) -> Iterator[Any]:
+        """``convert(page)`` of each page of the bulk pager (iter_pandas, iter_arrow; ``bulk``: the one made)."""
+        with self._absorbed(bulk if bulk is not None else self._bulk(page_size)) as bulk:
+            for page in bulk._core_pages():
+                yield convert(page)
 
     def iter_pandas(self, page_size: Optional[int] = None) -> Iterator["pd.DataFrame"]:
         """One DataFrame per page (bounded memory for ETL jobs); pages of ``page_size`` records
         (default BULK_PAGE_SIZE = 1000 unless the search set ``limit=`` or ``start_page=``)."""
-        bulk = self._bulk(page_size)
-        try:
-            for page in bulk._core_pages():
-                yield page.to_pandas()
-        finally:
-            if bulk is not self:
-                self.pages_fetched += bulk.pages_fetched
+        return self._each(page_size, Page.to_pandas)
 
+    def iter_arrow(self, page_size: Optional[int] = None) -> Iterator["pa.Table"]:
+        """One Arrow table per page (pages of ``page_size``, as iter_pandas)."""
+        return self._each(page_size, Page.to_arrow)
+
+    # ---- whole results ---------------------------------------------------------------------
     def _collected(self) -> Any:
         """Every page as one core page: the rest fetched concurrently and appended in order in C++.
         One call: the retry sleeps of all its requests share one wait budget (``max_wait``)."""
         budget = self._fetcher.wait_budget()
         first = self._first_page(budget)
-        if first.number >= first.pages:
-            return first._core
-        if not self.parallel or self._wants_progress():
-            # concat() empties its sources: the cached first page goes in as a copy.
-            cores = [p._core.copy() if p is first else p._core for p in self._core_pages(ramp=False, budget=budget)]
-            return frames.concat_or_empty(cores, self.record, self.verbose)
-        numbers = list(range(first.number + 1, first.pages + 1))
-        merged = self._fetcher.collect_pages(first._core, [self._target(n) for n in numbers], self.record,
-                                             "envelope", self.verbose, first.number, numbers, budget, self.fields)
+        numbers = self._rest(first)
+        if not numbers:
+            return self._core_of(first)
+        if self._by_pages():
+            return self._merged(list(self._core_pages(ramp=False, budget=budget)), first)
+        merged = self._fetcher.collect_pages(**self._crawl_request(first, numbers), budget=budget)
         self.pages_fetched += len(numbers)
         return merged
 
-    def _bulk(self, page_size: Optional[int]) -> "Pager":
-        """The pager whole-result methods use: this one when it fixes its page size (``limit=``) or
-        resumes at a page, else the same query with ``page_size`` (default BULK_PAGE_SIZE) records a page."""
-        if any(k == "limit" for k, _ in self.params) or self.start_page != 1:
-            if page_size is not None and self.start_page == 1:
-                return self._with_limit(page_size)
-            return self
-        return self._with_limit(page_size or BULK_PAGE_SIZE)
-
-    def _with_limit(self, page_size: int) -> "Pager":
-        if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= schema.MAX_LIMIT:
-            from .errors import QueryError
-
-            raise QueryError(f"page_size must be an integer from 1 to {schema.MAX_LIMIT}, not {page_size!r}")
-        params = [(k, v) for k, v in self.params if k != "limit"] + [("limit", page_size)]
-        return Pager(self._fetcher, self.path, self.record, params, parallel=self.parallel, progress=self.progress,
-                     fields=self.fields)
-
-    def _wants_progress(self) -> bool:
-        return self._fetcher.progress_bar(self.progress, total=None, desc="", unit="page", probe=True) is not None
-
-    def iter_arrow(self, page_size: Optional[int] = None) -> Iterator["pa.Table"]:
-        """One Arrow table per page (pages of ``page_size``, as iter_pandas)."""
-        bulk = self._bulk(page_size)
-        try:
-            for page in bulk._core_pages():
-                yield page.to_arrow()
-        finally:
-            if bulk is not self:
-                self.pages_fetched += bulk.pages_fetched
-
-    def arrow_schema(self) -> "pa.Schema":
-        """The Arrow schema of this search's tables (from the schema table; nothing is fetched)."""
-        return frames.page_to_arrow(frames.empty_page(self.record, self.verbose)).schema
+    def _bulk_collected(self, page_size: Optional[int]) -> Any:
+        """The whole result of the bulk pager, as one core page (the frames below, and api.vehicles' join)."""
+        with self._absorbed(self._bulk(page_size)) as bulk:
+            return bulk._collected()
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         """The Arrow PyCapsule stream protocol: ``pa.table(pager)``, ``polars.from_arrow(pager)``,
         DuckDB... read the result page by page (1000-record pages, each page's columns exported by
         the C++ decoder as one record batch) without a DataFrame in between."""
         bulk = self._bulk(None)
-
-        def cores() -> Iterator[Any]:
-            try:
-                for page in bulk._core_pages():
-                    yield page._core
-            finally:
-                if bulk is not self:
-                    self.pages_fetched += bulk.pages_fetched
-
         schema_page = frames.empty_page(self.record, self.verbose)
         schema_page.synthetic = bulk._first_page().synthetic  # the schema's origin labels (fetched once)
-        stream = frames.ArrowStream(schema_page, cores())
+        stream = frames.ArrowStream(schema_page, self._each(None, self._core_of, bulk))
         return stream.__arrow_c_stream__(requested_schema)
 
     def to_parquet(self, path: Any, partition_cols: Optional[Sequence[str]] = None,
@@ -635,28 +760,12 @@ class Pager:
 
         def pages_from(number: int, since: Optional[datetime] = None) -> Iterator[Page]:
             params = bulk.params if since is None else sync.changed_params(bulk.path, bulk.params, since)
-            resumed = Pager(self._fetcher, bulk.path, bulk.record, params, start_page=number,
-                            parallel=self.parallel, progress=self.progress, fields=bulk.fields)
-            try:
+            with self._absorbed(bulk._resumed(number, params)) as resumed:
                 yield from resumed._core_pages()
-            finally:
-                self.pages_fetched += resumed.pages_fetched
 
-        return checkpoint.write_dataset(path, query=_query_digest(bulk.path, bulk.params),
-                                        target=build_target(bulk.path, bulk.params), first_page=bulk.start_page,
-                                        pages_from=pages_from, partition_cols=partition_cols, mode=mode,
-                                        rows_per_file=rows_per_file, checkpoint_pages=checkpoint_pages,
-                                        refreshable=sync.refreshable(bulk.path))
-
-    def _bulk_collected(self, page_size: Optional[int]) -> Any:
-        bulk = self._bulk(page_size)
-        try:
-            return bulk._collected()
-        finally:
-            if bulk is not self:
-                self.pages_fetched += bulk.pages_fetched
-                if bulk._first is not None:
-                    self._seen = (bulk._first.total, bulk._first.pages)
+        return checkpoint.write_dataset(path, **bulk._dataset(), pages_from=pages_from,
+                                        partition_cols=partition_cols, mode=mode, rows_per_file=rows_per_file,
+                                        checkpoint_pages=checkpoint_pages, refreshable=sync.refreshable(bulk.path))
 
     def to_pandas(self, page_size: Optional[int] = None) -> "pd.DataFrame":
         """Every page in one DataFrame (pages appended in C++ as they arrive, then wrapped without copies).
@@ -674,28 +783,9 @@ class Pager:
         ``frames.page_to_polars``). Needs polars: ``pip install 'pyvehicledata[polars]'``."""
         return frames.page_to_polars(self._bulk_collected(page_size))
 
-    def _known(self) -> Optional[Tuple[int, int]]:
-        return (self._first.total, self._first.pages) if self._first is not None else self._seen
 
-    def __repr__(self) -> str:
-        known = self._known()
-        fetched = f"{self.pages_fetched} page{'' if self.pages_fetched == 1 else 's'} fetched"
-        state = f"total={known[0]}, {fetched}" if known is not None else "not fetched"
-        start = f" start_page={self.start_page}" if self.start_page != 1 else ""
-        return f"<Pager {build_target(self.path, self.params)}{start} {state}>"
-
-    def _repr_html_(self) -> str:
-        from html import escape
-
-        known = self._known()
-        return f"<div><b>Pager</b> <code>{escape(build_target(self.path, self.params))}</code><br>" + escape(
-            f"total {known[0]} record{'' if known[0] == 1 else 's'}, {self.pages_fetched} "
-            f"page{'' if self.pages_fetched == 1 else 's'} fetched"
-            if known is not None else "not fetched yet (.total, iteration or .to_pandas() fetch it)"
-        ) + "</div>"
-
-
-__all__ = ["Record", "Page", "Pager", "build_target", "page_number", "BULK_PAGE_SIZE", "make_token", "token_page"]
+__all__ = ["Record", "Page", "PageWalk", "Pager", "build_target", "page_number", "BULK_PAGE_SIZE", "make_token",
+           "token_page"]
 
 
 def _core_decode(body: bytes, record: str, url: str, verbose: bool) -> Any:

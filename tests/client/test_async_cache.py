@@ -81,8 +81,8 @@ async def test_the_async_client_reads_the_sync_clients_cache(emulator: Emulator,
         got = await aapi.engines.search(year=2019, make="BMW").to_pandas(page_size=20)
         assert aapi.stats()["requests"] == 0 and aapi.stats()["cache_hits"] == pages
         # account answers are never cached: asked of the server each time
-        await aapi.account_requests_today()
-        await aapi.account_requests_today()
+        await aapi.account.requests_today()
+        await aapi.account.requests_today()
         assert aapi.stats()["requests"] == 3 and aapi.stats()["logins"] == 1  # the login and both
     assert got.equals(expected)
     assert served(emulator) == on_server + 3  # a login and the two account requests

@@ -126,11 +126,13 @@ async def test_the_other_endpoints(emulator: Emulator, api: vd.Client):
         assert await aapi.powersports_years(type="street_motorcycle") == \
             api.powersports_years(type="street_motorcycle")
         assert await aapi.vehicle_attributes("engines.valves") == api.vehicle_attributes("engines.valves")
-        assert await aapi.account_requests_today() >= 1
-        got = [r.to_dict(json_safe=True) for r in await aapi.account_requests()]
+        assert await aapi.account.requests_today() >= 1
+        got = [r.to_dict(json_safe=True) for r in await aapi.account.requests()]
         expected = [r.to_dict(json_safe=True) for r in api.account.requests()]
         assert [r["date"] for r in got] == [r["date"] for r in expected] and got
         assert got[-1]["count"] + 1 == expected[-1]["count"]  # the sync request counted once more
+        with pytest.warns(DeprecationWarning, match=r"api\.account\.requests\(\)"):
+            assert [r["date"] for r in await aapi.account_requests()] == [r["date"] for r in got]
         try:
             plate = api.license_plate("US", "ABC123", "CA").to_dict(json_safe=True)
         except vd.VehicleDataError as exc:
@@ -412,7 +414,7 @@ async def test_a_closed_client_raises(emulator: Emulator):
     with pytest.raises(AttributeError):
         aapi.no_such_resource
     with pytest.raises(AttributeError, match="not offered by AsyncClient yet"):
-        aapi.account
+        aapi.login  # (the engine logs in with the first request that needs it)
     with pytest.raises(vd.VehicleDataError, match="closed"):
         await aapi.get_json("/api/makes/v2")
 
@@ -530,7 +532,7 @@ async def test_one_login_for_concurrent_requests_and_renewal_after_401(short_ttl
         assert all(t > 0 for t in totals)  # premium data: the JWT was sent
         assert _logins(short_ttl) == 1 and aapi.stats()["logins"] == 1
         short_ttl.shift_clock(60)  # the server now sees the token as expired
-        assert await aapi.account_requests_today() >= 1
+        assert await aapi.account.requests_today() >= 1
         assert aapi.stats()["logins"] == 2
 
 
