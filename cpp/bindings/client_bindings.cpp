@@ -335,14 +335,24 @@ py::list page_pandas_values(py::object self) {
 
 }  // namespace
 
+bool python_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing() != 0;
+#else
+    return _Py_IsFinalizing() != 0;
+#endif
+}
+
 std::shared_ptr<py::object> attach_logger(vc::Client& client, py::object logger) {
     auto keep = std::shared_ptr<py::object>(new py::object(logger), [](py::object* p) {
+        if (python_finalizing()) return;  // leaked: see python_finalizing()
         py::gil_scoped_acquire g;
         delete p;
     });
     if (!logger.is_none()) {
         std::shared_ptr<py::object> lg = keep;
         client.set_logger([lg](int level, const std::string& msg) {
+            if (python_finalizing()) return;
             py::gil_scoped_acquire g;
             try {
                 (*lg)(level, text(msg));

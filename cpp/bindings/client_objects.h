@@ -27,6 +27,12 @@ struct CancelToken {
 // module's exception translator); a cancelled thread gets concurrent.futures.CancelledError.
 bool interrupt_requested();
 
+// True once the interpreter is finalizing. A thread of ours (the asyncio engine's, the client's
+// transfers) must not take the GIL then: CPython ends a thread that does with pthread_exit, whose
+// unwinding through our noexcept frames is std::terminate ("terminate called without an active
+// exception" when a daemon thread's AsyncClient crawl meets the interpreter's exit). Such a thread
+// drops its result (nobody waits for it any more) and leaks the Python objects it holds.
+bool python_finalizing();
 // Route the client's log lines to `logger(level, message)` (None: none); the holder of `logger`.
 std::shared_ptr<pybind11::object> attach_logger(client::Client& client, pybind11::object logger);
 // The vehicledata.errors exception (or the Python exception) an error of the core stands for.

@@ -66,6 +66,7 @@ struct PyEngine {
 using Held = std::shared_ptr<py::object>;
 Held hold(py::object o) {
     return Held(new py::object(std::move(o)), [](py::object* p) {
+        if (python_finalizing()) return;  // leaked: see python_finalizing()
         py::gil_scoped_acquire g;
         delete p;
     });
@@ -78,6 +79,7 @@ vc::Engine::Completion hand_over(py::object loop, py::object callback,
     Held held_loop = hold(std::move(loop));
     Held held_callback = hold(std::move(callback));
     return [held_loop, held_callback, value = std::move(value)](vc::Engine::Result&& result) {
+        if (python_finalizing()) return;
         py::gil_scoped_acquire g;
         try {
             py::object v = py::none(), error = py::none();
@@ -172,11 +174,13 @@ std::uint64_t submit_settled(PyEngine& self, py::object loop, py::object callbac
         }
     };
     job.each = [schedule](std::size_t i, vc::Page&& page) {
+        if (python_finalizing()) return;
         auto held = std::make_shared<vc::Page>(std::move(page));
         py::gil_scoped_acquire g;
         schedule(i, py::cast(held), py::none(), py::none());
     };
     job.refused = [schedule](std::size_t i, const vc::ApiError& e) {
+        if (python_finalizing()) return;
         py::gil_scoped_acquire g;
         schedule(i, py::none(), py::int_(e.status), safe_text(e.what()));
     };
@@ -207,6 +211,7 @@ std::uint64_t submit_download(PyEngine& self, py::object loop, py::object callba
         Held held_loop = hold(loop);
         Held held_progress = hold(std::move(progress));
         fn = [held_loop, held_progress](std::int64_t done, std::int64_t total) {
+            if (python_finalizing()) return;
             py::gil_scoped_acquire g;
             try {
                 held_loop->attr("call_soon_threadsafe")(*held_progress, done, total);
