@@ -69,6 +69,20 @@ def test_trim_name_rules() -> None:
     assert lineup.hinted("Daytona R/T 245/35ZR20 Rear A/S", "electric", "Charger", "Dodge") == ["Daytona R/T"]
 
 
+def test_coded_grades_are_spelled_out() -> None:
+    """vPIC's abbreviations and codes become the make's own grade words; the makers' upper-case
+    grades and model designations stay as they are."""
+    from vehicledata.dataset import lineup
+
+    words = lineup.grade_words(["Select", "Reserve", "Black Label", "Preferred", "Advance", "Touring"])
+    assert lineup.expand_codes("Prfrd", words) == "Preferred" and lineup.expand_codes("Rsv", words) == "Reserve"
+    assert lineup.expand_codes("Blk Label", words) == "Black Label" and lineup.expand_codes("Trg", words) == "Touring"
+    assert lineup.expand_codes("ADV19", words) == "Advance"
+    assert lineup.expand_codes("SV42 Momentum", words) == "Momentum" and lineup.expand_codes("SVFB Black", words) == "Black"
+    for kept in ("XLT", "SRT", "TRD Off Road", "AMG GLC43", "QX60", "SV32", "All Terrain", "F-Type 75"):
+        assert lineup.expand_codes(kept, words) == kept
+
+
 def test_turbo_and_non_turbo_outputs_split() -> None:
     """2016 F-150 3.5 L: vPIC rates it "282|365", the Test Car List tested the EcoBoost only."""
     from types import SimpleNamespace

@@ -377,3 +377,64 @@ def reviewed_order(make: str, model: str, year: int) -> Dict[str, float]:
         for t in r.trims:
             out.setdefault(t, float(len(out)))
     return out
+
+
+# ---- vPIC's abbreviated and coded grades -------------------------------------------------------
+
+# A word with no vowel after its first consonant is an abbreviation of a grade ("Prfrd" Preferred,
+# "Prmr" Premier(e), "Rsv" Reserve, "Blk" Black, "Trg" Touring); letters and the model year's two
+# digits are a grade code ("TEC19" Technology, "ADV19" Advance); a leading four-character option
+# code before a grade ("SV42 Momentum", "SVFB Black") is no part of the name. Upper-case names
+# ("XLT", "SRT", "TRD") are the makers' own spellings and stay.
+_ABBREVIATED = re.compile(r"^[B-DF-HJ-NP-TV-Z][b-df-hj-np-tv-xz]{2,}$")
+_YEAR_CODE = re.compile(r"^([A-Za-z]{3,5})(1[5-9]|2[0-6])$")
+_LEAD_CODE = re.compile(r"^[A-Z][A-Z0-9]{3}$")
+
+
+def _is_lead_code(word: str) -> bool:
+    return bool(_LEAD_CODE.match(word)) and (any(c.isdigit() for c in word) or not re.search(r"[AEIOU]", word))
+
+
+def grade_words(names: Sequence[str]) -> Dict[str, float]:
+    """The full words (four letters or more, with a vowel) a make's trim names use, counted, and
+    the generic and make ladders' words: what an abbreviated grade is expanded to."""
+    out: Dict[str, float] = {}
+    for name in names:
+        for w in name.split():
+            if w.isalpha() and len(w) >= 4 and re.search(r"[aeiouAEIOU]", w[1:]):
+                key = w.upper()
+                out[key] = out.get(key, 0.0) + 1.0
+    for ladder in [LADDER, *MAKE_LADDERS.values()]:
+        for g in ladder:
+            for w in g.split():
+                if w.isalpha() and len(w) >= 4:
+                    out[w] = out.get(w, 0.0) + 0.5
+    return out
+
+
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(c in it for c in short)
+
+
+def expand_codes(name: str, words: Dict[str, float]) -> Optional[str]:
+    """A trim name with vPIC's abbreviations spelled out from the make's own grade words
+    (`grade_words`; the most used match wins, ties alphabetically), a year-coded grade spelled
+    out or kept, a leading option code dropped; None when nothing of a name is left."""
+    parts = name.split()
+    if len(parts) > 1 and _is_lead_code(parts[0]) and any(w.isalpha() for w in parts[1:]):
+        parts = parts[1:]
+    out: List[str] = []
+    for w in parts:
+        full: Optional[str] = None
+        m = _YEAR_CODE.match(w)
+        if m:
+            stem = m.group(1).upper()
+            hits = [k for k in words if k.startswith(stem) and len(k) > len(stem)]
+            full = max(sorted(hits), key=lambda k: words[k]) if hits else None
+        elif _ABBREVIATED.match(w):
+            up = w.upper()
+            hits = [k for k in words if k[0] == up[0] and len(k) > len(up) and _subsequence(up, k)]
+            full = max(sorted(hits), key=lambda k: words[k]) if hits else None
+        out.append(full.title() if full else w)
+    return " ".join(out) or None

@@ -313,6 +313,29 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
                 or not facts_of[i]["fits"](fallback)):  # type: ignore[operator]
             fallback = "Base"
         out.append(lineup.lineup(own[i], cands_of[i], claimed.get(key, set()), fallback, etypes[i]))
+    return _spell_out(out, idents, named)
+
+
+def _spell_out(lineups: List[List[str]], idents: List[Tuple[str, str, str]],
+               named: List[naming.Name]) -> List[List[str]]:
+    """vPIC's abbreviated and coded grades spelled out from the make's own grade words
+    (lineup.expand_codes: "Prfrd" -> Preferred, "ADV19" -> Advance, "SV42 Momentum" -> Momentum);
+    a name met twice in one lineup is kept once."""
+    by_make: Dict[str, List[str]] = {}
+    for (make, _, _), names in zip(idents, lineups):
+        by_make.setdefault(make, []).extend(names)
+    words = {make: lineup.grade_words(names) for make, names in by_make.items()}
+    out: List[List[str]] = []
+    for i, names in enumerate(lineups):
+        if named[i].exact:
+            out.append(names)
+            continue
+        spelled: List[str] = []
+        for t in names:
+            s = lineup.expand_codes(t, words[idents[i][0]]) or t
+            if naming.norm(s) not in {naming.norm(x) for x in spelled}:
+                spelled.append(s)
+        out.append(spelled)
     return out
 
 
