@@ -63,6 +63,8 @@ def test_trim_name_rules() -> None:
     assert lineup.clean("TOP (High)", "gas") is None and lineup.clean("HGS", "gas") is None
     assert lineup.clean("Premier HEV", "gas") == "Premier" and lineup.clean("Premier HEV", "hybrid") == "Premier HEV"
     assert lineup.clean("1SV", "gas") is None
+    assert lineup.clean("SuperCab-Raptor", "gas") == "Raptor" and lineup.clean("SuperCrew-Police", "gas") is None
+    assert lineup.clean("EX-L", "gas") == "EX-L" and lineup.clean("R-Design", "gas") == "R-Design"
     assert lineup.foreign("GLS", "Hyundai") and lineup.foreign("GX", "Mazda") and lineup.foreign("SV", "Buick")
     assert not lineup.foreign("SV", "Nissan") and not lineup.foreign("SV Autobiography", "Land Rover")
     assert not lineup.foreign("GS", "Buick", frozenset({"GS"}))   # the make's US sources use it

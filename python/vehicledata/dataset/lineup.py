@@ -89,6 +89,16 @@ def _is_noise(word: str) -> bool:
     return not w or w in _NOISE or bool(_ENGINE_SIZE.match(w))
 
 
+def _unhyphen(word: str) -> List[str]:
+    """A cab, body or drive word hyphenated to a grade ("SuperCab-Raptor", "SuperCrew-Police") as two
+    words; a grade's own hyphen ("EX-L", "R-Design", "SH-AWD") stays."""
+    parts = word.split("-")
+    if len(parts) > 1 and not _is_noise(word) and any(
+            p and (_is_noise(p) or p.upper() in _NOT_TRIM) for p in parts):
+        return [p for p in parts if p]
+    return [word]
+
+
 # Models whose GM grade codes are the trims the market sells (2019 Camaro 1LS, 1LT, 2LT, 3LT, 1SS,
 # 2SS): the code is kept there, elsewhere ("1FL" Equinox) it is dropped.
 GRADE_CODE_MODELS = {"Camaro"}
@@ -112,7 +122,7 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
         name = name[:pkg.start()]
     name = _FOUR_BY_FOUR.sub(" ", name)  # Jeep's 4x4 systems ("Cherokee 4WD Active Drive II")
     words: List[str] = []
-    split = name.replace(",", " ").split()
+    split = [p for w in name.replace(",", " ").split() for p in _unhyphen(w)]
     for k, w in enumerate(split):
         up = w.upper()
         if up in ("STANDARD", "LONG", "MID") and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
