@@ -71,6 +71,18 @@ def test_trim_name_rules() -> None:
     assert lineup.hinted("Daytona R/T 245/35ZR20 Rear A/S", "electric", "Charger", "Dodge") == ["Daytona R/T"]
 
 
+def test_generic_ladder_places_common_grades() -> None:
+    """Audi's Premium, Premium Plus, Prestige; Toyota's SR, SR5 ... Limited, Platinum, Capstone;
+    Nissan's S, SV, SR, SL."""
+    from vehicledata.dataset import lineup
+
+    def order(*names: str) -> bool:
+        return [lineup.rank(n) for n in names] == sorted(lineup.rank(n) for n in names)
+    assert order("Premium", "Premium Plus", "Prestige")
+    assert order("SR", "SR5", "TRD Sport", "Limited", "Platinum", "Capstone")
+    assert order("S", "SV", "SR", "SL")
+
+
 def test_coded_grades_are_spelled_out() -> None:
     """vPIC's abbreviations and codes become the make's own grade words; the makers' upper-case
     grades and model designations stay as they are."""

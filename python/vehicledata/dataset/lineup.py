@@ -241,11 +241,11 @@ def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str =
 
 
 # Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
-LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "XL", "WORK TRUCK", "WT", "SPORT",
+LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "SR", "SR5", "XL", "WORK TRUCK", "WT", "SPORT",
           "LT", "1LT", "2LT", "3LT", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ",
           "1SS", "2SS", "1LZ", "2LZ", "3LZ", "SELECT", "PREFERRED", "ESSENCE", "XRT", "LIMITED", "PREMIUM",
-          "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
-          "KING RANCH", "INSCRIPTION", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
+          "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "PRESTIGE", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
+          "KING RANCH", "CAPSTONE", "INSCRIPTION", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
           "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
 LADDER = ["MOMENTUM"] + LADDER + ["EXCELLENCE"]   # Volvo: Momentum base, Excellence above Inscription
 _LADDER_RANK = {w: i for i, w in enumerate(LADDER)}
