@@ -73,7 +73,7 @@ def test_trim_name_rules() -> None:
 
 def test_generic_ladder_places_common_grades() -> None:
     """Audi's Premium, Premium Plus, Prestige; Toyota's SR, SR5 ... Limited, Platinum, Capstone;
-    Nissan's S, SV, SR, SL."""
+    Nissan's S, SV, SR, SL; a plain "Base" first; GMC's, Cadillac's, Lincoln's, Acura's grades."""
     from vehicledata.dataset import lineup
 
     def order(*names: str) -> bool:
@@ -81,6 +81,8 @@ def test_generic_ladder_places_common_grades() -> None:
     assert order("Premium", "Premium Plus", "Prestige")
     assert order("SR", "SR5", "TRD Sport", "Limited", "Platinum", "Capstone")
     assert order("S", "SV", "SR", "SL")
+    assert order("Base", "A-Spec", "Advance") and order("Base", "Luxury", "Premium Luxury", "Platinum")
+    assert order("SLE", "Elevation", "SLT", "AT4", "Denali") and order("Premiere", "Select", "Reserve", "Black Label")
 
 
 def test_coded_grades_are_spelled_out() -> None:

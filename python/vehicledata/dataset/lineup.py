@@ -241,10 +241,10 @@ def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str =
 
 
 # Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
-LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "SR", "SR5", "XL", "WORK TRUCK", "WT", "SPORT",
-          "LT", "1LT", "2LT", "3LT", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ",
+LADDER = ["BASE", "L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "SR", "SR5", "XL", "WORK TRUCK", "WT", "SPORT",
+          "LT", "1LT", "2LT", "3LT", "SLE", "ELEVATION", "LUXURY", "PREMIERE", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "A-SPEC", "LTZ",
           "1SS", "2SS", "1LZ", "2LZ", "3LZ", "SELECT", "PREFERRED", "ESSENCE", "XRT", "LIMITED", "PREMIUM",
-          "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "PRESTIGE", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
+          "LARIAT", "SLT", "AT4", "LARAMIE", "PREMIER", "PLATINUM", "PRESTIGE", "ADVANCE", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
           "KING RANCH", "CAPSTONE", "INSCRIPTION", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
           "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
 LADDER = ["MOMENTUM"] + LADDER + ["EXCELLENCE"]   # Volvo: Momentum base, Excellence above Inscription
