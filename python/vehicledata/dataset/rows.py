@@ -336,7 +336,9 @@ def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], 
     (earlier first; the same engine standing for the same generation), else the model year's base
     grade where its other rows name at least two; a performance grade only where it fits the row's
     engine, a powertrain word only on its powertrain. Its vPIC configurations priced no such grade:
-    its prices come from the line's ladder."""
+    its prices come from the line's ladder. A model year with one grade for all its rows takes,
+    beside it, the grades the same engine carries in the nearest year up to two years away that
+    sells that grade among at least three."""
     def engine(i: int) -> Tuple[object, ...]:
         v = vehicles[i]
         return (idents[i][0], idents[i][1], v.displ, v.cylinders, bool(v.turbo), bool(v.supercharged), etypes[i])
@@ -376,6 +378,25 @@ def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], 
         if spelled:
             lineups[i] = spelled[:lineup.MAX_TRIMS]
             facts_of[i]["borrowed"] = True  # its vPIC configurations priced no such grade
+    # one grade for a whole model year (2015 Sorento "L") where an adjacent year of the same
+    # engine sells it among at least three: that year's grades
+    single: Dict[Tuple[int, str, str], set] = {}
+    for i, names in enumerate(lineups):
+        if not named[i].exact:
+            single.setdefault((vehicles[i].year, idents[i][0], idents[i][1]), set()).update(names)
+    for i, names in enumerate(lineups):
+        y = vehicles[i].year
+        if named[i].exact or len(single[(y, idents[i][0], idents[i][1])]) != 1 or len(names) != 1:
+            continue
+        years = grades.get(engine(i), {})
+        for z in sorted(years, key=lambda z: (abs(z - y), z)):
+            if 0 < abs(z - y) <= _BORROW_YEARS and len(years[z]) >= 3 and names[0] in years[z]:
+                fits = facts_of[i]["fits"]
+                got = [c for c in (lineup.clean(t, etypes[i]) for t in years[z] if fits(t))  # type: ignore[operator]
+                       if c]
+                if len(got) >= 2:
+                    lineups[i] = [names[0]] + [t for t in dict.fromkeys(got) if t != names[0]][:lineup.MAX_TRIMS - 1]
+                break
 
 
 def _spell_out(lineups: List[List[str]], idents: List[Tuple[str, str, str]],
