@@ -655,14 +655,16 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             # would make an $18,249 XL)
             priced = [p / (1.0 + rate) ** step[t] for (i, t), p in real.items()
                       if i in gas and not PERFORMANCE_GRADE.search(t)]
+            formula = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
+                                                    facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
             if lowest:
                 base = float(min(lowest))
             elif priced:
                 base = float(min(priced))
-            else:
+            if not (lowest or priced) or not _PLAUSIBLE[0] * formula <= base <= _PLAUSIBLE[1] * formula:
+                # no vPIC price, or a base stepped down (or up) out of the class formula's band
                 origin = "formula" if any(facts_of[i]["hp"] for i in gas) else "unrated"
-                base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
-                                                     facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
+                base = formula
         if anchor is None:
             spread = _max_spread(vehicles, members, names, make, base, year)
             rate = min(rate, spread ** (1.0 / max(1, len(names) - 1)) - 1.0)
