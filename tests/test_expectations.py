@@ -63,10 +63,40 @@ def test_trim_name_rules() -> None:
     assert lineup.clean("TOP (High)", "gas") is None and lineup.clean("HGS", "gas") is None
     assert lineup.clean("Premier HEV", "gas") == "Premier" and lineup.clean("Premier HEV", "hybrid") == "Premier HEV"
     assert lineup.clean("1SV", "gas") is None
+    assert lineup.clean("SuperCab-Raptor", "gas") == "Raptor" and lineup.clean("SuperCrew-Police", "gas") is None
+    assert lineup.clean("EX-L", "gas") == "EX-L" and lineup.clean("R-Design", "gas") == "R-Design"
     assert lineup.foreign("GLS", "Hyundai") and lineup.foreign("GX", "Mazda") and lineup.foreign("SV", "Buick")
     assert not lineup.foreign("SV", "Nissan") and not lineup.foreign("SV Autobiography", "Land Rover")
     assert not lineup.foreign("GS", "Buick", frozenset({"GS"}))   # the make's US sources use it
     assert lineup.hinted("Daytona R/T 245/35ZR20 Rear A/S", "electric", "Charger", "Dodge") == ["Daytona R/T"]
+
+
+def test_generic_ladder_places_common_grades() -> None:
+    """Audi's Premium, Premium Plus, Prestige; Toyota's SR, SR5 ... Limited, Platinum, Capstone;
+    Nissan's S, SV, SR, SL; a plain "Base" first; GMC's, Cadillac's, Lincoln's, Acura's grades."""
+    from vehicledata.dataset import lineup
+
+    def order(*names: str) -> bool:
+        return [lineup.rank(n) for n in names] == sorted(lineup.rank(n) for n in names)
+    assert order("Premium", "Premium Plus", "Prestige")
+    assert order("SR", "SR5", "TRD Sport", "Limited", "Platinum", "Capstone")
+    assert order("S", "SV", "SR", "SL")
+    assert order("Base", "A-Spec", "Advance") and order("Base", "Luxury", "Premium Luxury", "Platinum")
+    assert order("SLE", "Elevation", "SLT", "AT4", "Denali") and order("Premiere", "Select", "Reserve", "Black Label")
+
+
+def test_coded_grades_are_spelled_out() -> None:
+    """vPIC's abbreviations and codes become the make's own grade words; the makers' upper-case
+    grades and model designations stay as they are."""
+    from vehicledata.dataset import lineup
+
+    words = lineup.grade_words(["Select", "Reserve", "Black Label", "Preferred", "Advance", "Touring"])
+    assert lineup.expand_codes("Prfrd", words) == "Preferred" and lineup.expand_codes("Rsv", words) == "Reserve"
+    assert lineup.expand_codes("Blk Label", words) == "Black Label" and lineup.expand_codes("Trg", words) == "Touring"
+    assert lineup.expand_codes("ADV19", words) == "Advance"
+    assert lineup.expand_codes("SV42 Momentum", words) == "Momentum" and lineup.expand_codes("SVFB Black", words) == "Black"
+    for kept in ("XLT", "SRT", "TRD Off Road", "AMG GLC43", "QX60", "SV32", "All Terrain", "F-Type 75"):
+        assert lineup.expand_codes(kept, words) == kept
 
 
 def test_turbo_and_non_turbo_outputs_split() -> None:

@@ -89,6 +89,16 @@ def _is_noise(word: str) -> bool:
     return not w or w in _NOISE or bool(_ENGINE_SIZE.match(w))
 
 
+def _unhyphen(word: str) -> List[str]:
+    """A cab, body or drive word hyphenated to a grade ("SuperCab-Raptor", "SuperCrew-Police") as two
+    words; a grade's own hyphen ("EX-L", "R-Design", "SH-AWD") stays."""
+    parts = word.split("-")
+    if len(parts) > 1 and not _is_noise(word) and any(
+            p and (_is_noise(p) or p.upper() in _NOT_TRIM) for p in parts):
+        return [p for p in parts if p]
+    return [word]
+
+
 # Models whose GM grade codes are the trims the market sells (2019 Camaro 1LS, 1LT, 2LT, 3LT, 1SS,
 # 2SS): the code is kept there, elsewhere ("1FL" Equinox) it is dropped.
 GRADE_CODE_MODELS = {"Camaro"}
@@ -112,7 +122,7 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
         name = name[:pkg.start()]
     name = _FOUR_BY_FOUR.sub(" ", name)  # Jeep's 4x4 systems ("Cherokee 4WD Active Drive II")
     words: List[str] = []
-    split = name.replace(",", " ").split()
+    split = [p for w in name.replace(",", " ").split() for p in _unhyphen(w)]
     for k, w in enumerate(split):
         up = w.upper()
         if up in ("STANDARD", "LONG", "MID") and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
@@ -231,11 +241,11 @@ def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str =
 
 
 # Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
-LADDER = ["L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "XL", "WORK TRUCK", "WT", "SPORT",
-          "LT", "1LT", "2LT", "3LT", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "LTZ",
+LADDER = ["BASE", "L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "SR", "SR5", "XL", "WORK TRUCK", "WT", "SPORT",
+          "LT", "1LT", "2LT", "3LT", "SLE", "ELEVATION", "LUXURY", "PREMIERE", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "A-SPEC", "LTZ",
           "1SS", "2SS", "1LZ", "2LZ", "3LZ", "SELECT", "PREFERRED", "ESSENCE", "XRT", "LIMITED", "PREMIUM",
-          "LARIAT", "SLT", "LARAMIE", "PREMIER", "PLATINUM", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
-          "KING RANCH", "INSCRIPTION", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
+          "LARIAT", "SLT", "AT4", "LARAMIE", "PREMIER", "PLATINUM", "PRESTIGE", "ADVANCE", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
+          "KING RANCH", "CAPSTONE", "INSCRIPTION", "RESERVE", "AVENIR", "ABARTH", "BLACK LABEL", "RAPTOR", "SCAT PACK", "SRT", "HELLCAT", "REDEYE", "SUPER STOCK", "DEMON", "TRACKHAWK",
           "TYPE R", "NISMO", "Z06", "ZL1", "ZR1"]
 LADDER = ["MOMENTUM"] + LADDER + ["EXCELLENCE"]   # Volvo: Momentum base, Excellence above Inscription
 _LADDER_RANK = {w: i for i, w in enumerate(LADDER)}
@@ -377,3 +387,64 @@ def reviewed_order(make: str, model: str, year: int) -> Dict[str, float]:
         for t in r.trims:
             out.setdefault(t, float(len(out)))
     return out
+
+
+# ---- vPIC's abbreviated and coded grades -------------------------------------------------------
+
+# A word with no vowel after its first consonant is an abbreviation of a grade ("Prfrd" Preferred,
+# "Prmr" Premier(e), "Rsv" Reserve, "Blk" Black, "Trg" Touring); letters and the model year's two
+# digits are a grade code ("TEC19" Technology, "ADV19" Advance); a leading four-character option
+# code before a grade ("SV42 Momentum", "SVFB Black") is no part of the name. Upper-case names
+# ("XLT", "SRT", "TRD") are the makers' own spellings and stay.
+_ABBREVIATED = re.compile(r"^[B-DF-HJ-NP-TV-Z][b-df-hj-np-tv-xz]{2,}$")
+_YEAR_CODE = re.compile(r"^([A-Za-z]{3,5})(1[5-9]|2[0-6])$")
+_LEAD_CODE = re.compile(r"^[A-Z][A-Z0-9]{3}$")
+
+
+def _is_lead_code(word: str) -> bool:
+    return bool(_LEAD_CODE.match(word)) and (any(c.isdigit() for c in word) or not re.search(r"[AEIOU]", word))
+
+
+def grade_words(names: Sequence[str]) -> Dict[str, float]:
+    """The full words (four letters or more, with a vowel) a make's trim names use, counted, and
+    the generic and make ladders' words: what an abbreviated grade is expanded to."""
+    out: Dict[str, float] = {}
+    for name in names:
+        for w in name.split():
+            if w.isalpha() and len(w) >= 4 and re.search(r"[aeiouAEIOU]", w[1:]):
+                key = w.upper()
+                out[key] = out.get(key, 0.0) + 1.0
+    for ladder in [LADDER, *MAKE_LADDERS.values()]:
+        for g in ladder:
+            for w in g.split():
+                if w.isalpha() and len(w) >= 4:
+                    out[w] = out.get(w, 0.0) + 0.5
+    return out
+
+
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(c in it for c in short)
+
+
+def expand_codes(name: str, words: Dict[str, float]) -> Optional[str]:
+    """A trim name with vPIC's abbreviations spelled out from the make's own grade words
+    (`grade_words`; the most used match wins, ties alphabetically), a year-coded grade spelled
+    out or kept, a leading option code dropped; None when nothing of a name is left."""
+    parts = name.split()
+    if len(parts) > 1 and _is_lead_code(parts[0]) and any(w.isalpha() for w in parts[1:]):
+        parts = parts[1:]
+    out: List[str] = []
+    for w in parts:
+        full: Optional[str] = None
+        m = _YEAR_CODE.match(w)
+        if m:
+            stem = m.group(1).upper()
+            hits = [k for k in words if k.startswith(stem) and len(k) > len(stem)]
+            full = max(sorted(hits), key=lambda k: words[k]) if hits else None
+        elif _ABBREVIATED.match(w):
+            up = w.upper()
+            hits = [k for k in words if k[0] == up[0] and len(k) > len(up) and _subsequence(up, k)]
+            full = max(sorted(hits), key=lambda k: words[k]) if hits else None
+        out.append(full.title() if full else w)
+    return " ".join(out) or None

@@ -313,6 +313,112 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
                 or not facts_of[i]["fits"](fallback)):  # type: ignore[operator]
             fallback = "Base"
         out.append(lineup.lineup(own[i], cands_of[i], claimed.get(key, set()), fallback, etypes[i]))
+    out = _spell_out(out, idents, named)
+    _borrow_grades(vehicles, idents, named, etypes, facts_of, out)
+    return out
+
+
+_BORROW_YEARS = 2
+
+
+def _no_grade(names: List[str], model: str) -> bool:
+    """A lineup that names no grade: "Base" or a powertrain word alone (the model's own name is a
+    grade where the model is one: "M4", "530i")."""
+    return len(names) == 1 and (names[0] == "Base" or
+                                names[0].lower() in ("hybrid", "plug-in", "plug-in hybrid", "electric", "diesel"))
+
+
+def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named: List[naming.Name],
+                   etypes: List[str], facts_of: List[Dict[str, object]], lineups: List[List[str]]) -> None:
+    """A row whose lineup names no grade ("Base": neither EPA nor vPIC names its trims) takes the
+    grades (at least two) the same engine (size, cylinders, boost, powertrain) carries in another
+    row of the same model year, else in the model's nearest model year up to two years away
+    (earlier first; the same engine standing for the same generation), else the model year's base
+    grade where its other rows name at least two; a performance grade only where it fits the row's
+    engine, a powertrain word only on its powertrain. Its vPIC configurations priced no such grade:
+    its prices come from the line's ladder. A model year with one grade for all its rows takes,
+    beside it, the grades the same engine carries in the nearest year up to two years away that
+    sells that grade among at least three."""
+    def engine(i: int) -> Tuple[object, ...]:
+        v = vehicles[i]
+        return (idents[i][0], idents[i][1], v.displ, v.cylinders, bool(v.turbo), bool(v.supercharged), etypes[i])
+    grades: Dict[Tuple[object, ...], Dict[int, List[str]]] = {}
+    year_grades: Dict[Tuple[int, str, str], List[str]] = {}
+    for i, names in enumerate(lineups):
+        if named[i].exact or _no_grade(names, idents[i][1]):
+            continue
+        got = grades.setdefault(engine(i), {}).setdefault(vehicles[i].year, [])
+        got.extend(t for t in names if t not in got and t != "Base")
+        mine = year_grades.setdefault((vehicles[i].year, idents[i][0], idents[i][1]), [])
+        mine.extend(t for t in names if t not in mine and t != "Base")
+    for i, names in enumerate(lineups):
+        if named[i].exact or not _no_grade(names, idents[i][1]):
+            continue
+        fits = facts_of[i]["fits"]
+        years = grades.get(engine(i), {})
+        y = vehicles[i].year
+        borrowed: List[str] = []
+        for z in sorted(years, key=lambda z: (abs(z - y), z)):
+            if abs(z - y) > _BORROW_YEARS:
+                break
+            if len(years[z]) >= 2:
+                borrowed = [t for t in years[z] if fits(t)]  # type: ignore[operator]
+                if borrowed:
+                    break
+        if not borrowed:
+            make, model, _ = idents[i]
+            same_year = [t for t in year_grades.get((y, make, model), []) if fits(t)]  # type: ignore[operator]
+            if len(same_year) >= 2:
+                borrowed = ladder_order(make, model, y, same_year)[:1]
+        spelled: List[str] = []
+        for t in borrowed:  # a powertrain word only on its powertrain ("Hybrid LE" -> LE on a gas row)
+            c = lineup.clean(t, etypes[i]) or ""
+            if c and c not in spelled:
+                spelled.append(c)
+        if spelled:
+            lineups[i] = spelled[:lineup.MAX_TRIMS]
+            facts_of[i]["borrowed"] = True  # its vPIC configurations priced no such grade
+    # one grade for a whole model year (2015 Sorento "L") where an adjacent year of the same
+    # engine sells it among at least three: that year's grades
+    single: Dict[Tuple[int, str, str], set] = {}
+    for i, names in enumerate(lineups):
+        if not named[i].exact:
+            single.setdefault((vehicles[i].year, idents[i][0], idents[i][1]), set()).update(names)
+    for i, names in enumerate(lineups):
+        y = vehicles[i].year
+        if named[i].exact or len(single[(y, idents[i][0], idents[i][1])]) != 1 or len(names) != 1:
+            continue
+        years = grades.get(engine(i), {})
+        for z in sorted(years, key=lambda z: (abs(z - y), z)):
+            if 0 < abs(z - y) <= _BORROW_YEARS and len(years[z]) >= 3 and names[0] in years[z]:
+                fits = facts_of[i]["fits"]
+                got = [c for c in (lineup.clean(t, etypes[i]) for t in years[z] if fits(t))  # type: ignore[operator]
+                       if c]
+                if len(got) >= 2:
+                    lineups[i] = [names[0]] + [t for t in dict.fromkeys(got) if t != names[0]][:lineup.MAX_TRIMS - 1]
+                break
+
+
+def _spell_out(lineups: List[List[str]], idents: List[Tuple[str, str, str]],
+               named: List[naming.Name]) -> List[List[str]]:
+    """vPIC's abbreviated and coded grades spelled out from the make's own grade words
+    (lineup.expand_codes: "Prfrd" -> Preferred, "ADV19" -> Advance, "SV42 Momentum" -> Momentum);
+    a name met twice in one lineup is kept once."""
+    by_make: Dict[str, List[str]] = {}
+    for (make, _, _), names in zip(idents, lineups):
+        by_make.setdefault(make, []).extend(names)
+    words = {make: lineup.grade_words(names) for make, names in by_make.items()}
+    out: List[List[str]] = []
+    for i, names in enumerate(lineups):
+        if named[i].exact:
+            out.append(names)
+            continue
+        spelled: List[str] = []
+        for t in names:
+            s = lineup.expand_codes(t, words[idents[i][0]]) or t
+            if naming.norm(s) not in {naming.norm(x) for x in spelled}:
+                spelled.append(s)
+        out.append(spelled)
     return out
 
 
@@ -470,6 +576,17 @@ def _carry_bases(plans: Dict[Tuple[int, str, str], Tuple]) -> None:
             plans[key] = plan[:6] + (b * (1.0 + _CARRY_RATE) ** (year - y), plan[7], "carried")
 
 
+# A vPIC base price under 60 % of its row's class formula price (derive.msrp_invoice: the body
+# class's calibrated base price at its horsepower, the make's tier, the year) or over 2.5 times it
+# is no price of that trim (a 2014 F-150 XL at $16,700: another market's or a decade-old figure).
+_PLAUSIBLE = (0.6, 2.5)
+
+
+def _plausible(price: float, v: Vehicle, model_id: int, hp: Optional[int]) -> bool:
+    formula = derive.msrp_invoice(v, model_id, "gas", None, hp)[0]
+    return _PLAUSIBLE[0] * formula <= price <= _PLAUSIBLE[1] * formula
+
+
 def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes: List[str],
             dtypes: List[Optional[str]], facts_of: List[Dict[str, object]], lineups: List[List[str]],
             model_ids: Dict[Tuple[str, ...], int],
@@ -495,8 +612,11 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
                 if p is not None:  # a reviewed price of this very trim (msrp_trims.csv)
                     real[(i, trim)] = p
                     continue
+                if facts_of[i].get("borrowed"):
+                    continue  # a grade borrowed from another row (_borrow_grades) has no vPIC price here
                 p = lineup.price_of(facts_of[i]["entries"], trim, etypes[i], model)  # type: ignore[arg-type]
-                if p and (anchor is None or p >= anchor.base_msrp) and prices.clamp(p, make, year) == p:
+                if (p and (anchor is None or p >= anchor.base_msrp) and prices.clamp(p, make, year) == p
+                        and _plausible(p, vehicles[i], model_ids[(make, model)], facts_of[i]["hp"])):  # type: ignore[arg-type]
                     real[(i, trim)] = p
         gas = [i for i in members if etypes[i] in ("gas", "flex-fuel (FFV)")] or members
         names = ladder_order(make, model, year, (t for i in members for t in lineups[i]))
@@ -531,15 +651,20 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             lowest = [p for (i, t), p in real.items() if i in gas and step[t] == 0]
             # without a price of the base trim, the cheapest priced trim stepped down the ladder
             # (2020 Model 3: Standard Range from Standard Range Plus), else the class formula
-            priced = [p / (1.0 + rate) ** step[t] for (i, t), p in real.items() if i in gas]
+            # (a performance grade is priced off the ladder: 2017 F-150 Raptor stepped down six trims
+            # would make an $18,249 XL)
+            priced = [p / (1.0 + rate) ** step[t] for (i, t), p in real.items()
+                      if i in gas and not PERFORMANCE_GRADE.search(t)]
+            formula = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
+                                                    facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
             if lowest:
                 base = float(min(lowest))
             elif priced:
                 base = float(min(priced))
-            else:
+            if not (lowest or priced) or not _PLAUSIBLE[0] * formula <= base <= _PLAUSIBLE[1] * formula:
+                # no vPIC price, or a base stepped down (or up) out of the class formula's band
                 origin = "formula" if any(facts_of[i]["hp"] for i in gas) else "unrated"
-                base = float(min(derive.msrp_invoice(vehicles[i], model_ids[(make, model)], "gas", None,
-                                                     facts_of[i]["hp"])[0] for i in gas))  # type: ignore[arg-type]
+                base = formula
         if anchor is None:
             spread = _max_spread(vehicles, members, names, make, base, year)
             rate = min(rate, spread ** (1.0 / max(1, len(names) - 1)) - 1.0)
