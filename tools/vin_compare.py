@@ -36,17 +36,24 @@ def vins() -> List[str]:
     named = set()
     for f in glob.glob(str(ROOT / "tests/**/*.py"), recursive=True) + glob.glob(str(ROOT / "cpp/**/*.cpp"), recursive=True):
         named.update(re.findall(r"\b[0-9A-HJ-NPR-Z]{17}\b", Path(f).read_text(errors="ignore")))
-    rng = random.Random(12)
-    variants = []
+    return base + sorted(named) + variants(base, 8, seed=12)
+
+
+def variants(base: List[str], each: int, seed: int) -> List[str]:
+    """`each` variants of every VIN of `base`, 1-3 of positions 4-17 replaced at random (the check
+    digit kept a digit or X), from a fixed seed: error codes 1, 400, no-schema and unknown-WMI
+    answers, formula keys on other digits. Also tools/vin_golden.py's."""
+    rng = random.Random(seed)
+    out = []
     for v in base:
-        for _ in range(8):
+        for _ in range(each):
             chars = list(v)
             for _ in range(rng.choice([1, 1, 2, 3])):
                 chars[rng.randrange(3, 17)] = rng.choice(ALPHABET)
             if chars[8] not in "0123456789X":
                 chars[8] = rng.choice("0123456789X")
-            variants.append("".join(chars))
-    return base + sorted(named) + variants
+            out.append("".join(chars))
+    return out
 
 
 def decoder_answers(tool: str, db: str, year: int, text: str) -> List[str]:

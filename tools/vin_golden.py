@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import random
 import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
@@ -28,26 +27,18 @@ from typing import Any, Dict, Iterator, List, Optional
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "data" / "vin_golden.jsonl.gz"
 CURRENT_YEAR = 2026
-ALPHABET = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ"
 MALFORMED = ["", "1HGCM82633A00435", "1HGCM82633A0043521", " 1hgcm82633a004352 ", "1HGCM82633A00435I",
              "1HGCM8263-A004352", "AAA00000000000000", "AAA000000A0000000", "\u00e91HGCM82633A00435"]
 CATALOGUE = ("trim_id", "trim_ids")
 
 
 def vins() -> List[str]:
+    sys.path.insert(0, str(ROOT / "tools"))
+    import vin_compare
+
     base = [line.split("\t")[0].strip().upper() for line in (ROOT / "benchmarks/data/vins.tsv").read_text().splitlines()
             if line.strip() and not line.startswith(("#", "vin\t"))]
-    rng = random.Random(40)
-    variants = []
-    for v in base:
-        for _ in range(4):
-            chars = list(v)
-            for _ in range(rng.choice([1, 1, 2, 3])):
-                chars[rng.randrange(3, 17)] = rng.choice(ALPHABET)
-            if chars[8] not in "0123456789X":
-                chars[8] = rng.choice("0123456789X")
-            variants.append("".join(chars))
-    return base + variants + MALFORMED
+    return base + vin_compare.variants(base, 4, seed=40) + MALFORMED
 
 
 def answers(db: Optional[str], vin_list: List[str], threads: int = 2) -> Iterator[Dict[str, Any]]:
