@@ -46,6 +46,9 @@ def use(api: vd.Client) -> None:
     api.vehicles.search(year="2020")
     for v in api.vehicles.search(year=2020):
         print(v.lenght)
+
+async def ause(api: vd.AsyncClient) -> None:
+    print((await api.vehicles.get(9366)).combined_mpgg)
 '''
 
 
@@ -67,16 +70,17 @@ def test_the_generated_resources_are_current():
 
 def test_mypy_sees_record_fields_and_search_keywords(tmp_path):
     # one run (mypy over the package and pandas' stubs takes minutes on a busy machine): the good
-    # usage reveals the record types and has no error, the bad one has exactly the five errors
+    # usage reveals the record types and has no error, the bad one has exactly the six errors
     result = mypy(tmp_path, GOOD + BAD.replace("def use(", "def misuse("))
     out = result.stdout
     assert 'Revealed type is "vehicledata._resources.TrimRecord"' in out, out
     assert 'Revealed type is "vehicledata._resources.TrimDetailRecord"' in out, out
     assert out.count('Revealed type is "vehicledata._resources.VehicleRecord"') == 2, out
     errors = [line for line in out.splitlines() if ": error:" in line]
-    assert len(errors) == 5, out
+    assert len(errors) == 6, out
     assert '"TrimRecord" has no attribute "msrpp"' in errors[0]
     assert 'Argument "year" to "search" of "EnginesResource" has incompatible type "str"' in errors[1]
     assert '"VehicleRecord" has no attribute "combined_mpgg"' in errors[2]
     assert 'Argument "year" to "search" of "VehiclesResource" has incompatible type "str"' in errors[3]
     assert '"VehicleRecord" has no attribute "lenght"' in errors[4]
+    assert '"VehicleRecord" has no attribute "combined_mpgg"' in errors[5]  # the async client's get()

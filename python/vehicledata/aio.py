@@ -31,7 +31,7 @@ import weakref
 from datetime import datetime
 from pathlib import Path
 from typing import (TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Coroutine, Dict, Generator, Generic,
-                    Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union)
+                    Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, cast)
 
 from . import _core, _names, checkpoint, frames, schema
 from ._fetcher import finish_download, progress_bar
@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
     import pyarrow as pa
 
+    from ._resources import VehicleRecord
     from .vin import VinResult
 
 
@@ -619,11 +620,12 @@ class AsyncVehiclesResource:
 
     __call__ = search
 
-    async def get(self, trim_id: int) -> Record:
-        """One vehicle by trim id: the columns of a row of ``search()`` (NotFoundError if no trim has it)."""
+    async def get(self, trim_id: int) -> "VehicleRecord":
+        """One vehicle by trim id: the columns of a row of ``search()`` (NotFoundError if no trim has it),
+        typed ``VehicleRecord`` for type checkers, as ``vd.Client``'s."""
         from .vehicles import id_condition, vehicle_of
 
-        return vehicle_of(await self.search(id_condition(trim_id)).to_arrow(), trim_id)
+        return cast("VehicleRecord", vehicle_of(await self.search(id_condition(trim_id)).to_arrow(), trim_id))
 
     def __repr__(self) -> str:
         return "<AsyncVehiclesResource vehicles: trims + bodies + engines + mileages>"
