@@ -6,7 +6,7 @@ an empty result as one sentence.  Against the real emulator over loopback."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 import pytest
 
@@ -14,7 +14,6 @@ import vehicledata as vd
 from vehicledata.testing import Emulator
 
 from client_support import make_async
-from conftest import make_client
 
 
 def by_path(emulator: Emulator) -> Dict[str, int]:
@@ -26,20 +25,20 @@ def listed(names: List[str]) -> str:
 
 
 @pytest.fixture()
-def makes(emulator: Emulator) -> List[str]:
-    with make_client(emulator.url) as other:
+def makes(emulator: Emulator, client_factory: Callable[..., vd.Client]) -> List[str]:
+    with client_factory(emulator.url) as other:
         return [str(m) for m in other.makes.search().to_pandas()["name"]]
 
 
 @pytest.fixture()
-def toyota_models(emulator: Emulator) -> List[str]:
-    with make_client(emulator.url) as other:
+def toyota_models(emulator: Emulator, client_factory: Callable[..., vd.Client]) -> List[str]:
+    with client_factory(emulator.url) as other:
         return [str(m) for m in other.models.search(make="Toyota").to_pandas()["name"]]
 
 
 @pytest.fixture()
-def years(emulator: Emulator) -> List[int]:
-    with make_client(emulator.url) as other:
+def years(emulator: Emulator, client_factory: Callable[..., vd.Client]) -> List[int]:
+    with client_factory(emulator.url) as other:
         return other.years()
 
 
@@ -72,8 +71,9 @@ def test_a_mistyped_model_is_an_error_naming_the_make(api: vd.Client, toyota_mod
         api.engines.search(make="toyota", model="Corola")
 
 
-def test_a_mistyped_submodel_is_an_error_naming_make_and_model(api: vd.Client, emulator: Emulator):
-    with make_client(emulator.url) as other:
+def test_a_mistyped_submodel_is_an_error_naming_make_and_model(api: vd.Client, emulator: Emulator,
+                                                               client_factory: Callable[..., vd.Client]):
+    with client_factory(emulator.url) as other:
         names = sorted(set(other.submodels.search(make="Toyota", model="Camry").to_pandas()["submodel"]))
     with pytest.raises(vd.QueryError) as info:
         api.trims.search(year=2019, make="Toyota", model="Camry", submodel="Hybird LE")
@@ -140,9 +140,9 @@ def test_vehicles_check_their_names_too(api: vd.Client, emulator: Emulator):
 
 
 # ---- one request per list per client -----------------------------------------------------------
-def test_each_list_is_requested_once_per_client(emulator: Emulator):
+def test_each_list_is_requested_once_per_client(emulator: Emulator, client_factory: Callable[..., vd.Client]):
     before = by_path(emulator)
-    with make_client(emulator.url) as api:
+    with client_factory(emulator.url) as api:
         api.trims.search(year=2019, make="Toyota", model="Camry").total
         api.engines.search(year=2020, make="toyota", model="Corolla").to_pandas()
         api.vehicles.search(year=2019, make="Toyota", model="Camry").to_pandas()
@@ -152,13 +152,13 @@ def test_each_list_is_requested_once_per_client(emulator: Emulator):
     after = by_path(emulator)
     sent = {p: after.get(p, 0) - before.get(p, 0) for p in ("/api/years/v2", "/api/makes/v2", "/api/models/v2")}
     assert sent == {"/api/years/v2": 1, "/api/makes/v2": 1, "/api/models/v2": 2}  # Toyota's and Honda's
-    with make_client(emulator.url) as another:  # another client: its own lists
+    with client_factory(emulator.url) as another:  # another client: its own lists
         another.trims.search(make="Toyota").total
     assert by_path(emulator)["/api/makes/v2"] == after["/api/makes/v2"] + 1
 
 
-def test_a_list_that_cannot_be_fetched_skips_its_check(emulator: Emulator):
-    with make_client(emulator.url) as api:
+def test_a_list_that_cannot_be_fetched_skips_its_check(emulator: Emulator, client_factory: Callable[..., vd.Client]):
+    with client_factory(emulator.url) as api:
         emulator.fault("/api/makes/v2", status=403, count=1)
         emulator.fault("/api/years/v2", status=403, count=1)
         assert api.trims.search(year=2035, make="Toyta").total == 0  # as before: no check, no failure
