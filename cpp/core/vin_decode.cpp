@@ -328,6 +328,51 @@ struct Decoder::Impl {
     // items the pass resolves (nullptr: all); the error codes come out the same either way, except
     // the unused-position check of the full tables (position_checks), which needs every winner.
     void run_pass(std::string_view vin, const Wmi& w, bool conclusive, const ElementSet* keep, Pass& p) const;
+    // Its steps, in order (each reads what the ones before put in p; inlined into run_pass, as the
+    // one function they were: the same instructions per VIN):
+    // Offers every item of the pattern keys the descriptor matches (noting the best engine model);
+    // ORs each schema's valid characters into valid_chars.
+    [[gnu::always_inline]] void offer_patterns(std::string_view vin, const ElementSet* keep, Pass& p,
+                        std::array<std::uint64_t, kKeyLen>& valid_chars) const;
+    // Offers the engine model's own patterns (priority 50), the WMI's items and the model year.
+    [[gnu::always_inline]] void offer_fixed_items(const Wmi& w, const ElementSet* keep, Pass& p) const;
+    // One winner per element (a multi-valued element's items by rank) into p.items, in element order.
+    [[gnu::always_inline]] static void gather_winners(Pass& p);
+    // Make: from the model (Make_Model), else the WMI's only make.
+    [[gnu::always_inline]] void add_make(const Wmi& w, Pass& p) const;
+    // Conversions (one level, highest priority source first) of elements not present.
+    [[gnu::always_inline]] void add_conversions(const ElementSet* keep, Pass& p) const;
+    // The error codes (spVinDecode_ErrorCode and the checks of spVinDecode_Core) and their texts'
+    // parts: p.codes, corrected, error_bytes, additional, invalid, invalid_positions.
+    [[gnu::always_inline]] void error_codes(std::string_view vin, const Wmi& w, const std::array<std::uint64_t, kKeyLen>& valid_chars,
+                     Pass& p) const;
+    // The decoding elements: suggested VIN, error code and text, possible values, additional text,
+    // descriptor.
+    [[gnu::always_inline]] void decoding_items(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const;
+    // The first item of `element` in p.items (nullptr: none).
+    static Item* find_item(Pass& p, int element) {
+        for (auto& it : p.items)
+            if (it.element == element) return &it;
+        return nullptr;
+    }
+    // One item offered to its element: kept when it outranks the element's best so far; every
+    // item of a multi-valued element kept (`keep`: the elements resolved; nullptr: all).
+    [[gnu::always_inline]] static void offer(Pass& p, const ElementSet* keep, const Item& it) {
+        const auto e = static_cast<std::size_t>(it.element);  // 0-255: the constructor keeps no other
+        if (keep && !keep->has(it.element)) return;
+        p.present[e >> 6] |= 1ull << (e & 63);
+        if (multi_valued(it.element)) {
+            p.multi.push_back(it);
+            return;
+        }
+        std::int16_t& s = p.slot[e];
+        if (s < 0) {
+            s = static_cast<std::int16_t>(p.best.size());
+            p.best.push_back(it);
+        } else if (outranks(it, p.best[static_cast<std::size_t>(s)])) {
+            p.best[static_cast<std::size_t>(s)] = it;
+        }
+    }
     // Decoder::decode; `wanted` nullptr: every element.
     void decode_into(std::string_view vin, int current_year, Result& r, const ElementSet* wanted) const;
 };
@@ -568,19 +613,28 @@ void Decoder::Impl::valid_schemas(const Wmi& w, int year, Pass& p) const {
 
 void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive, const ElementSet* keep,
                              Pass& p) const {
-    const int year = p.year;
+    // Valid characters per position over every key of the WMI and year (fExtractValidCharsPerWmiYear).
+    std::array<std::uint64_t, kKeyLen> valid_chars{};
+    offer_patterns(vin, keep, p, valid_chars);
+    offer_fixed_items(w, keep, p);
+    gather_winners(p);
+    add_make(w, p);
+    add_conversions(keep, p);
+    error_codes(vin, w, valid_chars, p);
+    decoding_items(vin, w, conclusive, p);
+}
+
+inline void Decoder::Impl::offer_patterns(std::string_view vin, const ElementSet* keep, Pass& p,
+                                   std::array<std::uint64_t, kKeyLen>& valid_chars) const {
     char* const desc = p.desc;
     char formula_desc[kKeyLen];
     for (int i = 0; i < 5; ++i) desc[i] = vin[3 + i];
     desc[5] = '|';
     for (int i = 0; i < 8; ++i) desc[6 + i] = vin[9 + i];
     for (int i = 0; i < kKeyLen; ++i) formula_desc[i] = desc[i] >= '0' && desc[i] <= '9' ? '#' : desc[i];
-    const bool nine = vin[2] == '9';
 
     const auto& valid = p.schemas;
     const std::size_t n_valid = p.n_schemas;
-    // Valid characters per position over every key of the WMI and year (fExtractValidCharsPerWmiYear).
-    std::array<std::uint64_t, kKeyLen> valid_chars{};
     // The descriptor's characters as symbol bits, plain and with digits as '#'.
     std::array<std::uint64_t, kKeyLen> dbit, fbit;
     std::array<int, kKeyLen> dsym, fsym;
@@ -602,27 +656,11 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
     p.multi.clear();
     p.has_engine = false;
     p.any_pattern = false;
-    auto offer = [&p, keep](const Item& it) {
-        const auto e = static_cast<std::size_t>(it.element);  // 0-255: the constructor keeps no other
-        if (keep && !keep->has(it.element)) return;
-        p.present[e >> 6] |= 1ull << (e & 63);
-        if (multi_valued(it.element)) {
-            p.multi.push_back(it);
-            return;
-        }
-        std::int16_t& s = p.slot[e];
-        if (s < 0) {
-            s = static_cast<std::int16_t>(p.best.size());
-            p.best.push_back(it);
-        } else if (outranks(it, p.best[static_cast<std::size_t>(s)])) {
-            p.best[static_cast<std::size_t>(s)] = it;
-        }
-    };
     for (std::size_t v = 0; v < n_valid; ++v) {
         const Schema& schema = schemas[valid[v].first];
         for (int i = 0; i < kKeyLen; ++i) valid_chars[i] |= schema.valid_chars[i];
         // Pattern items: the groups whose key matches, in order.
-        auto take = [&](const KeyGroup& g) {
+        auto take = [&](const KeyGroup& g) __attribute__((always_inline)) {  // (inlined, as before the split: -5 % of the pass)
             const Key& k = keys[g.key];
             p.any_pattern = true;
             if (!k.formula) {
@@ -638,8 +676,8 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
                         p.engine_key = static_cast<std::int32_t>(g.key);
                     }
                     if (keep && !keep->has(pat.element)) continue;  // (before building the item)
-                    offer({pat.element, priority, pat.changed, k.nonstar, pat.id, strings[pat.value],
-                           static_cast<std::int32_t>(g.key), kPattern, pat.attribute, pat.value});
+                    offer(p, keep, {pat.element, priority, pat.changed, k.nonstar, pat.id, strings[pat.value],
+                                    static_cast<std::int32_t>(g.key), kPattern, pat.attribute, pat.value});
                 }
             } else {
                 const int a = k.hash_first, b = k.hash_last;
@@ -647,8 +685,8 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
                 for (std::uint32_t j = g.begin; j < g.end; ++j) {
                     const Pat& pat = schema.patterns[j];
                     if (keep && !keep->has(pat.element)) continue;
-                    offer({pat.element, 100, pat.changed, k.nonstar, pat.id, val, static_cast<std::int32_t>(g.key),
-                           kFormula, pat.attribute});
+                    offer(p, keep, {pat.element, 100, pat.changed, k.nonstar, pat.id, val,
+                                    static_cast<std::int32_t>(g.key), kFormula, pat.attribute});
                 }
             }
         };
@@ -674,25 +712,31 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
             }
         }
     }
+}
+
+inline void Decoder::Impl::offer_fixed_items(const Wmi& w, const ElementSet* keep, Pass& p) const {
     // Engine model patterns of the best engine model item (priority 50).
     if (p.has_engine) {
         auto ei = engine.find(p.engine_attr);
         if (ei != engine.end())
             for (const auto& ep : ei->second)
-                offer({ep.element, 50, ep.changed, p.engine_nonstar, p.engine_id, strings[ep.value], p.engine_key,
-                       kEngine, ep.attribute, ep.value});
+                offer(p, keep, {ep.element, 50, ep.changed, p.engine_nonstar, p.engine_id, strings[ep.value],
+                                p.engine_key, kEngine, ep.attribute, ep.value});
     }
     // WMI items and the model year (priority 100).
-    if (w.vehicle_type_name) offer({kVehicleType, 100, 0, 0, 0, strings[w.vehicle_type_name], -1, kWmi});
+    if (w.vehicle_type_name) offer(p, keep, {kVehicleType, 100, 0, 0, 0, strings[w.vehicle_type_name], -1, kWmi});
     if (w.manufacturer_name) {
-        offer({kManufacturer, 100, 0, 0, 0, strings[w.manufacturer_name], -1, kWmi});
-        offer({kManufacturerId, 100, 0, 0, 0, strings[w.manufacturer_id], -1, kWmi});
+        offer(p, keep, {kManufacturer, 100, 0, 0, 0, strings[w.manufacturer_name], -1, kWmi});
+        offer(p, keep, {kManufacturerId, 100, 0, 0, 0, strings[w.manufacturer_id], -1, kWmi});
     }
     {
-        char* const end = std::to_chars(p.year_text, p.year_text + sizeof p.year_text, year).ptr;
-        offer({kModelYear, 100, 0, 0, 0, std::string_view(p.year_text, static_cast<std::size_t>(end - p.year_text)),
-               -1, kYear});
+        char* const end = std::to_chars(p.year_text, p.year_text + sizeof p.year_text, p.year).ptr;
+        offer(p, keep, {kModelYear, 100, 0, 0, 0,
+                        std::string_view(p.year_text, static_cast<std::size_t>(end - p.year_text)), -1, kYear});
     }
+}
+
+inline void Decoder::Impl::gather_winners(Pass& p) {
     // The winners in element order (a multi-valued element's items by rank, ties in order of arrival).
     {
         auto& multi = p.multi;
@@ -729,13 +773,11 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         p.items.swap(out);
         p.sorted = p.items.size();
     }
-    auto find = [&](int element) -> Item* {
-        for (auto& it : p.items)
-            if (it.element == element) return &it;
-        return nullptr;
-    };
+}
+
+inline void Decoder::Impl::add_make(const Wmi& w, Pass& p) const {
     // Make: from the model (Make_Model), else the WMI's only make.
-    if (Item* model = find(kModel)) {
+    if (Item* model = find_item(p, kModel)) {
         p.model_id = std::atoi(strings[model->attr_id].c_str());
         auto mi = model_makes.find(model->attr_id);
         if (mi != model_makes.end() && !mi->second.empty()) {
@@ -747,6 +789,9 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         p.make_id = w.makes.front().first;
         p.items.push_back({kMake, -100, 0, 0, 0, strings[w.makes.front().second], -1, kWmi});
     }
+}
+
+inline void Decoder::Impl::add_conversions(const ElementSet* keep, Pass& p) const {
     // Conversions (one level, highest priority source first).
     {
         auto& todo = p.todo;
@@ -806,6 +851,11 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         for (auto& a : added) p.items.push_back(a);
     }
 
+}
+
+inline void Decoder::Impl::error_codes(std::string_view vin, const Wmi& w, const std::array<std::uint64_t, kKeyLen>& valid_chars,
+                                Pass& p) const {
+    const bool nine = vin[2] == '9';
     // Positions in error against the keys of the pass's schemas, as spVinDecode_ErrorCode counts them.
     p.invalid_positions = 0;
     for (int i = 4, n = nine ? 11 : 14; i <= n; ++i) {
@@ -943,6 +993,15 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
     bool clean = true;
     for (int c : codes) clean = clean && c == 14;
     if (clean) codes.insert(codes.begin(), 0);
+}
+
+inline void Decoder::Impl::decoding_items(std::string_view vin, const Wmi& w, bool conclusive, Pass& p) const {
+    const bool nine = vin[2] == '9';
+    std::vector<int>& codes = p.codes;
+    std::string& corrected = p.corrected;
+    std::string& error_bytes = p.error_bytes;
+    std::string& additional = p.additional;
+    const std::string& invalid = p.invalid;
     auto add_text = [&](std::string_view t) {
         if (!additional.empty()) additional += ' ';
         additional += t;
@@ -952,7 +1011,7 @@ void Decoder::Impl::run_pass(std::string_view vin, const Wmi& w, bool conclusive
         additional += invalid;
         additional += ';';
     }
-    const Item* bc = find(kBodyClass);
+    const Item* bc = find_item(p, kBodyClass);
     static constexpr std::string_view incomplete_bodies[] = {"65", "107", "70", "74", "63", "72", "112", "62",
                                                              "64", "76",  "78", "71", "77", "67", "116", "75"};
     bool incomplete = w.vehicle_type == 10;
