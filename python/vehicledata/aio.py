@@ -77,7 +77,15 @@ async def _off_loop(convert: Callable[..., Any], *args: Any) -> Any:
         from concurrent.futures import ThreadPoolExecutor
 
         _FRAMES.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="vehicledata-frames"))
-    return await _in_thread(_FRAMES[0], convert, *args)
+
+    def build() -> Tuple[Any, List[str]]:
+        with frames.deferred_notes() as notes:  # said below, at the caller's line (not the worker's)
+            return convert(*args), notes
+
+    value, notes = await _in_thread(_FRAMES[0], build)
+    if notes:  # (a warning's few microseconds: the frame work itself stayed off the loop)
+        frames.say_notes(notes)
+    return value
 
 
 async def _in_thread(executor: Any, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -45,9 +45,11 @@ import logging
 import os
 import sys
 import threading
+from contextlib import contextmanager
 import warnings
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Tuple, Union,
+                    overload)
 
 from . import _core
 
@@ -116,12 +118,39 @@ def note_null_columns(columns: Sequence[str], rows: int) -> None:
         new = [c for c in columns if c not in _NULL_NOTED]
         _NULL_NOTED.update(new)
     if new:
-        from .errors import NullColumnWarning
+        message = (f"{', '.join(new)} {'is' if len(new) == 1 else 'are'} null in all {rows:,} rows of this "
+                   f"vehicles frame: the service has no value for {'it' if len(new) == 1 else 'them'} there "
+                   f"(the frame's attrs[{ALWAYS_NULL_ATTR!r}] lists its null columns; said once per column)")
+        deferred = getattr(_DEFERRED, "notes", None)
+        if deferred is not None:
+            deferred.append(message)
+        else:
+            say_notes([message])
 
-        warnings.warn(f"{', '.join(new)} {'is' if len(new) == 1 else 'are'} null in all {rows:,} rows of this "
-                      f"vehicles frame: the service has no value for {'it' if len(new) == 1 else 'them'} there "
-                      f"(the frame's attrs[{ALWAYS_NULL_ATTR!r}] lists its null columns; said once per column)",
-                      NullColumnWarning, stacklevel=_caller_level())
+
+_DEFERRED = threading.local()
+
+
+@contextmanager
+def deferred_notes() -> Iterator[List[str]]:
+    """The null-column notes of this thread's frames built inside the block, collected instead of
+    warned: the asyncio face builds a frame on a worker thread, where the caller's line is not on
+    the stack, and says them (:func:`say_notes`) on the loop's thread once the frame is awaited."""
+    notes: List[str] = []
+    _DEFERRED.notes = notes
+    try:
+        yield notes
+    finally:
+        _DEFERRED.notes = None
+
+
+def say_notes(messages: Sequence[str]) -> None:
+    """Each message as a :class:`NullColumnWarning` at the caller's line (the first frame outside
+    the package)."""
+    from .errors import NullColumnWarning
+
+    for message in messages:
+        warnings.warn(message, NullColumnWarning, stacklevel=_caller_level())
 
 
 def with_null_columns(table: "pa.Table", columns: Sequence[str], note: bool = True) -> "pa.Table":

@@ -148,3 +148,22 @@ async def test_vehicles_frames_carry_the_sync_clients_labels(emulator: Emulator,
         assert meta[b"vehicledata.always_null"].decode().split(",") == want[frames.ALWAYS_NULL_ATTR]
         pages = [df.attrs async for df in search.iter_pandas(page_size=50)]
         assert pages == [df.attrs for df in sync.iter_pandas(page_size=50)] and len(pages) > 1
+
+
+@pytest.mark.asyncio
+async def test_the_null_column_note_points_at_the_awaiting_line(emulator: Emulator, monkeypatch):
+    """The async client builds a whole frame on a worker thread; its NullColumnWarning is said on
+    the loop's thread once awaited, at the caller's line (not concurrent/futures/thread.py)."""
+    import warnings
+
+    from vehicledata import frames
+
+    monkeypatch.setattr(frames, "_NULL_NOTED", set())  # each column is named once per process
+    async with make_async(emulator.url) as aapi:
+        search = aapi.vehicles.search(year=2020, make="Toyota")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            await search.to_pandas()
+    notes = [w for w in caught if issubclass(w.category, vd.NullColumnWarning)]
+    assert len(notes) == 1 and str(notes[0].message).startswith("series, length, width, height,")
+    assert notes[0].filename == __file__, notes[0].filename
