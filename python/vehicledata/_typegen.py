@@ -74,6 +74,17 @@ def _filter_types(ep: schema.Endpoint) -> Dict[str, str]:
     return filter_types(ep)  # the types the run-time check enforces too (vehicledata._values)
 
 
+def _search_lines(keywords: List[str], ep: schema.Endpoint, pager: str) -> List[str]:
+    """A typed ``search()`` (its fixed ``keywords`` lines, then one keyword per filter of ``ep``)
+    returning ``pager``, and its ``__call__``: the stub lines of a search resource's class body."""
+    lines = ["        def search(  # type: ignore[override]",
+             "            self, *conditions: Any, where: Any = ..., sort: Optional[str] = ...,"]
+    lines += [f"            {k}" for k in keywords]
+    lines += [f"            {fname}: Optional[{ftype}] = ...," for fname, ftype in _filter_types(ep).items()]
+    call = f"        def __call__(self, *conditions: Any, **kwargs: Any) -> {pager}: ...  # type: ignore[override]"
+    return lines + [f"        ) -> {pager}: ...", "", call]
+
+
 def python_source() -> str:
     """The text of ``vehicledata/_resources.py``."""
     lines = [
@@ -137,19 +148,11 @@ def python_source() -> str:
             f"    class {camel}Resource(SearchResource):",
             f'        """``api.{res}``: search {ep.path}."""',
             "",
-            "        def search(  # type: ignore[override]",
-            "            self, *conditions: Any, where: Any = ..., sort: Optional[str] = ...,",
-            "            direction: Optional[str] = ..., limit: Optional[int] = ..., start_page: int = ...,",
-            "            verbose: Optional[bool] = ..., legacy: bool = ..., parallel: bool = ...,",
-            "            progress: Optional[bool] = ..., start_token: Optional[str] = ...,",
         ]
-        for fname, ftype in _filter_types(ep).items():
-            lines.append(f"            {fname}: Optional[{ftype}] = ...,")
-        lines += [
-            f"        ) -> {camel}Pager: ...",
-            "",
-            f"        def __call__(self, *conditions: Any, **kwargs: Any) -> {camel}Pager: ...  # type: ignore[override]",
-        ]
+        lines += _search_lines(["direction: Optional[str] = ..., limit: Optional[int] = ..., start_page: int = ...,",
+                                "verbose: Optional[bool] = ..., legacy: bool = ..., parallel: bool = ...,",
+                                "progress: Optional[bool] = ..., start_token: Optional[str] = ...,"],
+                               ep, f"{camel}Pager")
         try:
             detail = schema.endpoint_for("detail", res)
             lines += [
@@ -164,18 +167,10 @@ def python_source() -> str:
         "    class VehiclesResource(_VehiclesResource):",
         '        """``api.vehicles``: its search takes the trims search\'s keywords (``vehicledata.vehicles``)."""',
         "",
-        "        def search(  # type: ignore[override]",
-        "            self, *conditions: Any, where: Any = ..., sort: Optional[str] = ...,",
-        "            direction: Optional[str] = ..., limit: Optional[int] = ..., progress: Optional[bool] = ...,",
     ]
-    for fname, ftype in _filter_types(trims).items():
-        lines.append(f"            {fname}: Optional[{ftype}] = ...,")
-    lines += [
-        "        ) -> VehiclePager: ...",
-        "",
-        "        def __call__(self, *conditions: Any, **kwargs: Any) -> VehiclePager: ...  # type: ignore[override]",
-        "",
-    ]
+    vehicle_keywords = "direction: Optional[str] = ..., limit: Optional[int] = ..., progress: Optional[bool] = ...,"
+    lines += _search_lines([vehicle_keywords], trims, "VehiclePager")
+    lines.append("")
     lines.append("else:")
     for name in records:
         lines.append(f"    {_record_class(name)} = Record")
