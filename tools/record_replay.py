@@ -75,7 +75,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         new = {(a.method, a.target): a for a in load_answers(fresh)}
         for key in sorted(set(old) | set(new)):
             if key not in old or key not in new or old[key] != new[key]:
-                print(f"differs: {' '.join(key)} ({'added' if key not in old else 'gone' if key not in new else 'changed'})")
+                what = "added" if key not in old else "gone" if key not in new else "changed"
+                print(f"differs: {' '.join(key)} ({what})")
         return 1
 
 

@@ -138,3 +138,15 @@ def test_a_recording_round_trips_binary_bodies_and_names_a_bad_line(tmp_path: Pa
     (tmp_path / "none.jsonl").write_text("\n".join(lines[1:]) + "\n")
     with pytest.raises(ValueError, match="none.jsonl:1: not a recording"):
         load_answers(tmp_path / "none.jsonl")
+
+
+def test_a_stopped_server_answers_nothing_more_on_a_kept_alive_connection():
+    with ReplayServer(REPLAY_MAKES) as server:
+        api = vd.Client(base_url=server.url, **replay_options(retry=0))
+        assert api.makes.search(limit=REPLAY_LIMIT).first(1)[0].id == EXPECTED[0]  # the connection stays open
+    try:
+        with pytest.raises(vd.TransportError):
+            api.makes.search(limit=REPLAY_LIMIT).first(1)
+        assert len(server.requests) == 2  # the login and the first page only
+    finally:
+        api.close()

@@ -46,7 +46,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 from urllib.parse import parse_qsl, urlsplit
 
 __all__ = ["Answer", "Recorder", "ReplayServer", "SeenRequest", "UnexpectedRequestError", "load_answers",
@@ -309,12 +309,36 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _LoopbackServer(ThreadingHTTPServer):
+    """Answers each connection on a thread; :meth:`close_connections` ends the open ones (a
+    stopped server answers nothing more, on a kept-alive connection either)."""
+
     daemon_threads = True
     block_on_close = False
 
     def __init__(self, owner: "_Served", host: str) -> None:
         self.owner = owner
+        self._open: Set[socket.socket] = set()
+        self._open_lock = threading.Lock()
         super().__init__((host, 0), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        with self._open_lock:
+            connections = list(self._open)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
 class _Served:
@@ -334,8 +358,8 @@ class _Served:
             self._server = _LoopbackServer(self, self._host)
             port = self._server.server_address[1]
             self.url = f"http://{self._host}:{port}"
-            self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name=f"{type(self).__name__}:{port}",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                            name=f"{type(self).__name__}:{port}", daemon=True)
             self._thread.start()
         return self
 
@@ -346,6 +370,7 @@ class _Served:
             self._closing.set()
             server.shutdown()
             server.server_close()
+            server.close_connections()
             if self._thread is not None:
                 self._thread.join()
 
@@ -381,7 +406,7 @@ class ReplayServer(_Served):
         self._queues: Dict[_Key, _Queue] = {}
         self._faults: List[_Fault] = []
         self._seen: List[SeenRequest] = []
-        self._tokens: set = set()
+        self._tokens: Set[str] = set()
         self._secret = uuid.uuid4().hex
         self._account = str(uuid.uuid4())
         if isinstance(answers, (str, os.PathLike)):
@@ -545,7 +570,8 @@ class ReplayServer(_Served):
             return fault.status, headers, message.encode()
         headers["Content-Type"] = "application/json"
         exception = _core.envelope.exception_for(fault.status)
-        return fault.status, headers, _core.envelope.error_json(exception, fault.status, _split(target)[0], message).encode()
+        body = _core.envelope.error_json(exception, fault.status, _split(target)[0], message)
+        return fault.status, headers, body.encode()
 
     def _unexpected(self, method: str, target: str) -> Tuple[int, Dict[str, str], bytes]:
         from vehicledata import _core
