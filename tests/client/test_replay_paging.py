@@ -82,6 +82,69 @@ def test_first_asks_only_for_the_pages_it_needs(server, expected):
     assert seen_pages(server) == sorted([page_target(1), page_target(2)])
 
 
+# ---- the crawl's scheduling ---------------------------------------------------------------------
+def frame_sync(url: str, **kw: Any) -> List[int]:
+    with vd.Client(base_url=url, **replay_options(**kw)) as api:
+        return list(api.makes.search(limit=REPLAY_LIMIT).to_pandas()["id"])
+
+
+def frame_async(url: str, **kw: Any) -> List[int]:
+    async def frame() -> List[int]:
+        async with vd.AsyncClient(base_url=url, **replay_options(**kw)) as api:
+            return list((await api.makes.search(limit=REPLAY_LIMIT).to_pandas())["id"])
+
+    return asyncio.run(frame())
+
+
+CRAWLS = dict(WALKS, **{"sync to_pandas": frame_sync, "async to_pandas": frame_async})
+
+
+@pytest.mark.parametrize("max_parallel", [1, 2])
+@pytest.mark.parametrize("crawl", list(CRAWLS))
+def test_a_crawl_never_has_more_than_max_parallel_requests_in_flight(server, expected, crawl, max_parallel):
+    assert CRAWLS[crawl](server.url, max_parallel=max_parallel) == expected
+    assert 1 <= server.max_in_flight <= max_parallel
+
+
+@pytest.mark.parametrize("crawl", ["sync to_pandas", "async to_pandas"])
+def test_a_held_page_does_not_hold_the_pages_after_it(server, expected, crawl):
+    # page 2 is answered 2 s late: the crawl asks for the pages after it meanwhile (a client that
+    # fetched one page at a time would have one request in flight, however long page 2 took)
+    server.fault(f"{REPLAY_SEARCH}?page=2", action="delay", delay_ms=2000)
+    assert CRAWLS[crawl](server.url, max_parallel=3) == expected
+    assert 2 <= server.max_in_flight <= 3
+
+
+def break_sync(url: str, after: int) -> List[int]:
+    with vd.Client(base_url=url, **replay_options()) as api:
+        got = []
+        for record in api.makes.search(limit=REPLAY_LIMIT):
+            got.append(record.id)
+            if len(got) == after:
+                break
+        return got
+
+
+def break_async(url: str, after: int) -> List[int]:
+    async def run() -> List[int]:
+        async with vd.AsyncClient(base_url=url, **replay_options()) as api:
+            got = []
+            async for record in api.makes.search(limit=REPLAY_LIMIT):
+                got.append(record.id)
+                if len(got) == after:
+                    break
+            return got
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("walk", [break_sync, break_async], ids=["sync", "async"])
+def test_breaking_out_in_the_second_page_asks_for_two_pages(server, expected, walk):
+    after = REPLAY_LIMIT + 5
+    assert walk(server.url, after) == expected[:after]
+    assert seen_pages(server) == sorted([page_target(1), page_target(2)])
+
+
 # ---- faults: retried, honoured, raised ------------------------------------------------------------
 @pytest.mark.parametrize("walk", list(WALKS))
 def test_a_429_is_retried_after_its_retry_after(server, expected, walk, caplog):

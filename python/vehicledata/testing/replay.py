@@ -406,6 +406,7 @@ class ReplayServer(_Served):
         self._queues: Dict[_Key, _Queue] = {}
         self._faults: List[_Fault] = []
         self._seen: List[SeenRequest] = []
+        self._in_flight = self._max_in_flight = 0
         self._tokens: Set[str] = set()
         self._secret = uuid.uuid4().hex
         self._account = str(uuid.uuid4())
@@ -465,6 +466,13 @@ class ReplayServer(_Served):
             return sum(1 for s in self._seen if s.answer == "login")
 
     @property
+    def max_in_flight(self) -> int:
+        """The most requests this server was answering at once (from a request's headers read to
+        its answer sent): a crawl's parallelism as the server saw it."""
+        with self._lock:
+            return self._max_in_flight
+
+    @property
     def unexpected(self) -> List[SeenRequest]:
         """The requests that found no answer."""
         with self._lock:
@@ -508,6 +516,16 @@ class ReplayServer(_Served):
 
     # ---- serving -----------------------------------------------------------------------------
     def _answer(self, handler: _Handler, method: str, target: str, body: bytes) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+        try:
+            self._reply(handler, method, target)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _reply(self, handler: _Handler, method: str, target: str) -> None:
         headers = {k: v for k, v in handler.headers.items() if k.lower() != "authorization"}
         bearer = handler.headers.get("Authorization", "")
         with self._lock:
