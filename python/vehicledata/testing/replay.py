@@ -681,7 +681,7 @@ class Recorder(_Served):
 
     def _answer(self, handler: _Handler, method: str, target: str, body: bytes) -> None:
         forward = {k: v for k, v in handler.headers.items()
-                   if k.lower() not in _HOP_BY_HOP and k.lower() not in ("host", "accept-encoding")}
+                   if k.lower() not in _HOP_BY_HOP and k.lower() not in ("host", "accept-encoding", "expect")}
         cls = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
         prefix = self._parts.path.rstrip("/")
         conn = cls(self._parts.netloc, timeout=self._timeout)
