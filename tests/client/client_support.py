@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, Mapping, Tuple
 
 
@@ -54,3 +55,38 @@ def make_async(url: str, account: Any = "premium", **kw: Any) -> Any:
         account = DEMO_ACCOUNTS["premium"]
     token, secret = (account["api_token"], account["api_secret"]) if account else ("", "")
     return vd.AsyncClient(base_url=url, api_token=token, api_secret=secret, **kw)
+
+
+# ---- recorded answers (vehicledata.testing.ReplayServer): no dataset, no emulator ---------------
+#: The emulator's makes search as the premium account sees it, 20 a page (tools/record_replay.py).
+REPLAY_MAKES = Path(__file__).resolve().parents[1] / "data" / "replay_makes.jsonl"
+REPLAY_SEARCH = "/api/makes/v2"
+REPLAY_LIMIT = 20
+
+
+def replay_options(**kw: Any) -> Dict[str, Any]:
+    """Options of a client of a ReplayServer: any credentials (its login answers every one), no
+    client-side rate limits, short backoffs without jitter; ``kw`` replaces any of them."""
+    import vehicledata as vd
+
+    options: Dict[str, Any] = dict(api_token="replay-token", api_secret="replay-secret", rate_limit=None,
+                                   login_rate_limit=None, retry=vd.Retry(total=3, backoff_factor=0.01,
+                                                                          backoff_jitter=0.0))
+    options.update(kw)
+    return options
+
+
+def recorded_pages(path: Any = None) -> Dict[int, Any]:
+    """page number -> the stdlib's reading of the recorded body of that page of the makes search
+    (the oracle of the replay tests, read without the client)."""
+    import json
+    from urllib.parse import parse_qs, urlsplit
+
+    pages: Dict[int, Any] = {}
+    with open(path or REPLAY_MAKES, encoding="utf-8") as fh:
+        for line in list(fh)[1:]:
+            item = json.loads(line)
+            parts = urlsplit(item["target"])
+            if parts.path == REPLAY_SEARCH and item["status"] == 200:
+                pages[int(parse_qs(parts.query).get("page", ["1"])[0])] = json.loads(item["body"])
+    return pages

@@ -20,9 +20,8 @@ import vehicledata as vd
 from vehicledata import schema
 from vehicledata.testing import DEMO_ACCOUNTS, Emulator
 
-PREMIUM = DEMO_ACCOUNTS["premium"]
-BASIC = DEMO_ACCOUNTS["basic"]
-FREE = DEMO_ACCOUNTS["free"]
+# (DEMO_ACCOUNTS is read when a client is made, not on import: the tests over recorded answers,
+# test_replay_*.py, need neither the emulator nor its executable)
 FAST_RETRY = vd.Retry(total=3, backoff_factor=0.01, backoff_jitter=0.0)
 
 
@@ -39,9 +38,13 @@ def emulator(emulator_session: Emulator) -> Iterator[Emulator]:
     emulator_session.reset()
 
 
-def make_client(url: str, account: Optional[Dict[str, Any]] = PREMIUM, **kw: Any) -> vd.Client:
+def make_client(url: str, account: Any = "premium", **kw: Any) -> vd.Client:
+    """A client of ``url`` as ``account`` (a DEMO_ACCOUNTS entry, "premium": that one's; None:
+    anonymous), no client-side rate limit, short backoffs."""
     kw.setdefault("rate_limit", None)
     kw.setdefault("retry", FAST_RETRY)
+    if account == "premium":
+        account = DEMO_ACCOUNTS["premium"]
     if account is None:
         return vd.Client(base_url=url, api_token="", api_secret="", **kw)
     return vd.Client(base_url=url, api_token=account["api_token"], api_secret=account["api_secret"], **kw)
@@ -49,7 +52,7 @@ def make_client(url: str, account: Optional[Dict[str, Any]] = PREMIUM, **kw: Any
 
 @pytest.fixture(scope="session")
 def client_factory() -> Callable[..., vd.Client]:
-    """``client_factory(url, account=PREMIUM, **options)``: a client with short backoffs, no rate limit."""
+    """``client_factory(url, account="premium", **options)``: a client with short backoffs, no rate limit."""
     return make_client
 
 
@@ -72,8 +75,9 @@ def cli(emulator: Emulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     from vehicledata.cli import main
 
     monkeypatch.setenv("VEHICLEDATA_BASE_URL", emulator.url)
-    monkeypatch.setenv("VEHICLEDATA_API_TOKEN", PREMIUM["api_token"])
-    monkeypatch.setenv("VEHICLEDATA_API_SECRET", PREMIUM["api_secret"])
+    premium = DEMO_ACCOUNTS["premium"]
+    monkeypatch.setenv("VEHICLEDATA_API_TOKEN", premium["api_token"])
+    monkeypatch.setenv("VEHICLEDATA_API_SECRET", premium["api_secret"])
 
     def run(*argv: str) -> Any:
         code = main(list(argv))
@@ -92,7 +96,8 @@ def raw_json(emulator: Emulator) -> Callable[..., Any]:
         headers = {}
         if not anonymous:
             if "jwt" not in cache:
-                body = json.dumps({"api_token": PREMIUM["api_token"], "api_secret": PREMIUM["api_secret"]}).encode()
+                premium = DEMO_ACCOUNTS["premium"]
+                body = json.dumps({"api_token": premium["api_token"], "api_secret": premium["api_secret"]}).encode()
                 req = urllib.request.Request(emulator.url + "/api/auth/login", data=body, method="POST",
                                              headers={"Content-Type": "application/json"})
                 with urllib.request.urlopen(req, timeout=10) as resp:
