@@ -323,10 +323,35 @@ def parts_table(db: Path) -> str:
     return "\n".join(lines)
 
 
+# the per-model reviewed tables; the make-level ones (msrp_makes.csv, make_ladders.csv, the make's
+# spread from msrp_lines.csv, hybrid_system_hp.csv) stay on in the proxy build
+PER_MODEL_TABLES = ("msrp_lines.csv", "msrp_trims.csv", "lineups_reviewed.csv", "base_trims.csv")
+
+
+def build_proxy(out: Path, sources: Optional[Path] = None) -> Path:
+    """Build the catalogue at `out` with the per-model reviewed tables (PER_MODEL_TABLES) switched
+    off: what the builder's general rules alone make of the tuning part's models, the stand-in for
+    the held-out part while rules are written (issue 38; the held-out part rests). Run it in a
+    process of its own: the switch patches the builder's modules in place."""
+    from vehicledata.dataset import builder, lineup, naming, prices
+    prices.line = lambda year, make, model: None             # msrp_lines.csv (make_spread still reads it)
+    prices.trim_prices = lambda: {}                           # msrp_trims.csv
+    prices.trim_price = lambda year, make, model, trim: None
+    lineup.read_reviewed = lambda path=lineup.REVIEWED_FILE: []  # lineups_reviewed.csv
+    lineup._reviewed_index.cache_clear()
+    naming.BASE_TRIMS = {}                                    # base_trims.csv
+    builder.build(sources, out, progress=False)
+    return out
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """python tests/realism.py [DB] [--misses tuning|held-out]: both parts' scores, the issue-20
-    figures over the whole set, the independent check; --misses lists one part's missed rows."""
+    figures over the whole set, the independent check; --misses lists one part's missed rows.
+    python tests/realism.py --build-proxy OUT: build the proxy catalogue (build_proxy) at OUT."""
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--build-proxy"]:
+        print(build_proxy(Path(args[1])))
+        return
     show = None
     if "--misses" in args:
         i = args.index("--misses")
