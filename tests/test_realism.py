@@ -165,6 +165,11 @@ def test_trim_names_are_cleaned() -> None:
     assert lineup.clean("XLE M", "gas") == "XLE"
     assert lineup.clean("Type R", "gas") == "Type R"
     assert lineup.clean("Super Crew - Raptor", "gas") == "Raptor"
+    # vPIC's "Base" with package letters or codes is the base grade "Base" (2019 Forester "Base P",
+    # 2019 WRX "WRX base+L"); a grade before a package's "Base" stays the grade
+    assert lineup.clean("Base P", "gas") == "Base" and lineup.clean("Base", "gas") == "Base"
+    assert lineup.clean("WRX base", "gas", "WRX") == "Base" and lineup.clean("STI base", "gas", "WRX") == "STI"
+    assert lineup.clean("Ltd Base", "gas") == "Limited" and lineup.clean("G", "gas") is None
     # the Camaro's grades are its trims (1LS, 1LT, 2LT, 3LT, 1SS, 2SS), in price order
     assert lineup.clean("LT (1LT)", "gas", "Camaro") == "1LT" and lineup.clean("1LT", "gas", "Equinox") == "LT"
     assert sorted(["ZL1", "2SS", "1SS", "3LT", "2LT", "1LT", "1LS"], key=lineup.rank) == \
