@@ -308,25 +308,50 @@ def independent(db: Path, sources: Path) -> Dict[str, object]:
     }
 
 
-def parts_table(db: Path) -> str:
-    """Both parts' scores side by side, with issue 38's targets for the held-out part."""
-    m = {part: measure(db, reference(part)) for part in PARTS}
-    lines = [f"{'measure':<28} {'tuning':>10} {'held-out':>10}  held-out target",
-             f"{'model-years / makes':<28} {m['tuning']['vehicles']:>4} / {m['tuning']['makes']:<3} "
-             f"{m['held-out']['vehicles']:>4} / {m['held-out']['makes']:<3}"]
+def parts_table(db: Path, parts: Tuple[str, ...] = PARTS) -> str:
+    """The parts' scores side by side (default both), with issue 38's targets for the held-out part."""
+    m = {part: measure(db, reference(part)) for part in parts}
+    lines = [f"{'measure':<28} " + " ".join(f"{p:>10}" for p in parts) + "  held-out target",
+             f"{'model-years / makes':<28} " + " ".join(f"{m[p]['vehicles']:>4} / {m[p]['makes']:<3}" for p in parts)]
     for key, target in TARGETS.items():
         rows = key.replace("_within_5_pct", "_rows").replace("_within_4_pct", "_rows").replace("_right_pct", "_rows")
-        cells = [f"{m[p][key]:5.1f} ({m[p][rows]:>3})" for p in PARTS]
-        lines.append(f"{key:<28} {cells[0]:>10} {cells[1]:>10}  >= {target:.0f}")
+        cells = [f"{m[p][key]:5.1f} ({m[p][rows]:>3})" for p in parts]
+        lines.append(f"{key:<28} " + " ".join(f"{c:>10}" for c in cells) + f"  >= {target:.0f}")
     for key in ("base_msrp_median_err_pct", "upper_msrp_median_err_pct", "hp_median_err_pct", "lineup_70_pct"):
-        lines.append(f"{key:<28} {m['tuning'][key]:10.1f} {m['held-out'][key]:10.1f}")
+        lines.append(f"{key:<28} " + " ".join(f"{m[p][key]:10.1f}" for p in parts))
     return "\n".join(lines)
+
+
+# the per-model reviewed tables; the make-level ones (msrp_makes.csv, make_ladders.csv, the make's
+# spread from msrp_lines.csv, hybrid_system_hp.csv) stay on in the proxy build
+PER_MODEL_TABLES = ("msrp_lines.csv", "msrp_trims.csv", "lineups_reviewed.csv", "base_trims.csv")
+
+
+def build_proxy(out: Path, sources: Optional[Path] = None) -> Path:
+    """Build the catalogue at `out` with the per-model reviewed tables (PER_MODEL_TABLES) switched
+    off: what the builder's general rules alone make of the tuning part's models, the stand-in for
+    the held-out part while rules are written (issue 38; the held-out part rests). Run it in a
+    process of its own: the switch patches the builder's modules in place."""
+    from vehicledata.dataset import builder, lineup, naming, prices
+    prices.line = lambda year, make, model: None             # msrp_lines.csv (make_spread still reads it)
+    prices.trim_prices = lambda: {}                           # msrp_trims.csv
+    prices.trim_price = lambda year, make, model, trim: None
+    lineup.read_reviewed = lambda path=lineup.REVIEWED_FILE: []  # lineups_reviewed.csv
+    lineup._reviewed_index.cache_clear()
+    naming.BASE_TRIMS = {}                                    # base_trims.csv
+    builder.build(sources, out, progress=False)
+    return out
 
 
 def main(argv: Optional[List[str]] = None) -> None:
     """python tests/realism.py [DB] [--misses tuning|held-out]: both parts' scores, the issue-20
-    figures over the whole set, the independent check; --misses lists one part's missed rows."""
+    figures over the whole set, the independent check; --misses: one part's scores and missed rows
+    only (the held-out part rests while rules are written on the tuning part).
+    python tests/realism.py --build-proxy OUT: build the proxy catalogue (build_proxy) at OUT."""
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--build-proxy"]:
+        print(build_proxy(Path(args[1])))
+        return
     show = None
     if "--misses" in args:
         i = args.index("--misses")
@@ -337,13 +362,15 @@ def main(argv: Optional[List[str]] = None) -> None:
     else:
         from vehicledata import dataset
         db = dataset.ensure_database()
-    print("# reference set, by part (% of model-years; in brackets: model-years with the fact)")
-    print(parts_table(db))
-    if show:
+    if show:  # one part only: the tuning part's misses show nothing of the held-out part
+        print(f"# reference set, {show} part (% of model-years; in brackets: model-years with the fact)")
+        print(parts_table(db, (show,)))
         print(f"\n# {show} rows missing a measure")
         for line in misses(db, reference(show)):
             print(f"  {line}")
         return
+    print("# reference set, by part (% of model-years; in brackets: model-years with the fact)")
+    print(parts_table(db))
     print("\n# whole reference set (issue 20's figures)")
     for k, v in measure(db).items():
         print(f"{k:<28} {v:.1f}" if isinstance(v, float) else f"{k:<28} {v}")

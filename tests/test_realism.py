@@ -79,8 +79,10 @@ def test_measured_against_the_reference_set(database: Path) -> None:
 # the score; never tune a rule on held-out rows.
 # The top-trim floor was lowered once, knowingly, from 26.1 to 23.8 (one model-year of 42) when the
 # general rules of branch `rules` raised the three others (docs/reports/dataset.md, "General rules").
-HELD_OUT_FLOOR = {"base_msrp_within_5_pct": 24.0, "top_msrp_within_5_pct": 23.8, "base_trim_right_pct": 45.1,
-                  "lineup_right_pct": 37.1, "curb_weight_within_4_pct": 72.5}
+# Raised on 2026-12-07 after branch `rules2` (vPIC's "Base" kept, grades borrowed up to four years):
+# held-out 28.5 / 23.8 / 50.0 / 38.6 / 72.5 %, scored once after the last rule; no floor lowered.
+HELD_OUT_FLOOR = {"base_msrp_within_5_pct": 28.4, "top_msrp_within_5_pct": 23.8, "base_trim_right_pct": 49.9,
+                  "lineup_right_pct": 38.5, "curb_weight_within_4_pct": 72.5}
 
 
 def test_held_out_part_does_not_regress(database: Path) -> None:
@@ -165,6 +167,11 @@ def test_trim_names_are_cleaned() -> None:
     assert lineup.clean("XLE M", "gas") == "XLE"
     assert lineup.clean("Type R", "gas") == "Type R"
     assert lineup.clean("Super Crew - Raptor", "gas") == "Raptor"
+    # vPIC's "Base" with package letters or codes is the base grade "Base" (2019 Forester "Base P",
+    # 2019 WRX "WRX base+L"); a grade before a package's "Base" stays the grade
+    assert lineup.clean("Base P", "gas") == "Base" and lineup.clean("Base", "gas") == "Base"
+    assert lineup.clean("WRX base", "gas", "WRX") == "Base" and lineup.clean("STI base", "gas", "WRX") == "STI"
+    assert lineup.clean("Ltd Base", "gas") == "Limited" and lineup.clean("G", "gas") is None
     # the Camaro's grades are its trims (1LS, 1LT, 2LT, 3LT, 1SS, 2SS), in price order
     assert lineup.clean("LT (1LT)", "gas", "Camaro") == "1LT" and lineup.clean("1LT", "gas", "Equinox") == "LT"
     assert sorted(["ZL1", "2SS", "1SS", "3LT", "2LT", "1LT", "1LS"], key=lineup.rank) == \

@@ -123,6 +123,9 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     name = _FOUR_BY_FOUR.sub(" ", name)  # Jeep's 4x4 systems ("Cherokee 4WD Active Drive II")
     words: List[str] = []
     split = [p for w in name.replace(",", " ").split() for p in _unhyphen(w)]
+    # vPIC's "Base" with only package letters or codes beside it ("Base P", "Base+ES", Subaru's
+    # "WRX base+L") is the model's base grade, which the maker sells as "Base"
+    base_named = any(w.upper() == "BASE" for w in split)
     for k, w in enumerate(split):
         up = w.upper()
         if up in ("STANDARD", "LONG", "MID") and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
@@ -157,9 +160,11 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
            and not re.fullmatch(r"[XZ]\d", words[-2])):  # BMW's "X6 M" is a model
         words.pop()  # Toyota/Subaru package letters: "LE X", "XLE M", "Base P"
     if len(words) == 1 and len(words[0]) == 1 and words[0] not in ("L", "S"):
-        return None  # a lone package letter ("G", "M")
+        words = []  # a lone package letter ("G", "M")
     out = " ".join(words).strip(" -/")
-    if not out or out.upper() in _NOT_TRIM or out.upper() == "BASE" or out.isdigit():
+    if not out or out.upper() == "BASE":
+        return "Base" if base_named else None
+    if out.upper() in _NOT_TRIM or out.isdigit():
         return None
     if words[0].upper() in ("HGS", "JSL", "TAX", "TOP"):
         return None  # Korean grades (vPIC's Hyundai/Kia patterns for the home market)

@@ -318,7 +318,7 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
     return out
 
 
-_BORROW_YEARS = 2
+_BORROW_YEARS = 4
 
 
 def _no_grade(names: List[str], model: str) -> bool:
@@ -332,12 +332,12 @@ def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], 
                    etypes: List[str], facts_of: List[Dict[str, object]], lineups: List[List[str]]) -> None:
     """A row whose lineup names no grade ("Base": neither EPA nor vPIC names its trims) takes the
     grades (at least two) the same engine (size, cylinders, boost, powertrain) carries in another
-    row of the same model year, else in the model's nearest model year up to two years away
+    row of the same model year, else in the model's nearest model year up to four years away
     (earlier first; the same engine standing for the same generation), else the model year's base
     grade where its other rows name at least two; a performance grade only where it fits the row's
     engine, a powertrain word only on its powertrain. Its vPIC configurations priced no such grade:
     its prices come from the line's ladder. A model year with one grade for all its rows takes,
-    beside it, the grades the same engine carries in the nearest year up to two years away that
+    beside it, the grades the same engine carries in the nearest year up to four years away that
     sells that grade among at least three."""
     def engine(i: int) -> Tuple[object, ...]:
         v = vehicles[i]
