@@ -79,10 +79,9 @@ def __getattr__(name: str) -> _Any:
         return value
     module = _LAZY.get(name)
     if module is None:
-        import difflib
+        from ._values import did_you_mean
 
-        near = difflib.get_close_matches(name, __all__, n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
+        hint = did_you_mean(name, __all__)
         raise AttributeError(f"module 'vehicledata' has no attribute {name!r}{hint}")
     value = getattr(_importlib.import_module(module), name)
     globals()[name] = value

@@ -30,6 +30,7 @@ from .auth import credentials, jwt_cache_path, mask
 from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Page, Pager, Record, records_of
 from .retry import Retry
+from .schema import Kind
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._resources import (MakesResource, ModelsResource, SubmodelsResource, TrimsResource,
@@ -72,7 +73,7 @@ DEFAULT_BASE_URL: str = _core.client.DEFAULT_BASE_URL
 USER_AGENT: str = _core.client.USER_AGENT
 
 
-def _paths(kind: str) -> Dict[str, Tuple[str, Optional[str]]]:
+def _paths(kind: Kind) -> Dict[str, Tuple[str, Optional[str]]]:
     """accessor -> (path, the deprecated path it replaces or None) of a kind, from the schema table."""
     out: Dict[str, Tuple[str, Optional[str]]] = {}
     for resource in schema.resources(kind):
@@ -81,10 +82,10 @@ def _paths(kind: str) -> Dict[str, Tuple[str, Optional[str]]]:
     return out
 
 
-_SEARCHES = _paths("search")
+_SEARCHES = _paths(Kind.SEARCH)
 #: The accessors of the searches of the schema table (``api.trims``...): vd.Client's and vd.AsyncClient's.
 SEARCH_NAMES: Tuple[str, ...] = tuple(_SEARCHES)
-_DETAILS = _paths("detail")
+_DETAILS = _paths(Kind.DETAIL)
 _DIRECTIONS = ("asc", "desc")
 
 Conditions = Any  # Condition, list of Conditions, dicts or JSON text (see vehicledata.query)
@@ -272,8 +273,8 @@ class SearchRequests(_Resource):
         params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
         return ep.path, ep.record, params, self._start_page(ep, params, start_page, start_token)
 
-    def _detail(self, key: Union[int, str], verbose: Optional[bool], legacy: bool) -> Tuple[str, str]:
-        """(target, record) of a detail request, checked (shared with vehicledata.aio)."""
+    def _detail(self, key: Union[int, str], verbose: Optional[bool], legacy: bool) -> schema.BoundEndpoint:
+        """The request of a detail, checked (shared with vehicledata.aio)."""
         path = self.legacy_detail_path if legacy else self.detail_path
         if not path:
             raise QueryError(f"{self._name} has no {'deprecated ' if legacy else ''}detail endpoint")
@@ -290,7 +291,7 @@ class SearchRequests(_Resource):
             if not ep.verbose:
                 raise QueryError(f"{path} does not accept verbose")
             params.append(("verbose", "yes" if verbose else "no"))
-        return build_target(target, params), ep.record
+        return ep.bind(build_target(target, params))
 
     def _not_found_hint(self, exc: NotFoundError) -> None:
         if self._name == "obd_codes" and not self._client.authenticated:
@@ -354,9 +355,9 @@ class SearchResource(SearchRequests):
 
     def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
         """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
-        target, record = self._detail(key, verbose, legacy)
+        request = self._detail(key, verbose, legacy)
         try:
-            return self._client._one(target, record, verbose=bool(verbose))
+            return self._client._one(request, verbose=bool(verbose))
         except NotFoundError as exc:
             self._not_found_hint(exc)
             raise
@@ -418,14 +419,13 @@ class YearsResource(_Resource):
 
     def __init__(self, client: "Client", name: str) -> None:
         super().__init__(client, name)
-        ep = schema.endpoint_for("years", name)
+        ep = schema.endpoint_for(Kind.YEARS, name)
         self.path: str = ep.path
         self.legacy_path: Optional[str] = ep.deprecates or None
 
     def __call__(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                  **filters: Any) -> List[int]:
-        target, record = self.request(conditions, where, legacy, filters)
-        return self.values(self._client._core.get_page(target, record, "array"))
+        return self.values(self._client._fetcher.get_page(self.request(conditions, where, legacy, filters)))
 
     @staticmethod
     def values(page: Any) -> List[int]:
@@ -433,8 +433,8 @@ class YearsResource(_Resource):
         return [int(y) for y in page.to_lists()["year"]]
 
     def request(self, conditions: Sequence[Any], where: Any, legacy: bool,
-                 filters: Dict[str, Any]) -> Tuple[str, str]:
-        """(target, record) of a years request, checked (shared with vehicledata.aio)."""
+                filters: Dict[str, Any]) -> schema.BoundEndpoint:
+        """The request of the years, checked (shared with vehicledata.aio)."""
         path = self.path
         if legacy:
             if self.legacy_path is None:
@@ -443,7 +443,7 @@ class YearsResource(_Resource):
             path = self.legacy_path
         ep = schema.endpoint(path)
         params = self._client._params(ep, filters, conditions, where, None, None, None, None)
-        return check_target(build_target(ep.path, params)), ep.record
+        return ep.bind(check_target(build_target(ep.path, params)))
 
     list = __call__
 
@@ -451,24 +451,22 @@ class YearsResource(_Resource):
 class VehicleAttributes(_Resource):
     """``api.vehicle_attributes("engines.fuel_type")`` -> list of valid values."""
 
-    path = schema.endpoint_for("attributes").path
+    path = schema.endpoint_for(Kind.ATTRIBUTES).path
 
     def __call__(self, attribute: str) -> List[str]:
-        target, record = self.request(attribute)
-        return self.values(self._client._core.get_page(target, record, "array"))
+        return self.values(self._client._fetcher.get_page(self.request(attribute)))
 
     @staticmethod
     def values(page: Any) -> List[str]:
         """The values of an answer (a core page)."""
         return [str(v) for v in page.to_lists()["value"]]
 
-    def request(self, attribute: str) -> Tuple[str, str]:
-        """(target, record) of an attribute's values, checked (shared with vehicledata.aio)."""
+    def request(self, attribute: str) -> schema.BoundEndpoint:
+        """The request of an attribute's values, checked (shared with vehicledata.aio)."""
         known = schema.attributes()
         if attribute not in known:
             raise QueryError(_unknown("attribute", attribute, known, self.path))
-        ep = schema.endpoint(self.path)
-        return build_target(self.path, [("attribute", attribute)]), ep.record
+        return schema.endpoint(self.path).bind(build_target(self.path, [("attribute", attribute)]))
 
     @property
     def names(self) -> List[str]:
@@ -480,12 +478,10 @@ class Account(_Resource):
 
     def requests(self) -> List[Record]:
         """Requests per day since last month: records (date, count)."""
-        ep = schema.endpoint_for("account_requests")
-        return records_of(self._client._core.get_page(ep.path, ep.record, "array"))
+        return records_of(self._client._fetcher.get_page(schema.endpoint_for(Kind.ACCOUNT_REQUESTS).bind()))
 
     def requests_today(self) -> int:
-        ep = schema.endpoint_for("account_today")
-        rec = self._client._one(ep.path, ep.record)
+        rec = self._client._one(schema.endpoint_for(Kind.ACCOUNT_TODAY).bind())
         return int(rec["count"])
 
 
@@ -736,33 +732,33 @@ class Client:
     def _vin_one(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> "VinResult":
         from .vin import VinResult
 
-        return VinResult.of(self._one(*self._vin_request(vin, verbose, all_trims)))
+        return VinResult.of(self._one(self._vin_request(vin, verbose, all_trims)))
 
     @staticmethod
-    def _vin_request(vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> Tuple[str, str]:
-        """(target, record) of a VIN decode, checked (shared with vehicledata.aio)."""
+    def _vin_request(vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> schema.BoundEndpoint:
+        """The request of a VIN decode, checked (shared with vehicledata.aio)."""
         if not isinstance(vin, str) or not vin.strip():
             raise QueryError(f"vin must be a non-empty string, not {vin!r}")
-        ep = schema.endpoint_for("vin")
+        ep = schema.endpoint_for(Kind.VIN)
         params: List[Tuple[str, Any]] = []
         if verbose is not None:
             params.append(("verbose", "yes" if verbose else "no"))
         if all_trims is not None:
             params.append(("all_trims", "yes" if all_trims else "no"))
-        return build_target(endpoint_path(ep, vin.strip()), params), ep.record
+        return ep.bind(build_target(endpoint_path(ep, vin.strip()), params))
 
     def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate: year, make, model, body, vin, engine, assembled_in."""
-        return self._one(*self._plate_request(country_code, lookup, region))
+        return self._one(self._plate_request(country_code, lookup, region))
 
     @staticmethod
-    def _plate_request(country_code: str, lookup: str, region: Optional[str]) -> Tuple[str, str]:
-        """(target, record) of a licence plate look-up (shared with vehicledata.aio)."""
-        ep = schema.endpoint_for("plate")
+    def _plate_request(country_code: str, lookup: str, region: Optional[str]) -> schema.BoundEndpoint:
+        """The request of a licence plate look-up (shared with vehicledata.aio)."""
+        ep = schema.endpoint_for(Kind.PLATE)
         params: List[Tuple[str, Any]] = [("country_code", country_code), ("lookup", lookup)]
         if region is not None:
             params.append(("region", region))
-        return build_target(ep.path, params), ep.record
+        return ep.bind(build_target(ep.path, params))
 
     # ---- plumbing ----------------------------------------------------------------------------
     def login(self) -> None:
@@ -785,7 +781,7 @@ class Client:
 
         ``params`` are merged with a query string already in ``path``.
         """
-        return json_of(self._core.get(json_target(path, params)))
+        return json_of(self._fetcher.get(json_target(path, params)))
 
     def clear_cache(self) -> int:
         """Delete the response cache's answers (every tier's); the number of files deleted (0 without a cache)."""
@@ -804,11 +800,10 @@ class Client:
         """``year``, ``make``, ``model``, ``submodel`` of a search against the service's lists, fetched now (vehicledata._names)."""
         if self._core_client is None:  # (a closed client says so when the search is fetched)
             return
-        _names.check_now(_names.plan(ep, params, self.authenticated), self._lists,
-                         lambda target, record, shape: self._core.get_page(target, record, shape))
+        _names.check_now(_names.plan(ep, params, self.authenticated), self._lists, self._fetcher.get_page)
 
-    def _one(self, target: str, record: str, verbose: bool = False) -> Record:
-        return self._fetcher.one(target, record, verbose)
+    def _one(self, request: schema.BoundEndpoint, verbose: bool = False) -> Record:
+        return self._fetcher.one(request, verbose)
 
     def _params(self, ep: schema.Endpoint, filters: Dict[str, Any], conditions: Sequence[Any], where: Any,
                 sort: Optional[str], direction: Optional[str], limit: Optional[int],
