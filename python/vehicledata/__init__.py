@@ -49,6 +49,7 @@ _LAZY = {
     "F": "vehicledata.query",
     "Condition": "vehicledata.query",
     "Client": "vehicledata.client",
+    "ClientOptions": "vehicledata.options",
     "Retry": "vehicledata.client",
     "Pager": "vehicledata.pager",
     "Page": "vehicledata.pager",
@@ -62,6 +63,7 @@ _LAZY = {
 if _TYPE_CHECKING:  # type checkers and IDEs see the lazy names as what they are (vd.Client, its accessors...)
     from . import vin as vin
     from .client import Client as Client
+    from .options import ClientOptions as ClientOptions
     from .client import Retry as Retry
     from .pager import Page as Page
     from .pager import Pager as Pager

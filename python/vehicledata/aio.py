@@ -40,6 +40,7 @@ from .client import (SEARCH_NAMES, Client, Conditions, SearchRequests, VehicleAt
                      search_resource)
 from .errors import NotFoundError, VehicleDataError
 from .feed import DOWNLOAD_TIMEOUT, MAX_DOWNLOAD_BYTES, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES
+from .options import DEFAULT, ClientOptions, options_of
 from .pager import Page, PageWalk, Record, records_of
 from .schema import BoundEndpoint, Kind
 
@@ -845,7 +846,8 @@ def _option(name: str, doc: str) -> Any:
 
 class AsyncClient:
     """A client of the Vehicle Data Service for asyncio: the options of :class:`vehicledata.Client`
-    (``vd.AsyncClient(api_token, api_secret, base_url, timeout=..., rate_limit=..., max_parallel=...)``).
+    (``vd.AsyncClient(api_token, api_secret, base_url, timeout=..., rate_limit=..., max_parallel=...)``,
+    or ``vd.AsyncClient(options=vd.ClientOptions(...))``: the same object ``vd.Client`` takes).
 
     Every request is awaited: ``await api.trims.get(id)``, ``await api.vin(v)``,
     ``async for r in api.trims.search(...)``, ``await api.trims.search(...).to_pandas()``.
@@ -855,9 +857,12 @@ class AsyncClient:
     running loop (``asyncio.run``, Jupyter's, uvloop).  See docs/async.md.
     """
 
-    def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
-                 base_url: Optional[str] = None, **options: Any) -> None:
-        self._client = _EngineClient(api_token, api_secret, base_url, **options)
+    def __init__(self, api_token: Optional[str] = DEFAULT, api_secret: Optional[str] = DEFAULT,
+                 base_url: Optional[str] = DEFAULT, *, options: Optional[ClientOptions] = None,
+                 **settings: Any) -> None:
+        opts = options_of(type(self).__name__, options,
+                          dict(api_token=api_token, api_secret=api_secret, base_url=base_url, **settings))
+        self._client = _EngineClient(options=opts)
         self._fetcher: AsyncFetcher = self._client.fetcher
         self._accessors: Dict[str, AsyncSearchResource] = {}
         # Pagers and resources keep the inner client alive: its engine stops when the last goes (or at exit).
@@ -988,6 +993,7 @@ class AsyncClient:
     rate_limit = _option("rate_limit", "Requests per minute (0: no client-side limit).")
     max_parallel = _option("max_parallel", "The most transfers at once.")
     progress = _option("progress", "The default of the progress bars (None: only in Jupyter).")
+    options = _option("options", "The settings the client was made from (a ``vd.ClientOptions``).")
 
 
 __all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher", "AsyncVehiclesResource", "AsyncAccount",

@@ -29,6 +29,8 @@ from ._readable import readable
 from .auth import credentials, jwt_cache_path, mask
 from .errors import NotFoundError, QueryError, VehicleDataError
 from .pager import Page, Pager, Record, records_of
+from .options import DEFAULT, ClientOptions, options_of
+from .options import NAMES as OPTION_NAMES
 from .retry import Retry
 from .schema import Kind
 
@@ -545,59 +547,70 @@ class Client:
     request sent.  The directory holds at most ``cache_max_bytes`` (256 MiB; least recently used
     answers deleted past it); files are mode 0600, written atomically.  Downloads, logins and the
     account's usage are never cached.  docs/client.md, "Response cache".
+
+    ``options``: all of these as one :class:`vehicledata.ClientOptions` (the keywords are a
+    shorthand for its fields; a keyword left out, ``DEFAULT``, is that field's default), the same
+    object ``vd.AsyncClient(options=...)`` takes.  Giving ``options`` and a keyword is a
+    ``TypeError``.  ``api.options`` is the ClientOptions the client was made from.
     """
 
-    def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
-                 base_url: Optional[str] = None, *, timeout: float = 60.0, connect_timeout: float = 10.0,
-                 retry: Union[Retry, int, None] = None, rate_limit: Optional[float] = 600,
-                 login_rate_limit: Optional[float] = 20, jwt_cache: Union[bool, str, "os.PathLike[str]"] = False,
-                 max_parallel: int = 4, verify: Union[bool, str] = True, proxy: Optional[str] = None,
-                 http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
-                 compress: Optional[bool] = None, rate_limit_burst: Optional[float] = None,
-                 max_body: int = 256 << 20, max_decompressed: int = 256 << 20, max_pages: int = 100_000,
-                 low_speed_limit: int = 1024, max_wait: Optional[float] = None,
-                 cache: Union[bool, str, "os.PathLike[str]", None] = None, cache_ttl: Optional[float] = 3600.0,
-                 cache_max_bytes: int = 256 << 20) -> None:
-        token, secret = credentials(api_token, api_secret)
-        url = strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
+    def __init__(self, api_token: Optional[str] = DEFAULT, api_secret: Optional[str] = DEFAULT,
+                 base_url: Optional[str] = DEFAULT, *, timeout: float = DEFAULT, connect_timeout: float = DEFAULT,
+                 retry: Union[Retry, int, None] = DEFAULT, rate_limit: Optional[float] = DEFAULT,
+                 login_rate_limit: Optional[float] = DEFAULT,
+                 jwt_cache: Union[bool, str, "os.PathLike[str]"] = DEFAULT, max_parallel: int = DEFAULT,
+                 verify: Union[bool, str] = DEFAULT, proxy: Optional[str] = DEFAULT, http2: bool = DEFAULT,
+                 progress: Optional[bool] = DEFAULT, user_agent: Optional[str] = DEFAULT,
+                 compress: Optional[bool] = DEFAULT, rate_limit_burst: Optional[float] = DEFAULT,
+                 max_body: int = DEFAULT, max_decompressed: int = DEFAULT, max_pages: int = DEFAULT,
+                 low_speed_limit: int = DEFAULT, max_wait: Optional[float] = DEFAULT,
+                 cache: Union[bool, str, "os.PathLike[str]", None] = DEFAULT, cache_ttl: Optional[float] = DEFAULT,
+                 cache_max_bytes: int = DEFAULT, options: Optional[ClientOptions] = None) -> None:
+        given = dict(locals())  # (the keywords as given; DEFAULT: left out)
+        #: The settings this client was made from (``options=``, or the keywords as a ClientOptions).
+        self.options: ClientOptions = options_of(type(self).__name__, options, {n: given[n] for n in OPTION_NAMES})
+        o = self.options
+        token, secret = credentials(o.api_token, o.api_secret)
+        url = strip_userinfo((o.base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, not {url!r}")
-        if timeout is None or timeout <= 0 or connect_timeout is None or connect_timeout <= 0:
+        if o.timeout is None or o.timeout <= 0 or o.connect_timeout is None or o.connect_timeout <= 0:
             raise ValueError("timeout and connect_timeout must be positive numbers of seconds (never infinite)")
-        if max_parallel < 1:
-            raise ValueError(f"max_parallel must be >= 1, not {max_parallel}")
-        for name, value in (("max_body", max_body), ("max_decompressed", max_decompressed),
-                            ("max_pages", max_pages), ("low_speed_limit", low_speed_limit)):
+        if o.max_parallel < 1:
+            raise ValueError(f"max_parallel must be >= 1, not {o.max_parallel}")
+        for name, value in (("max_body", o.max_body), ("max_decompressed", o.max_decompressed),
+                            ("max_pages", o.max_pages), ("low_speed_limit", o.low_speed_limit)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: no limit), not {value!r}")
-        self.cache_dir: Optional[Path] = _cache_dir(cache)
-        ttl = _cache_ttl(cache_ttl)
-        if isinstance(cache_max_bytes, bool) or not isinstance(cache_max_bytes, int) or cache_max_bytes < 0:
-            raise ValueError(f"cache_max_bytes must be an integer >= 0 (0: no limit), not {cache_max_bytes!r}")
-        self.retry = _with_max_wait(Retry.coerce(retry), max_wait)
+        self.cache_dir: Optional[Path] = _cache_dir(o.cache)
+        ttl = _cache_ttl(o.cache_ttl)
+        if isinstance(o.cache_max_bytes, bool) or not isinstance(o.cache_max_bytes, int) or o.cache_max_bytes < 0:
+            raise ValueError(f"cache_max_bytes must be an integer >= 0 (0: no limit), not {o.cache_max_bytes!r}")
+        self.retry = _with_max_wait(Retry.coerce(o.retry), o.max_wait)
         self.base_url = url
-        self.timeout = float(timeout)
-        self.rate_limit = rate_limit or 0
-        self.max_parallel = int(max_parallel)
-        self.progress = progress
+        self.timeout = float(o.timeout)
+        self.rate_limit = o.rate_limit or 0
+        self.max_parallel = int(o.max_parallel)
+        self.progress = o.progress
         self._api_token = token
-        o = _core.client.ClientOptions()
-        o.base_url, o.api_token, o.api_secret = url, token, secret
-        o.timeout, o.connect_timeout = float(timeout), float(connect_timeout)
-        o.retry = self.retry
-        o.rate_limit, o.login_rate_limit = float(rate_limit or 0), float(login_rate_limit or 0)
-        o.rate_limit_burst = -1.0 if rate_limit_burst is None else float(rate_limit_burst)
-        o.jwt_cache_path = jwt_cache_path(jwt_cache, token, url, secret)
-        o.max_parallel = int(max_parallel)
-        o.verify_tls = bool(verify)
-        o.ca_bundle = verify if isinstance(verify, str) else (_tls.ca_bundle() if verify else "")
-        o.proxy, o.http2, o.user_agent, o.compress = proxy or "", http2, user_agent or "", compress
-        o.max_body, o.max_decompressed, o.max_pages = int(max_body), int(max_decompressed), int(max_pages)
-        o.low_speed_limit = int(low_speed_limit)
-        o.cache_dir = str(self.cache_dir) if self.cache_dir is not None else ""
-        o.cache_ttl, o.cache_max_bytes = ttl, int(cache_max_bytes)
-        self._core_client: Optional[Any] = self._new_core(o)
-        self._fetcher = self._new_fetcher(url, progress)
+        core = _core.client.ClientOptions()
+        core.base_url, core.api_token, core.api_secret = url, token, secret
+        core.timeout, core.connect_timeout = float(o.timeout), float(o.connect_timeout)
+        core.retry = self.retry
+        core.rate_limit, core.login_rate_limit = float(o.rate_limit or 0), float(o.login_rate_limit or 0)
+        core.rate_limit_burst = -1.0 if o.rate_limit_burst is None else float(o.rate_limit_burst)
+        core.jwt_cache_path = jwt_cache_path(o.jwt_cache, token, url, secret)
+        core.max_parallel = int(o.max_parallel)
+        core.verify_tls = bool(o.verify)
+        core.ca_bundle = o.verify if isinstance(o.verify, str) else (_tls.ca_bundle() if o.verify else "")
+        core.proxy, core.http2, core.user_agent = o.proxy or "", o.http2, o.user_agent or ""
+        core.compress = o.compress
+        core.max_body, core.max_decompressed = int(o.max_body), int(o.max_decompressed)
+        core.max_pages, core.low_speed_limit = int(o.max_pages), int(o.low_speed_limit)
+        core.cache_dir = str(self.cache_dir) if self.cache_dir is not None else ""
+        core.cache_ttl, core.cache_max_bytes = ttl, int(o.cache_max_bytes)
+        self._core_client: Optional[Any] = self._new_core(core)
+        self._fetcher = self._new_fetcher(url, o.progress)
         self._accessors: Dict[str, Any] = {}
         self._lists = _names.Lists()  # the service's years, makes, models: fetched once (vehicledata._names)
 
@@ -859,4 +872,4 @@ for _name in _SEARCHES:
         setattr(Client, _name, _search_property(_name))
 
 
-__all__ = ["Client", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]
+__all__ = ["Client", "ClientOptions", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]

@@ -2,7 +2,7 @@
 ends its message's name with ``_values.did_you_mean``'s text, so the hint reads the same whatever
 refused it.  One test per kind of caller (filters, json fields, attributes, feed tables, output
 columns, enumerated values, sort keys, the service's makes and models, vehicles condition fields,
-the package's names, a record's fields), each against the real emulator or before any request; and
+the package's names, the async client's keywords, a record's fields), each against the real emulator or before any request; and
 a test that no other module builds the hint."""
 from __future__ import annotations
 
@@ -113,6 +113,13 @@ def test_a_vehicles_condition_field(api: vd.Client) -> None:
 def test_a_name_of_the_package() -> None:
     text = refused(lambda: vd.Clinet, AttributeError)  # type: ignore[attr-defined]
     assert text == "module 'vehicledata' has no attribute 'Clinet'" + hint("Clinet", vd.__all__, "Client")
+
+
+def test_a_keyword_of_the_async_client() -> None:
+    from vehicledata.options import NAMES
+
+    text = refused(lambda: vd.AsyncClient(timeot=5.0), TypeError)
+    assert text == "AsyncClient() got an unexpected keyword argument 'timeot'" + hint("timeot", list(NAMES), "timeout")
 
 
 def test_a_field_of_a_record(api: vd.Client) -> None:
