@@ -4,7 +4,7 @@
     import dataclasses
     import vehicledata as vd
 
-    opts = vd.ClientOptions(rate_limit=None, max_parallel=8, cache=True)
+    opts = vd.ClientOptions(rate_limit=None, max_parallel=8, progress=False)
     api = vd.Client(options=opts)                  # the same settings on both clients
     aapi = vd.AsyncClient(options=opts)
     fast = vd.Client(options=dataclasses.replace(opts, timeout=10))
