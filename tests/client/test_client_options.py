@@ -14,7 +14,6 @@ import vehicledata as vd
 from vehicledata.options import DEFAULT, NAMES
 from vehicledata.testing import DEMO_ACCOUNTS, Emulator
 
-PREMIUM = DEMO_ACCOUNTS["premium"]
 SETTINGS = ("base_url", "timeout", "rate_limit", "max_parallel", "progress", "cache_dir", "authenticated")
 
 
@@ -34,7 +33,8 @@ def test_every_field_is_a_keyword_of_both_clients_and_documented() -> None:
 
 def test_both_clients_take_one_options_object_and_reach_the_same_settings(emulator: Emulator,
                                                                           tmp_path: Path) -> None:
-    opts = vd.ClientOptions(api_token=PREMIUM["api_token"], api_secret=PREMIUM["api_secret"], base_url=emulator.url,
+    premium = DEMO_ACCOUNTS["premium"]
+    opts = vd.ClientOptions(api_token=premium["api_token"], api_secret=premium["api_secret"], base_url=emulator.url,
                             rate_limit=None, timeout=17.0, max_parallel=3, retry=2, progress=False,
                             cache=tmp_path / "cache")
     api = vd.Client(options=opts)
