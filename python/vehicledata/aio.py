@@ -728,7 +728,7 @@ class AsyncVinAccessor:
         """Decode a VIN (as ``vd.Client``'s ``api.vin(vin)``)."""
         from .vin import VinResult
 
-        return VinResult.of(await self._client._fetcher.one(self._client._client.vin_target(vin, verbose, all_trims)))
+        return VinResult.of(await self._client._fetcher.one(self._client._client.vin_request(vin, verbose, all_trims)))
 
     async def decode_many(self, vins: Any, *, concurrency: Optional[int] = None,
                           checkpoint: Union[None, str, "os.PathLike[str]"] = None,
@@ -821,10 +821,10 @@ class _EngineClient(Client):
         check = _names.plan(schema.endpoint(path), params, self.authenticated) if self._core_client else None
         return None if check is None else (check, self._lists)
 
-    def vin_target(self, vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> BoundEndpoint:
+    def vin_request(self, vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> BoundEndpoint:
         return self._vin_request(vin, verbose, all_trims)
 
-    def plate_target(self, country_code: str, lookup: str, region: Optional[str]) -> BoundEndpoint:
+    def plate_request(self, country_code: str, lookup: str, region: Optional[str]) -> BoundEndpoint:
         return self._plate_request(country_code, lookup, region)
 
     def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
@@ -948,7 +948,7 @@ class AsyncClient:
 
     async def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate (as ``vd.Client.license_plate``)."""
-        return await self._fetcher.one(self._client.plate_target(country_code, lookup, region))
+        return await self._fetcher.one(self._client.plate_request(country_code, lookup, region))
 
     async def years(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                     **filters: Any) -> List[int]:

@@ -28,9 +28,9 @@ from ._fetcher import Fetcher
 from ._readable import readable
 from .auth import credentials, jwt_cache_path, mask
 from .errors import NotFoundError, QueryError, VehicleDataError
-from .pager import Page, Pager, Record, records_of
 from .options import DEFAULT, ClientOptions, options_of
 from .options import NAMES as OPTION_NAMES
+from .pager import Page, Pager, Record, records_of
 from .retry import Retry
 from .schema import Kind
 
