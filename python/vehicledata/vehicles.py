@@ -82,7 +82,7 @@ def columns() -> Dict[str, Tuple[str, str]]:
 
 
 def _search_path(resource: str) -> str:
-    return schema.endpoint_for("search", resource).path
+    return schema.endpoint_for(schema.Kind.SEARCH, resource).path
 
 
 # Trim fields the parts repeat with the same values: their conditions also narrow the part crawls.
