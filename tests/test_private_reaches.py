@@ -23,7 +23,6 @@ ALLOWED: Dict[Tuple[str, str], str] = {
     ("vin_online", "_fetcher"): "VinAccessor: Client._fetcher",
     ("vin_online", "_vin_one"): "VinAccessor.__call__: Client._vin_one",
     ("vin_online", "_string_chunks"): "decode_many's input: vin._string_chunks",
-    ("vin_online", "_core"): "VinBatch: Fetcher._core (the core client)",
     ("_names", "_like"): "the name checks' spelling rule: _values._like",
     # The dataset builder's tables, imported by its neighbours (outside this change's files).
     ("dataset.lineup", "_BODY"): "naming._BODY",

@@ -1,7 +1,7 @@
 """Types a type checker sees: the generated ``_resources.py`` is current, and mypy, run over a usage
 file, knows each record's fields (``TrimRecord.msrp: Optional[int]``, ``VehicleRecord.combined_mpg``
-of ``api.vehicles``) and the search keywords, and fails on an unknown attribute or a keyword of the
-wrong type."""
+of ``api.vehicles``), the search keywords and ``vd.ClientOptions``' fields, and fails on an unknown
+attribute or a keyword of the wrong type."""
 from __future__ import annotations
 
 import os
@@ -33,6 +33,8 @@ def use(api: vd.Client) -> None:
     for v in api.vehicles.search(year=2020, make="Toyota"):
         reveal_type(v)
         print(v.msrp, v.drive_type, v.synthetic_fields, combined, length)
+    opts = vd.ClientOptions(timeout=5.0, rate_limit=None, max_parallel=8)
+    print(vd.Client(options=opts).options.timeout, vd.AsyncClient(options=opts).options.max_parallel)
 '''
 
 BAD = '''
@@ -49,6 +51,8 @@ def use(api: vd.Client) -> None:
 
 async def ause(api: vd.AsyncClient) -> None:
     print((await api.vehicles.get(9366)).combined_mpgg)
+
+OPTIONS = vd.ClientOptions(timeout="5")
 '''
 
 
@@ -70,17 +74,18 @@ def test_the_generated_resources_are_current():
 
 def test_mypy_sees_record_fields_and_search_keywords(tmp_path):
     # one run (mypy over the package and pandas' stubs takes minutes on a busy machine): the good
-    # usage reveals the record types and has no error, the bad one has exactly the six errors
+    # usage reveals the record types and has no error, the bad one has exactly the seven errors
     result = mypy(tmp_path, GOOD + BAD.replace("def use(", "def misuse("))
     out = result.stdout
     assert 'Revealed type is "vehicledata._resources.TrimRecord"' in out, out
     assert 'Revealed type is "vehicledata._resources.TrimDetailRecord"' in out, out
     assert out.count('Revealed type is "vehicledata._resources.VehicleRecord"') == 2, out
     errors = [line for line in out.splitlines() if ": error:" in line]
-    assert len(errors) == 6, out
+    assert len(errors) == 7, out
     assert '"TrimRecord" has no attribute "msrpp"' in errors[0]
     assert 'Argument "year" to "search" of "EnginesResource" has incompatible type "str"' in errors[1]
     assert '"VehicleRecord" has no attribute "combined_mpgg"' in errors[2]
     assert 'Argument "year" to "search" of "VehiclesResource" has incompatible type "str"' in errors[3]
     assert '"VehicleRecord" has no attribute "lenght"' in errors[4]
     assert '"VehicleRecord" has no attribute "combined_mpgg"' in errors[5]  # the async client's get()
+    assert 'Argument "timeout" to "ClientOptions" has incompatible type "str"' in errors[6]  # the typed options

@@ -49,6 +49,7 @@ _LAZY = {
     "F": "vehicledata.query",
     "Condition": "vehicledata.query",
     "Client": "vehicledata.client",
+    "ClientOptions": "vehicledata.options",
     "Retry": "vehicledata.client",
     "Pager": "vehicledata.pager",
     "Page": "vehicledata.pager",
@@ -62,6 +63,7 @@ _LAZY = {
 if _TYPE_CHECKING:  # type checkers and IDEs see the lazy names as what they are (vd.Client, its accessors...)
     from . import vin as vin
     from .client import Client as Client
+    from .options import ClientOptions as ClientOptions
     from .client import Retry as Retry
     from .pager import Page as Page
     from .pager import Pager as Pager
@@ -79,10 +81,9 @@ def __getattr__(name: str) -> _Any:
         return value
     module = _LAZY.get(name)
     if module is None:
-        import difflib
+        from ._values import did_you_mean
 
-        near = difflib.get_close_matches(name, __all__, n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
+        hint = did_you_mean(name, __all__)
         raise AttributeError(f"module 'vehicledata' has no attribute {name!r}{hint}")
     value = getattr(_importlib.import_module(module), name)
     globals()[name] = value

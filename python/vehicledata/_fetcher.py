@@ -1,14 +1,22 @@
-"""What a Pager and a DataFeed need from their Client: one small object instead of its private parts.
+"""The door between the Python layer and the C++ core: what a Pager, a DataFeed and the resources
+need from their Client, one small object instead of its private parts.
 
-The Client builds one :class:`Fetcher` and hands it to every Pager and DataFeed it makes.  It
-sends through the client's C++ core (auth, retries, rate limit, parallel pages applied there),
-turns paths into URLs and makes progress bars (tqdm; docs/client.md, "Progress").
+The Client builds one :class:`Fetcher` and hands it to every Pager and DataFeed it makes; every
+request of a resource goes through it.  A request is a bound endpoint
+(:class:`vehicledata.schema.BoundEndpoint`: the endpoint of the schema table, with its record,
+``Shape`` and ``Kind``, and the target to send), never loose strings.  It sends through the
+client's C++ core (auth, retries, rate limit, parallel pages applied there), turns paths into URLs
+and makes progress bars (tqdm; docs/client.md, "Progress").  ``vehicledata.aio.AsyncFetcher`` is
+its asyncio twin, with the same methods awaited.
 """
 from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .schema import BoundEndpoint
 
 
 def _in_jupyter() -> bool:
@@ -67,54 +75,88 @@ class Fetcher:
 
         return _core.client.WaitBudget()
 
-    def get_page(self, target: str, record: str, shape: str, verbose: bool = False, budget: Any = None,
+    def get_page(self, page: BoundEndpoint, verbose: bool = False, budget: Any = None,
                  fields: Optional[Sequence[str]] = None) -> Any:
-        """One page (a core Page) of ``target`` decoded as ``record``; ``shape`` envelope, array or object;
+        """One page (a core Page): ``page.target`` decoded as its endpoint's record and shape;
         ``budget``: the call's :meth:`wait_budget` (None: this request's sleeps only are capped);
         ``fields``: decode only these fields of the record (a projection; None: all of them)."""
-        return self._core().get_page(target, record, shape, verbose, budget, fields)
+        return self._core().get_page(page.target, page.record, page.shape.value, verbose, budget, fields)
 
-    def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                  first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None,
-                  budget: Any = None, fields: Optional[Sequence[str]] = None) -> List[Any]:
-        """Several pages fetched in parallel (up to ``max_parallel`` at a time), in the order asked.
-        With ``first`` (page ``first_number`` of the crawl) each page, numbered by ``numbers``, is
-        checked against it in C++ as it arrives (PaginationError); ``fields`` as in :meth:`get_page`."""
+    def get_pages(self, pages: Sequence[BoundEndpoint], verbose: bool = False, first: Any = None,
+                  first_number: int = 1, numbers: Optional[Sequence[int]] = None, budget: Any = None,
+                  fields: Optional[Sequence[str]] = None) -> List[Any]:
+        """Several pages of one endpoint fetched in parallel (up to ``max_parallel`` at a time), in
+        the order asked.  With ``first`` (page ``first_number`` of the crawl) each page, numbered by
+        ``numbers``, is checked against it in C++ as it arrives (PaginationError); ``fields`` as in
+        :meth:`get_page`."""
+        if not pages:
+            return []
+        targets, record, shape = on_the_wire(pages)
         return self._core().get_pages(targets, record, shape, verbose, first, first_number, numbers, budget, fields)
 
-    def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
+    def collect_pages(self, first: Any, pages: Sequence[BoundEndpoint], verbose: bool = False,
                       first_number: int = 1, numbers: Optional[Sequence[int]] = None, budget: Any = None,
                       fields: Optional[Sequence[str]] = None) -> Any:
-        """``first`` (page ``first_number``) with the pages of ``targets`` (numbered by ``numbers``)
-        appended in C++, each checked against it as it arrives (PaginationError): the merged page.
+        """``first`` (page ``first_number``) with ``pages`` (numbered by ``numbers``) appended in
+        C++, each checked against it as it arrives (PaginationError): the merged page.
         ``fields`` as in :meth:`get_page` (the ones ``first`` was decoded with)."""
+        targets, record, shape = on_the_wire(pages)
         return self._core().collect_pages(first, targets, record, shape, verbose, first_number, numbers, budget,
                                           fields)
 
-    def one(self, target: str, record: str, verbose: bool = False) -> Any:
+    def fetch_pages_settled(self, pages: Sequence[BoundEndpoint], parallel: int,
+                            on_done: Callable[[int, Any, Optional[int], Optional[str]], None]) -> None:
+        """``pages`` (of one endpoint) fetched at most ``parallel`` at once (inside ``max_parallel``,
+        the rate limit, the retries per page); ``on_done(index, page, None, None)`` as each page
+        arrives, or ``on_done(index, None, status, message)`` for one the server refuses for itself
+        (the batch goes on); what else fails ends the batch and is raised."""
+        if not pages:
+            return
+        targets, record, shape = on_the_wire(pages)
+        self._core().fetch_pages_settled(targets, record, shape, False, parallel, on_done)
+
+    def one(self, page: BoundEndpoint, verbose: bool = False) -> Any:
         """The single record an object-shaped endpoint answers."""
         from ._targets import check_target
 
-        return self._records(self.get_page(check_target(target), record, "object", verbose))[0]
+        return self._records(self.get_page(page.at(check_target(page.target)), verbose))[0]
+
+    def get(self, target: str) -> Dict[str, Any]:
+        """A raw GET of ``target`` (auth, retries, the rate limit; not decoded): the core's
+        {status, url, content_type, http_version, body} (``Client.get_json``)."""
+        return dict(self._core().get(target))
 
     def url_for(self, target: str) -> str:
         """The absolute URL of a path (or of an absolute URL the service sent)."""
         return str(self._core().url_for(target))
 
-    def download(self, target: str, dest: str, resume: bool,
+    def download(self, page: BoundEndpoint, dest: str, resume: bool,
                  on_progress: Optional[Callable[[int, int], None]], timeout: float = 0.0,
                  max_bytes: int = 0) -> Dict[str, Any]:
-        """Stream ``target`` into the file ``dest`` (resumed with a Range request when ``resume``;
+        """Stream ``page.target`` into the file ``dest`` (resumed with a Range request when ``resume``;
         ``timeout``: total seconds, ``max_bytes``: largest file, 0: the core's defaults).
         ``on_progress(done, total)`` is called last with the file's size as both, so a bar ends at
         the size even when nothing was left to fetch (a complete partial file: 416)."""
-        return finish_download(dict(self._core().download(target, dest, resume, on_progress, timeout, max_bytes)),
+        return finish_download(dict(self._core().download(page.target, dest, resume, on_progress, timeout,
+                                                           max_bytes)),
                                on_progress)
 
     def progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
                      probe: bool = False) -> Any:
         """A tqdm bar when asked (or in Jupyter), else None; ``probe`` only answers whether one would be shown."""
         return progress_bar(progress if progress is not None else self.progress, total, desc, unit, probe)
+
+
+def on_the_wire(pages: Sequence[BoundEndpoint]) -> Tuple[List[str], str, str]:
+    """(targets, record, shape) of requests of one endpoint, as the C++ core takes them (the
+    Fetcher's and vehicledata.aio's AsyncFetcher's several-page calls).  ValueError for none, or
+    for requests of several endpoints (one call decodes one record)."""
+    if not pages:
+        raise ValueError("no requests")
+    ep = pages[0].endpoint
+    if any(p.endpoint is not ep and p.endpoint != ep for p in pages):
+        raise ValueError(f"requests of several endpoints in one call: {sorted({p.path for p in pages})}")
+    return [p.target for p in pages], ep.record, ep.shape.value
 
 
 def finish_download(result: Dict[str, Any], on_progress: Optional[Callable[[int, int], None]]) -> Dict[str, Any]:

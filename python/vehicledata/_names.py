@@ -39,8 +39,8 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tup
 
 from . import schema
 from ._targets import build_target
-from ._values import _like, suggest
-from .errors import ECHO_CHARS, QueryError, VehicleDataError, quoted
+from ._values import _like, did_you_mean
+from .errors import QueryError, VehicleDataError, quoted
 
 #: At most this many names are listed in a message (else their number only).
 LIST_NAMES = 60
@@ -54,9 +54,7 @@ class Want:
     """A list a check needs: its cache key and the request that fetches it."""
 
     key: Key
-    target: str
-    record: str
-    shape: str  # "array" (years) or "envelope" (makes, models)
+    request: schema.BoundEndpoint  # the years (an array), or a search's one page (an envelope)
     column: str  # the column of the answer holding the values
 
 
@@ -89,7 +87,7 @@ def values_of(want: Want, page: Any) -> Optional[List[Any]]:
     """The values of a list's answer (a core page); None when the page does not hold the whole list."""
     cols = page.to_lists()
     values = list(cols.get(want.column) or [])
-    if want.shape == "envelope" and int(dict(page.collection).get("total", page.rows)) > len(values):
+    if want.request.shape is schema.Shape.ENVELOPE and int(dict(page.collection).get("total", page.rows)) > len(values):
         return None  # (more than one page: not the whole list)
     if want.key[0] == "years":
         return [int(v) for v in values if v is not None]
@@ -142,26 +140,24 @@ class Check:
     # ---- the lists ------------------------------------------------------------------------
     @staticmethod
     def _years() -> Want:
-        ep = schema.endpoint_for("years", "years")
-        return Want(("years",), ep.path, ep.record, "array", "year")
+        return Want(("years",), schema.endpoint_for(schema.Kind.YEARS, "years").bind(), "year")
 
     @staticmethod
     def _makes() -> Want:
-        ep = schema.endpoint_for("search", "makes")
-        return Want(("makes",), build_target(ep.path, [("limit", _PAGE)]), ep.record, "envelope", "name")
+        ep = schema.endpoint_for(schema.Kind.SEARCH, "makes")
+        return Want(("makes",), ep.bind(build_target(ep.path, [("limit", _PAGE)])), "name")
 
     @staticmethod
     def _models(make: str) -> Want:
-        ep = schema.endpoint_for("search", "models")
-        return Want(("models", _fold(make)), build_target(ep.path, [("make", make), ("limit", _PAGE)]), ep.record,
-                    "envelope", "name")
+        ep = schema.endpoint_for(schema.Kind.SEARCH, "models")
+        return Want(("models", _fold(make)), ep.bind(build_target(ep.path, [("make", make), ("limit", _PAGE)])),
+                    "name")
 
     @staticmethod
     def _submodels(make: str, model: str) -> Want:
-        ep = schema.endpoint_for("search", "submodels")
+        ep = schema.endpoint_for(schema.Kind.SEARCH, "submodels")
         return Want(("submodels", _fold(make), _fold(model)),
-                    build_target(ep.path, [("make", make), ("model", model), ("limit", _PAGE)]), ep.record,
-                    "envelope", "submodel")
+                    ep.bind(build_target(ep.path, [("make", make), ("model", model), ("limit", _PAGE)])), "submodel")
 
     def step(self, lists: Lists) -> List[Want]:
         """The lists still to fetch (none: every check passed); QueryError for what a fetched list refuses."""
@@ -211,10 +207,7 @@ class Check:
                          field="year")
 
     def _unknown(self, kind: str, value: str, names: List[str], of: str = "") -> QueryError:
-        near = suggest(value, names) if len(value) <= ECHO_CHARS else None
-        if near is not None and _fold(near) == _fold(value):
-            near = None
-        hint = f"; did you mean {near!r}?" if near else "."
+        hint = did_you_mean(value, names, loose=True, fold=_fold, otherwise=".")
         demo = (f" Without a subscription (no api_token/api_secret) the service lists only the {kind}s of its "
                 f"demo data-set, model years {schema.DEMO_YEARS[0]}-{schema.DEMO_YEARS[1]}.") \
             if not self.authenticated else ""
@@ -252,7 +245,7 @@ class Check:
 
 def covers(ep: schema.Endpoint) -> bool:
     """Whether searches of ``ep`` have their names and ``year`` checked here."""
-    return ep.kind == "search" and not ep.resource.startswith("powersports") and ep.resource != "obd_codes"
+    return ep.kind is schema.Kind.SEARCH and not ep.resource.startswith("powersports") and ep.resource != "obd_codes"
 
 
 def _distinct(names: List[str]) -> List[str]:
@@ -270,8 +263,8 @@ def plan(ep: schema.Endpoint, params: Sequence[Tuple[str, Any]], authenticated: 
     return check if check else None
 
 
-def check_now(check: Optional[Check], lists: Lists, get_page: Callable[[str, str, str], Any]) -> None:
-    """Run ``check`` with the sync client's ``get_page(target, record, shape)``."""
+def check_now(check: Optional[Check], lists: Lists, get_page: Callable[[schema.BoundEndpoint], Any]) -> None:
+    """Run ``check`` with the sync client's ``get_page(request)`` (its Fetcher's)."""
     if check is None:
         return
     while True:
@@ -279,11 +272,11 @@ def check_now(check: Optional[Check], lists: Lists, get_page: Callable[[str, str
         if not wants:
             return
         for want in wants:
-            lists.store(want.key, _fetched(want, lambda: get_page(want.target, want.record, want.shape)))
+            lists.store(want.key, _fetched(want, lambda: get_page(want.request)))
 
 
 async def check_async(check: Optional[Check], lists: Lists,
-                      get_page: Callable[[str, str, str], Awaitable[Any]]) -> None:
+                      get_page: Callable[[schema.BoundEndpoint], Awaitable[Any]]) -> None:
     """Run ``check`` with the async client's ``get_page``, awaited (the same steps as check_now).
     Concurrent checks of one client (``api.vehicles``' four searches) share each list's request."""
     import asyncio
@@ -304,7 +297,7 @@ async def check_async(check: Optional[Check], lists: Lists,
             lists.pending[want.key] = future
             try:
                 try:
-                    page: Any = await get_page(want.target, want.record, want.shape)
+                    page: Any = await get_page(want.request)
                 except VehicleDataError:
                     page = None
                 lists.store(want.key, _fetched(want, lambda: page))

@@ -47,9 +47,9 @@ def _records_needed() -> List[str]:
                     add(f.nested)
 
     for res in RESOURCES:
-        add(schema.endpoint_for("search", res).record)
+        add(schema.endpoint_for(schema.Kind.SEARCH, res).record)
         try:
-            add(schema.endpoint_for("detail", res).record)
+            add(schema.endpoint_for(schema.Kind.DETAIL, res).record)
         except KeyError:
             pass
     order = list(schema.records())
@@ -135,7 +135,7 @@ def python_source() -> str:
     lines += [f"        {col}: {t}" for col, t in _vehicle_fields()]
     lines.append("")
     for res in RESOURCES:
-        ep = schema.endpoint_for("search", res)
+        ep = schema.endpoint_for(schema.Kind.SEARCH, res)
         rc = _record_class(ep.record)
         camel = _camel(res)
         lines += [
@@ -154,7 +154,7 @@ def python_source() -> str:
                                 "progress: Optional[bool] = ..., start_token: Optional[str] = ...,"],
                                ep, f"{camel}Pager")
         try:
-            detail = schema.endpoint_for("detail", res)
+            detail = schema.endpoint_for(schema.Kind.DETAIL, res)
             lines += [
                 f"        def get(self, key: Union[int, str], *, verbose: Optional[bool] = ..., legacy: bool = ...) "
                 f"-> {_record_class(detail.record)}: ...  # type: ignore[override]",
@@ -162,7 +162,7 @@ def python_source() -> str:
         except KeyError:
             pass
         lines.append("")
-    trims = schema.endpoint_for("search", "trims")
+    trims = schema.endpoint_for(schema.Kind.SEARCH, "trims")
     lines += [
         "    class VehiclesResource(_VehiclesResource):",
         '        """``api.vehicles``: its search takes the trims search\'s keywords (``vehicledata.vehicles``)."""',

@@ -16,7 +16,7 @@ import difflib
 import json
 import numbers
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import schema
 from .errors import ECHO_CHARS, QueryError, excerpt, quoted
@@ -26,12 +26,36 @@ _SORT_ALIASES = {"make": "Makes.name", "model": "OemMakeModels.name", "submodel"
                  "trim": "MakeModelTrims.name"}
 
 
+def did_you_mean(text: str, valid: Iterable[str], *, loose: bool = False,
+                 fold: Optional[Callable[[str], str]] = None, otherwise: str = "") -> str:
+    """The "did you mean" of every unknown name or value of the package (its one home):
+    ``"; did you mean 'x'?"`` naming the valid one nearest to ``text``, else ``otherwise`` (what
+    the caller's sentence needs there: ``"."`` before a list of the valid ones, or nothing).
+
+    Nearest by spelling (difflib, a ratio of 0.6 or more): names a program writes (filters, json
+    fields, attributes, sort keys, columns, the package's and a record's attributes).  ``loose``:
+    by :func:`suggest` (initials, a value containing it, then spelling with case ignored): values
+    a person types (enumerated values, makes, models).  Nothing is suggested for a ``text`` longer
+    than ``ECHO_CHARS`` (it is not echoed whole), nor a name equal to ``text`` once both are
+    ``fold``-ed (the caller compares names that way: the name was refused for another reason)."""
+    near: Optional[str] = None
+    if len(text) <= ECHO_CHARS:
+        names = list(valid)
+        if loose:
+            near = suggest(text, names)
+        else:
+            close = difflib.get_close_matches(text, names, n=1, cutoff=0.6)
+            near = close[0] if close else None
+        if near is not None and fold is not None and fold(near) == fold(text):
+            near = None
+    return f"; did you mean {near!r}?" if near else otherwise
+
+
 def unknown_name(kind: str, name: Any, valid: Sequence[str], where: str) -> str:
     """The message for an unknown name (filter, json field, attribute, feed table, CLI column):
-    the nearest valid one (difflib) and every valid one."""
+    the nearest valid one (:func:`did_you_mean`) and every valid one."""
     text = name if isinstance(name, str) else repr(name)
-    near = difflib.get_close_matches(text, list(valid), n=1, cutoff=0.6) if len(text) <= ECHO_CHARS else []
-    hint = f"; did you mean {near[0]!r}?" if near else "."
+    hint = did_you_mean(text, valid, otherwise=".")
     listed = f" Valid: {', '.join(valid)}." if valid else f" {where} accepts none."
     shown = quoted(name) if isinstance(name, str) else excerpt(text)
     return f"unknown {kind} {shown} for {where}{hint}{listed}"
@@ -80,9 +104,7 @@ def _enum(ep: schema.Endpoint, name: str) -> Tuple[str, ...]:
 
 
 def _unknown_value(what: str, value: Any, valid: Sequence[str], path: str) -> QueryError:
-    text = str(value)
-    near = suggest(text, valid) if len(text) <= ECHO_CHARS else None
-    hint = f"; did you mean {near!r}?" if near else "."
+    hint = did_you_mean(str(value), valid, loose=True, otherwise=".")
     shown = quoted(value) if isinstance(value, str) else excerpt(repr(value))
     return QueryError(f"unknown value {shown} for {what} of {path}{hint} Valid: {', '.join(valid)}.",
                       field=what.split()[-1])
@@ -201,12 +223,10 @@ def resolve_sort(ep: schema.Endpoint, sort: str) -> str:
         short = [k for k in keys if k.rpartition(".")[2] == key]
         if len(short) == 1:
             return short[0]
-    text = str(sort)
-    near = difflib.get_close_matches(text, keys + [k.rpartition(".")[2] for k in keys], n=1, cutoff=0.6) \
-        if len(text) <= ECHO_CHARS else []
-    hint = f"; did you mean {near[0]!r}?" if near else "."
+    hint = did_you_mean(str(sort), keys + [k.rpartition(".")[2] for k in keys], otherwise=".")
     shown = quoted(sort) if isinstance(sort, str) else excerpt(repr(sort))
     raise QueryError(f"unknown sort {shown} for {ep.path}{hint} Valid: {', '.join(keys)}.")
 
 
-__all__ = ["check_filter", "check_type", "filter_types", "is_bool", "check_conditions", "resolve_sort", "suggest", "unknown_name"]
+__all__ = ["check_filter", "check_type", "filter_types", "is_bool", "check_conditions", "resolve_sort", "suggest",
+           "did_you_mean", "unknown_name"]

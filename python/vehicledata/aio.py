@@ -34,13 +34,15 @@ from typing import (TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Coro
                     Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, cast)
 
 from . import _core, _names, checkpoint, frames, schema
-from ._fetcher import finish_download, progress_bar
+from ._fetcher import finish_download, on_the_wire, progress_bar
 from ._targets import check_target, warn_demo_empty
 from .client import (SEARCH_NAMES, Client, Conditions, SearchRequests, VehicleAttributes, YearsResource, core_log,
                      search_resource)
 from .errors import NotFoundError, VehicleDataError
 from .feed import DOWNLOAD_TIMEOUT, MAX_DOWNLOAD_BYTES, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES
+from .options import DEFAULT, ClientOptions, options_of
 from .pager import Page, PageWalk, Record, records_of
+from .schema import BoundEndpoint, Kind
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -192,11 +194,12 @@ class AsyncFetcher:
         self._pending.add(future)
         return future
 
-    def _submit(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False, first: Any = None,
+    def _submit(self, pages: Sequence[BoundEndpoint], verbose: bool = False, first: Any = None,
                 first_number: int = 1, numbers: Optional[Sequence[int]] = None, collect: bool = False,
                 single: bool = False, fields: Optional[Sequence[str]] = None) -> "asyncio.Future[Any]":
+        targets, record, shape = on_the_wire(pages)
         return self._job(lambda engine, loop, settle: engine.submit(
-            loop, settle, list(targets), record, shape, verbose, first, first_number,
+            loop, settle, targets, record, shape, verbose, first, first_number,
             None if numbers is None else list(numbers), collect, single, None if fields is None else list(fields)))
 
     async def get(self, target: str) -> Dict[str, Any]:
@@ -204,13 +207,13 @@ class AsyncFetcher:
         {status, url, content_type, http_version, body}, as ``Client.get``'s."""
         return dict(await self._job(lambda engine, loop, settle: engine.get(loop, settle, target)))
 
-    async def download(self, target: str, dest: str, resume: bool,
+    async def download(self, page: BoundEndpoint, dest: str, resume: bool,
                        on_progress: Optional[Callable[[int, int], None]], timeout: float = 0.0,
                        max_bytes: int = 0) -> Dict[str, Any]:
-        """Stream ``target`` into the file ``dest`` on the engine (the sync Fetcher.download's rules:
-        resume, total ``timeout``, ``max_bytes``); ``on_progress(done, total)`` runs on the loop."""
+        """Stream ``page.target`` into the file ``dest`` on the engine (the sync Fetcher.download's
+        rules: resume, total ``timeout``, ``max_bytes``); ``on_progress(done, total)`` runs on the loop."""
         result: Dict[str, Any] = dict(await self._job(lambda engine, loop, settle: engine.download(
-            loop, settle, target, dest, resume, on_progress, timeout, max_bytes)))
+            loop, settle, page.target, dest, resume, on_progress, timeout, max_bytes)))
         return finish_download(result, on_progress)
 
     def progress_bar(self, progress: Optional[bool], total: Optional[int], desc: str, unit: str,
@@ -218,40 +221,40 @@ class AsyncFetcher:
         """A tqdm bar when asked (None: the client's ``progress``, by default only in Jupyter), else None."""
         return progress_bar(progress if progress is not None else self.progress, total, desc, unit, probe)
 
-    async def get_page(self, target: str, record: str, shape: str, verbose: bool = False,
+    async def get_page(self, page: BoundEndpoint, verbose: bool = False,
                        fields: Optional[Sequence[str]] = None) -> Any:
-        """One core page of ``target`` (the sync Fetcher's get_page, awaited; ``fields``: its decode projection)."""
-        return await self._submit([target], record, shape, verbose, single=True, fields=fields)
+        """One core page of ``page`` (the sync Fetcher's get_page, awaited; ``fields``: its decode projection)."""
+        return await self._submit([page], verbose, single=True, fields=fields)
 
-    async def get_pages(self, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
-                        first: Any = None, first_number: int = 1, numbers: Optional[Sequence[int]] = None,
+    async def get_pages(self, pages: Sequence[BoundEndpoint], verbose: bool = False, first: Any = None,
+                        first_number: int = 1, numbers: Optional[Sequence[int]] = None,
                         fields: Optional[Sequence[str]] = None) -> List[Any]:
-        """Several core pages fetched concurrently, in the order asked (checked against ``first``)."""
-        if not targets:
+        """Several core pages of one endpoint fetched concurrently, in the order asked (checked against ``first``)."""
+        if not pages:
             return []
-        return list(await self._submit(targets, record, shape, verbose, first, first_number, numbers, fields=fields))
+        return list(await self._submit(pages, verbose, first, first_number, numbers, fields=fields))
 
-    async def collect_pages(self, first: Any, targets: Sequence[str], record: str, shape: str, verbose: bool = False,
+    async def collect_pages(self, first: Any, pages: Sequence[BoundEndpoint], verbose: bool = False,
                             first_number: int = 1, numbers: Optional[Sequence[int]] = None,
                             fields: Optional[Sequence[str]] = None) -> Any:
-        """``first`` with the pages of ``targets`` appended in order in C++ (the merged core page)."""
-        return await self._submit(targets, record, shape, verbose, first, first_number, numbers, collect=True,
-                                  fields=fields)
+        """``first`` with ``pages`` appended in order in C++ (the merged core page)."""
+        return await self._submit(pages, verbose, first, first_number, numbers, collect=True, fields=fields)
 
-    async def fetch_pages_settled(self, targets: Sequence[str], record: str, shape: str, parallel: int,
+    async def fetch_pages_settled(self, pages: Sequence[BoundEndpoint], parallel: int,
                                   on_done: Callable[[int, Any, Optional[int], Optional[str]], None]) -> None:
-        """The core client's ``fetch_pages_settled`` on the engine, awaited: ``targets`` fetched at most
+        """The sync Fetcher's ``fetch_pages_settled`` on the engine, awaited: ``pages`` fetched at most
         ``parallel`` at once (inside the engine's ``max_parallel``, the rate limit, the retries per
-        target); ``on_done(index, page, None, None)`` runs on the loop as each page arrives, or
+        page); ``on_done(index, page, None, None)`` runs on the loop as each page arrives, or
         ``on_done(index, None, status, message)`` for one the server refuses for itself (the batch
         goes on); what else fails ends the batch and is raised."""
-        if targets:
+        if pages:
+            targets, record, shape = on_the_wire(pages)
             await self._job(lambda engine, loop, settle: engine.fetch_pages_settled(
-                loop, settle, list(targets), record, shape, False, parallel, on_done))
+                loop, settle, targets, record, shape, False, parallel, on_done))
 
-    async def one(self, target: str, record: str, verbose: bool = False) -> Record:
+    async def one(self, page: BoundEndpoint, verbose: bool = False) -> Record:
         """The single record an object-shaped endpoint answers."""
-        return records_of(await self.get_page(check_target(target), record, "object", verbose))[0]
+        return records_of(await self.get_page(page.at(check_target(page.target)), verbose))[0]
 
     def url_for(self, target: str) -> str:
         return str(self._core().url_for(target))
@@ -525,9 +528,9 @@ class AsyncSearchResource(SearchRequests):
 
     async def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
         """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
-        target, record = self._detail(key, verbose, legacy)
+        request = self._detail(key, verbose, legacy)
         try:
-            return await self._client.fetcher.one(target, record, bool(verbose))
+            return await self._client.fetcher.one(request, bool(verbose))
         except NotFoundError as exc:
             self._not_found_hint(exc)
             raise
@@ -658,10 +661,9 @@ class AsyncDataFeed:
     async def last_updated(self) -> str:
         """When the feed was last rebuilt (as ``DataFeed.last_updated``)."""
         from . import schema
-        from .feed import LAST_UPDATED_PATH
+        from .feed import LAST_UPDATED_ENDPOINT
 
-        ep = schema.endpoint(LAST_UPDATED_PATH)
-        return str((await self._fetcher.one(LAST_UPDATED_PATH, ep.record))["last_updated"])
+        return str((await self._fetcher.one(LAST_UPDATED_ENDPOINT.bind()))["last_updated"])
 
     async def download(self, path: Union[str, "os.PathLike[str]"], *, resume: bool = True,
                        progress: Optional[bool] = None, timeout: float = DOWNLOAD_TIMEOUT,
@@ -669,14 +671,14 @@ class AsyncDataFeed:
         """Stream the feed to ``path``, awaited (the arguments, errors and rules of ``DataFeed.download``:
         resumable, verified, renamed atomically).  Cancelling the task stops the transfer at once and
         keeps the ``.part`` file for a resume."""
-        from .feed import DOWNLOAD_PATH, FeedDownload
+        from .feed import DOWNLOAD_ENDPOINT, FeedDownload
 
         dl = FeedDownload(self._fetcher, path, resume, progress, timeout, max_bytes)
         while True:
             on_progress = dl.begin()
             try:
-                result = await self._fetcher.download(DOWNLOAD_PATH, str(dl.part), dl.resume, on_progress, dl.timeout,
-                                                      dl.max_bytes)
+                result = await self._fetcher.download(DOWNLOAD_ENDPOINT.bind(), str(dl.part), dl.resume, on_progress,
+                                                      dl.timeout, dl.max_bytes)
             except BaseException as exc:
                 dl.failed(exc)
                 raise
@@ -726,8 +728,7 @@ class AsyncVinAccessor:
         """Decode a VIN (as ``vd.Client``'s ``api.vin(vin)``)."""
         from .vin import VinResult
 
-        target, record = self._client._client.vin_target(vin, verbose, all_trims)
-        return VinResult.of(await self._client._fetcher.one(target, record))
+        return VinResult.of(await self._client._fetcher.one(self._client._client.vin_request(vin, verbose, all_trims)))
 
     async def decode_many(self, vins: Any, *, concurrency: Optional[int] = None,
                           checkpoint: Union[None, str, "os.PathLike[str]"] = None,
@@ -744,10 +745,9 @@ class AsyncVinAccessor:
 
         fetcher = self._client._fetcher
         batch = await _off_loop(VinBatch, fetcher, vins, concurrency, checkpoint, progress)
-        if batch.targets:
+        if batch.requests:
             try:
-                await fetcher.fetch_pages_settled(batch.targets, batch.record, "object", batch.concurrency,
-                                                  batch.on_done)
+                await fetcher.fetch_pages_settled(batch.requests, batch.concurrency, batch.on_done)
             finally:
                 batch.finish()
         return await _off_loop(batch.table)
@@ -766,12 +766,10 @@ class AsyncAccount:
 
     async def requests(self) -> List[Record]:
         """Requests per day since last month: records (date, count)."""
-        ep = schema.endpoint_for("account_requests")
-        return records_of(await self._fetcher.get_page(ep.path, ep.record, "array"))
+        return records_of(await self._fetcher.get_page(schema.endpoint_for(Kind.ACCOUNT_REQUESTS).bind()))
 
     async def requests_today(self) -> int:
-        ep = schema.endpoint_for("account_today")
-        return int((await self._fetcher.one(ep.path, ep.record))["count"])
+        return int((await self._fetcher.one(schema.endpoint_for(Kind.ACCOUNT_TODAY).bind()))["count"])
 
     def __repr__(self) -> str:
         return "<AsyncAccount account>"
@@ -823,10 +821,10 @@ class _EngineClient(Client):
         check = _names.plan(schema.endpoint(path), params, self.authenticated) if self._core_client else None
         return None if check is None else (check, self._lists)
 
-    def vin_target(self, vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> Tuple[str, str]:
+    def vin_request(self, vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> BoundEndpoint:
         return self._vin_request(vin, verbose, all_trims)
 
-    def plate_target(self, country_code: str, lookup: str, region: Optional[str]) -> Tuple[str, str]:
+    def plate_request(self, country_code: str, lookup: str, region: Optional[str]) -> BoundEndpoint:
         return self._plate_request(country_code, lookup, region)
 
     def _new_fetcher(self, base_url: str, progress: Optional[bool]) -> Any:
@@ -848,7 +846,8 @@ def _option(name: str, doc: str) -> Any:
 
 class AsyncClient:
     """A client of the Vehicle Data Service for asyncio: the options of :class:`vehicledata.Client`
-    (``vd.AsyncClient(api_token, api_secret, base_url, timeout=..., rate_limit=..., max_parallel=...)``).
+    (``vd.AsyncClient(api_token, api_secret, base_url, timeout=..., rate_limit=..., max_parallel=...)``,
+    or ``vd.AsyncClient(options=vd.ClientOptions(...))``: the same object ``vd.Client`` takes).
 
     Every request is awaited: ``await api.trims.get(id)``, ``await api.vin(v)``,
     ``async for r in api.trims.search(...)``, ``await api.trims.search(...).to_pandas()``.
@@ -858,9 +857,12 @@ class AsyncClient:
     running loop (``asyncio.run``, Jupyter's, uvloop).  See docs/async.md.
     """
 
-    def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
-                 base_url: Optional[str] = None, **options: Any) -> None:
-        self._client = _EngineClient(api_token, api_secret, base_url, **options)
+    def __init__(self, api_token: Optional[str] = DEFAULT, api_secret: Optional[str] = DEFAULT,
+                 base_url: Optional[str] = DEFAULT, *, options: Optional[ClientOptions] = None,
+                 **settings: Any) -> None:
+        opts = options_of(type(self).__name__, options,
+                          dict(api_token=api_token, api_secret=api_secret, base_url=base_url, **settings))
+        self._client = _EngineClient(options=opts)
         self._fetcher: AsyncFetcher = self._client.fetcher
         self._accessors: Dict[str, AsyncSearchResource] = {}
         # Pagers and resources keep the inner client alive: its engine stops when the last goes (or at exit).
@@ -946,28 +948,24 @@ class AsyncClient:
 
     async def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate (as ``vd.Client.license_plate``)."""
-        target, record = self._client.plate_target(country_code, lookup, region)
-        return await self._fetcher.one(target, record)
+        return await self._fetcher.one(self._client.plate_request(country_code, lookup, region))
 
     async def years(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                     **filters: Any) -> List[int]:
         """Model years, newest first (as ``vd.Client.years``)."""
         resource: YearsResource = self._client.years
-        target, record = resource.request(conditions, where, legacy, filters)
-        return YearsResource.values(await self._fetcher.get_page(target, record, "array"))
+        return YearsResource.values(await self._fetcher.get_page(resource.request(conditions, where, legacy, filters)))
 
     async def powersports_years(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                                 **filters: Any) -> List[int]:
         """Street motorcycles' model years; pass ``type="street_motorcycle"`` (as ``vd.Client.powersports_years``)."""
         resource: YearsResource = self._client.powersports_years
-        target, record = resource.request(conditions, where, legacy, filters)
-        return YearsResource.values(await self._fetcher.get_page(target, record, "array"))
+        return YearsResource.values(await self._fetcher.get_page(resource.request(conditions, where, legacy, filters)))
 
     async def vehicle_attributes(self, attribute: str) -> List[str]:
         """The valid values of an attribute (as ``vd.Client.vehicle_attributes``)."""
         resource: VehicleAttributes = self._client.vehicle_attributes
-        target, record = resource.request(attribute)
-        return VehicleAttributes.values(await self._fetcher.get_page(target, record, "array"))
+        return VehicleAttributes.values(await self._fetcher.get_page(resource.request(attribute)))
 
     @property
     def account(self) -> AsyncAccount:
@@ -995,6 +993,7 @@ class AsyncClient:
     rate_limit = _option("rate_limit", "Requests per minute (0: no client-side limit).")
     max_parallel = _option("max_parallel", "The most transfers at once.")
     progress = _option("progress", "The default of the progress bars (None: only in Jupyter).")
+    options = _option("options", "The settings the client was made from (a ``vd.ClientOptions``).")
 
 
 __all__ = ["AsyncClient", "AsyncPager", "AsyncSearchResource", "AsyncFetcher", "AsyncVehiclesResource", "AsyncAccount",

@@ -28,8 +28,11 @@ from ._fetcher import Fetcher
 from ._readable import readable
 from .auth import credentials, jwt_cache_path, mask
 from .errors import NotFoundError, QueryError, VehicleDataError
+from .options import DEFAULT, ClientOptions, options_of
+from .options import NAMES as OPTION_NAMES
 from .pager import Page, Pager, Record, records_of
 from .retry import Retry
+from .schema import Kind
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._resources import (MakesResource, ModelsResource, SubmodelsResource, TrimsResource,
@@ -72,7 +75,7 @@ DEFAULT_BASE_URL: str = _core.client.DEFAULT_BASE_URL
 USER_AGENT: str = _core.client.USER_AGENT
 
 
-def _paths(kind: str) -> Dict[str, Tuple[str, Optional[str]]]:
+def _paths(kind: Kind) -> Dict[str, Tuple[str, Optional[str]]]:
     """accessor -> (path, the deprecated path it replaces or None) of a kind, from the schema table."""
     out: Dict[str, Tuple[str, Optional[str]]] = {}
     for resource in schema.resources(kind):
@@ -81,10 +84,10 @@ def _paths(kind: str) -> Dict[str, Tuple[str, Optional[str]]]:
     return out
 
 
-_SEARCHES = _paths("search")
+_SEARCHES = _paths(Kind.SEARCH)
 #: The accessors of the searches of the schema table (``api.trims``...): vd.Client's and vd.AsyncClient's.
 SEARCH_NAMES: Tuple[str, ...] = tuple(_SEARCHES)
-_DETAILS = _paths("detail")
+_DETAILS = _paths(Kind.DETAIL)
 _DIRECTIONS = ("asc", "desc")
 
 Conditions = Any  # Condition, list of Conditions, dicts or JSON text (see vehicledata.query)
@@ -272,8 +275,8 @@ class SearchRequests(_Resource):
         params = self._client._params(ep, filters, conditions, where, sort, direction, limit, verbose)
         return ep.path, ep.record, params, self._start_page(ep, params, start_page, start_token)
 
-    def _detail(self, key: Union[int, str], verbose: Optional[bool], legacy: bool) -> Tuple[str, str]:
-        """(target, record) of a detail request, checked (shared with vehicledata.aio)."""
+    def _detail(self, key: Union[int, str], verbose: Optional[bool], legacy: bool) -> schema.BoundEndpoint:
+        """The request of a detail, checked (shared with vehicledata.aio)."""
         path = self.legacy_detail_path if legacy else self.detail_path
         if not path:
             raise QueryError(f"{self._name} has no {'deprecated ' if legacy else ''}detail endpoint")
@@ -290,7 +293,7 @@ class SearchRequests(_Resource):
             if not ep.verbose:
                 raise QueryError(f"{path} does not accept verbose")
             params.append(("verbose", "yes" if verbose else "no"))
-        return build_target(target, params), ep.record
+        return ep.bind(build_target(target, params))
 
     def _not_found_hint(self, exc: NotFoundError) -> None:
         if self._name == "obd_codes" and not self._client.authenticated:
@@ -354,9 +357,9 @@ class SearchResource(SearchRequests):
 
     def get(self, key: Union[int, str], *, verbose: Optional[bool] = None, legacy: bool = False) -> Record:
         """One record by id (trims: the trim with bodies, engines, mileages and colours)."""
-        target, record = self._detail(key, verbose, legacy)
+        request = self._detail(key, verbose, legacy)
         try:
-            return self._client._one(target, record, verbose=bool(verbose))
+            return self._client._one(request, verbose=bool(verbose))
         except NotFoundError as exc:
             self._not_found_hint(exc)
             raise
@@ -418,14 +421,13 @@ class YearsResource(_Resource):
 
     def __init__(self, client: "Client", name: str) -> None:
         super().__init__(client, name)
-        ep = schema.endpoint_for("years", name)
+        ep = schema.endpoint_for(Kind.YEARS, name)
         self.path: str = ep.path
         self.legacy_path: Optional[str] = ep.deprecates or None
 
     def __call__(self, *conditions: Conditions, where: Conditions = None, legacy: bool = False,
                  **filters: Any) -> List[int]:
-        target, record = self.request(conditions, where, legacy, filters)
-        return self.values(self._client._core.get_page(target, record, "array"))
+        return self.values(self._client._fetcher.get_page(self.request(conditions, where, legacy, filters)))
 
     @staticmethod
     def values(page: Any) -> List[int]:
@@ -433,8 +435,8 @@ class YearsResource(_Resource):
         return [int(y) for y in page.to_lists()["year"]]
 
     def request(self, conditions: Sequence[Any], where: Any, legacy: bool,
-                 filters: Dict[str, Any]) -> Tuple[str, str]:
-        """(target, record) of a years request, checked (shared with vehicledata.aio)."""
+                filters: Dict[str, Any]) -> schema.BoundEndpoint:
+        """The request of the years, checked (shared with vehicledata.aio)."""
         path = self.path
         if legacy:
             if self.legacy_path is None:
@@ -443,7 +445,7 @@ class YearsResource(_Resource):
             path = self.legacy_path
         ep = schema.endpoint(path)
         params = self._client._params(ep, filters, conditions, where, None, None, None, None)
-        return check_target(build_target(ep.path, params)), ep.record
+        return ep.bind(check_target(build_target(ep.path, params)))
 
     list = __call__
 
@@ -451,24 +453,22 @@ class YearsResource(_Resource):
 class VehicleAttributes(_Resource):
     """``api.vehicle_attributes("engines.fuel_type")`` -> list of valid values."""
 
-    path = schema.endpoint_for("attributes").path
+    path = schema.endpoint_for(Kind.ATTRIBUTES).path
 
     def __call__(self, attribute: str) -> List[str]:
-        target, record = self.request(attribute)
-        return self.values(self._client._core.get_page(target, record, "array"))
+        return self.values(self._client._fetcher.get_page(self.request(attribute)))
 
     @staticmethod
     def values(page: Any) -> List[str]:
         """The values of an answer (a core page)."""
         return [str(v) for v in page.to_lists()["value"]]
 
-    def request(self, attribute: str) -> Tuple[str, str]:
-        """(target, record) of an attribute's values, checked (shared with vehicledata.aio)."""
+    def request(self, attribute: str) -> schema.BoundEndpoint:
+        """The request of an attribute's values, checked (shared with vehicledata.aio)."""
         known = schema.attributes()
         if attribute not in known:
             raise QueryError(_unknown("attribute", attribute, known, self.path))
-        ep = schema.endpoint(self.path)
-        return build_target(self.path, [("attribute", attribute)]), ep.record
+        return schema.endpoint(self.path).bind(build_target(self.path, [("attribute", attribute)]))
 
     @property
     def names(self) -> List[str]:
@@ -480,12 +480,10 @@ class Account(_Resource):
 
     def requests(self) -> List[Record]:
         """Requests per day since last month: records (date, count)."""
-        ep = schema.endpoint_for("account_requests")
-        return records_of(self._client._core.get_page(ep.path, ep.record, "array"))
+        return records_of(self._client._fetcher.get_page(schema.endpoint_for(Kind.ACCOUNT_REQUESTS).bind()))
 
     def requests_today(self) -> int:
-        ep = schema.endpoint_for("account_today")
-        rec = self._client._one(ep.path, ep.record)
+        rec = self._client._one(schema.endpoint_for(Kind.ACCOUNT_TODAY).bind())
         return int(rec["count"])
 
 
@@ -549,59 +547,70 @@ class Client:
     request sent.  The directory holds at most ``cache_max_bytes`` (256 MiB; least recently used
     answers deleted past it); files are mode 0600, written atomically.  Downloads, logins and the
     account's usage are never cached.  docs/client.md, "Response cache".
+
+    ``options``: all of these as one :class:`vehicledata.ClientOptions` (the keywords are a
+    shorthand for its fields; a keyword left out, ``DEFAULT``, is that field's default), the same
+    object ``vd.AsyncClient(options=...)`` takes.  Giving ``options`` and a keyword is a
+    ``TypeError``.  ``api.options`` is the ClientOptions the client was made from.
     """
 
-    def __init__(self, api_token: Optional[str] = None, api_secret: Optional[str] = None,
-                 base_url: Optional[str] = None, *, timeout: float = 60.0, connect_timeout: float = 10.0,
-                 retry: Union[Retry, int, None] = None, rate_limit: Optional[float] = 600,
-                 login_rate_limit: Optional[float] = 20, jwt_cache: Union[bool, str, "os.PathLike[str]"] = False,
-                 max_parallel: int = 4, verify: Union[bool, str] = True, proxy: Optional[str] = None,
-                 http2: bool = True, progress: Optional[bool] = None, user_agent: Optional[str] = None,
-                 compress: Optional[bool] = None, rate_limit_burst: Optional[float] = None,
-                 max_body: int = 256 << 20, max_decompressed: int = 256 << 20, max_pages: int = 100_000,
-                 low_speed_limit: int = 1024, max_wait: Optional[float] = None,
-                 cache: Union[bool, str, "os.PathLike[str]", None] = None, cache_ttl: Optional[float] = 3600.0,
-                 cache_max_bytes: int = 256 << 20) -> None:
-        token, secret = credentials(api_token, api_secret)
-        url = strip_userinfo((base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
+    def __init__(self, api_token: Optional[str] = DEFAULT, api_secret: Optional[str] = DEFAULT,
+                 base_url: Optional[str] = DEFAULT, *, timeout: float = DEFAULT, connect_timeout: float = DEFAULT,
+                 retry: Union[Retry, int, None] = DEFAULT, rate_limit: Optional[float] = DEFAULT,
+                 login_rate_limit: Optional[float] = DEFAULT,
+                 jwt_cache: Union[bool, str, "os.PathLike[str]"] = DEFAULT, max_parallel: int = DEFAULT,
+                 verify: Union[bool, str] = DEFAULT, proxy: Optional[str] = DEFAULT, http2: bool = DEFAULT,
+                 progress: Optional[bool] = DEFAULT, user_agent: Optional[str] = DEFAULT,
+                 compress: Optional[bool] = DEFAULT, rate_limit_burst: Optional[float] = DEFAULT,
+                 max_body: int = DEFAULT, max_decompressed: int = DEFAULT, max_pages: int = DEFAULT,
+                 low_speed_limit: int = DEFAULT, max_wait: Optional[float] = DEFAULT,
+                 cache: Union[bool, str, "os.PathLike[str]", None] = DEFAULT, cache_ttl: Optional[float] = DEFAULT,
+                 cache_max_bytes: int = DEFAULT, options: Optional[ClientOptions] = None) -> None:
+        given = dict(locals())  # (the keywords as given; DEFAULT: left out)
+        #: The settings this client was made from (``options=``, or the keywords as a ClientOptions).
+        self.options: ClientOptions = options_of(type(self).__name__, options, {n: given[n] for n in OPTION_NAMES})
+        o = self.options
+        token, secret = credentials(o.api_token, o.api_secret)
+        url = strip_userinfo((o.base_url or os.environ.get("VEHICLEDATA_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, not {url!r}")
-        if timeout is None or timeout <= 0 or connect_timeout is None or connect_timeout <= 0:
+        if o.timeout is None or o.timeout <= 0 or o.connect_timeout is None or o.connect_timeout <= 0:
             raise ValueError("timeout and connect_timeout must be positive numbers of seconds (never infinite)")
-        if max_parallel < 1:
-            raise ValueError(f"max_parallel must be >= 1, not {max_parallel}")
-        for name, value in (("max_body", max_body), ("max_decompressed", max_decompressed),
-                            ("max_pages", max_pages), ("low_speed_limit", low_speed_limit)):
+        if o.max_parallel < 1:
+            raise ValueError(f"max_parallel must be >= 1, not {o.max_parallel}")
+        for name, value in (("max_body", o.max_body), ("max_decompressed", o.max_decompressed),
+                            ("max_pages", o.max_pages), ("low_speed_limit", o.low_speed_limit)):
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
                 raise ValueError(f"{name} must be an integer >= 0 (0: no limit), not {value!r}")
-        self.cache_dir: Optional[Path] = _cache_dir(cache)
-        ttl = _cache_ttl(cache_ttl)
-        if isinstance(cache_max_bytes, bool) or not isinstance(cache_max_bytes, int) or cache_max_bytes < 0:
-            raise ValueError(f"cache_max_bytes must be an integer >= 0 (0: no limit), not {cache_max_bytes!r}")
-        self.retry = _with_max_wait(Retry.coerce(retry), max_wait)
+        self.cache_dir: Optional[Path] = _cache_dir(o.cache)
+        ttl = _cache_ttl(o.cache_ttl)
+        if isinstance(o.cache_max_bytes, bool) or not isinstance(o.cache_max_bytes, int) or o.cache_max_bytes < 0:
+            raise ValueError(f"cache_max_bytes must be an integer >= 0 (0: no limit), not {o.cache_max_bytes!r}")
+        self.retry = _with_max_wait(Retry.coerce(o.retry), o.max_wait)
         self.base_url = url
-        self.timeout = float(timeout)
-        self.rate_limit = rate_limit or 0
-        self.max_parallel = int(max_parallel)
-        self.progress = progress
+        self.timeout = float(o.timeout)
+        self.rate_limit = o.rate_limit or 0
+        self.max_parallel = int(o.max_parallel)
+        self.progress = o.progress
         self._api_token = token
-        o = _core.client.ClientOptions()
-        o.base_url, o.api_token, o.api_secret = url, token, secret
-        o.timeout, o.connect_timeout = float(timeout), float(connect_timeout)
-        o.retry = self.retry
-        o.rate_limit, o.login_rate_limit = float(rate_limit or 0), float(login_rate_limit or 0)
-        o.rate_limit_burst = -1.0 if rate_limit_burst is None else float(rate_limit_burst)
-        o.jwt_cache_path = jwt_cache_path(jwt_cache, token, url, secret)
-        o.max_parallel = int(max_parallel)
-        o.verify_tls = bool(verify)
-        o.ca_bundle = verify if isinstance(verify, str) else (_tls.ca_bundle() if verify else "")
-        o.proxy, o.http2, o.user_agent, o.compress = proxy or "", http2, user_agent or "", compress
-        o.max_body, o.max_decompressed, o.max_pages = int(max_body), int(max_decompressed), int(max_pages)
-        o.low_speed_limit = int(low_speed_limit)
-        o.cache_dir = str(self.cache_dir) if self.cache_dir is not None else ""
-        o.cache_ttl, o.cache_max_bytes = ttl, int(cache_max_bytes)
-        self._core_client: Optional[Any] = self._new_core(o)
-        self._fetcher = self._new_fetcher(url, progress)
+        core = _core.client.ClientOptions()
+        core.base_url, core.api_token, core.api_secret = url, token, secret
+        core.timeout, core.connect_timeout = float(o.timeout), float(o.connect_timeout)
+        core.retry = self.retry
+        core.rate_limit, core.login_rate_limit = float(o.rate_limit or 0), float(o.login_rate_limit or 0)
+        core.rate_limit_burst = -1.0 if o.rate_limit_burst is None else float(o.rate_limit_burst)
+        core.jwt_cache_path = jwt_cache_path(o.jwt_cache, token, url, secret)
+        core.max_parallel = int(o.max_parallel)
+        core.verify_tls = bool(o.verify)
+        core.ca_bundle = o.verify if isinstance(o.verify, str) else (_tls.ca_bundle() if o.verify else "")
+        core.proxy, core.http2, core.user_agent = o.proxy or "", o.http2, o.user_agent or ""
+        core.compress = o.compress
+        core.max_body, core.max_decompressed = int(o.max_body), int(o.max_decompressed)
+        core.max_pages, core.low_speed_limit = int(o.max_pages), int(o.low_speed_limit)
+        core.cache_dir = str(self.cache_dir) if self.cache_dir is not None else ""
+        core.cache_ttl, core.cache_max_bytes = ttl, int(o.cache_max_bytes)
+        self._core_client: Optional[Any] = self._new_core(core)
+        self._fetcher = self._new_fetcher(url, o.progress)
         self._accessors: Dict[str, Any] = {}
         self._lists = _names.Lists()  # the service's years, makes, models: fetched once (vehicledata._names)
 
@@ -736,33 +745,33 @@ class Client:
     def _vin_one(self, vin: str, *, verbose: Optional[bool] = None, all_trims: Optional[bool] = None) -> "VinResult":
         from .vin import VinResult
 
-        return VinResult.of(self._one(*self._vin_request(vin, verbose, all_trims)))
+        return VinResult.of(self._one(self._vin_request(vin, verbose, all_trims)))
 
     @staticmethod
-    def _vin_request(vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> Tuple[str, str]:
-        """(target, record) of a VIN decode, checked (shared with vehicledata.aio)."""
+    def _vin_request(vin: str, verbose: Optional[bool], all_trims: Optional[bool]) -> schema.BoundEndpoint:
+        """The request of a VIN decode, checked (shared with vehicledata.aio)."""
         if not isinstance(vin, str) or not vin.strip():
             raise QueryError(f"vin must be a non-empty string, not {vin!r}")
-        ep = schema.endpoint_for("vin")
+        ep = schema.endpoint_for(Kind.VIN)
         params: List[Tuple[str, Any]] = []
         if verbose is not None:
             params.append(("verbose", "yes" if verbose else "no"))
         if all_trims is not None:
             params.append(("all_trims", "yes" if all_trims else "no"))
-        return build_target(endpoint_path(ep, vin.strip()), params), ep.record
+        return ep.bind(build_target(endpoint_path(ep, vin.strip()), params))
 
     def license_plate(self, country_code: str, lookup: str, region: Optional[str] = None) -> Record:
         """Look up a licence plate: year, make, model, body, vin, engine, assembled_in."""
-        return self._one(*self._plate_request(country_code, lookup, region))
+        return self._one(self._plate_request(country_code, lookup, region))
 
     @staticmethod
-    def _plate_request(country_code: str, lookup: str, region: Optional[str]) -> Tuple[str, str]:
-        """(target, record) of a licence plate look-up (shared with vehicledata.aio)."""
-        ep = schema.endpoint_for("plate")
+    def _plate_request(country_code: str, lookup: str, region: Optional[str]) -> schema.BoundEndpoint:
+        """The request of a licence plate look-up (shared with vehicledata.aio)."""
+        ep = schema.endpoint_for(Kind.PLATE)
         params: List[Tuple[str, Any]] = [("country_code", country_code), ("lookup", lookup)]
         if region is not None:
             params.append(("region", region))
-        return build_target(ep.path, params), ep.record
+        return ep.bind(build_target(ep.path, params))
 
     # ---- plumbing ----------------------------------------------------------------------------
     def login(self) -> None:
@@ -785,7 +794,7 @@ class Client:
 
         ``params`` are merged with a query string already in ``path``.
         """
-        return json_of(self._core.get(json_target(path, params)))
+        return json_of(self._fetcher.get(json_target(path, params)))
 
     def clear_cache(self) -> int:
         """Delete the response cache's answers (every tier's); the number of files deleted (0 without a cache)."""
@@ -804,11 +813,10 @@ class Client:
         """``year``, ``make``, ``model``, ``submodel`` of a search against the service's lists, fetched now (vehicledata._names)."""
         if self._core_client is None:  # (a closed client says so when the search is fetched)
             return
-        _names.check_now(_names.plan(ep, params, self.authenticated), self._lists,
-                         lambda target, record, shape: self._core.get_page(target, record, shape))
+        _names.check_now(_names.plan(ep, params, self.authenticated), self._lists, self._fetcher.get_page)
 
-    def _one(self, target: str, record: str, verbose: bool = False) -> Record:
-        return self._fetcher.one(target, record, verbose)
+    def _one(self, request: schema.BoundEndpoint, verbose: bool = False) -> Record:
+        return self._fetcher.one(request, verbose)
 
     def _params(self, ep: schema.Endpoint, filters: Dict[str, Any], conditions: Sequence[Any], where: Any,
                 sort: Optional[str], direction: Optional[str], limit: Optional[int],
@@ -864,4 +872,4 @@ for _name in _SEARCHES:
         setattr(Client, _name, _search_property(_name))
 
 
-__all__ = ["Client", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]
+__all__ = ["Client", "ClientOptions", "Retry", "Pager", "Page", "Record", "DEFAULT_BASE_URL", "USER_AGENT"]

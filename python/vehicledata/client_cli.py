@@ -24,7 +24,7 @@ from . import schema
 
 # The resources of `get`, from the schema table: the current years, search and
 # vehicle-attributes endpoints, in schema order.  CLI name ("exterior-colors") -> client accessor.
-_GET_KINDS = ("years", "search", "attributes")
+_GET_KINDS = (schema.Kind.YEARS, schema.Kind.SEARCH, schema.Kind.ATTRIBUTES)
 _RESOURCES = {e.resource.replace("_", "-"): e.resource for e in schema.endpoints().values()
               if e.kind in _GET_KINDS and not e.deprecated}
 _FORMATS = ("table", "csv", "json", "parquet")
@@ -106,8 +106,8 @@ def register(subparsers: Any) -> None:
             p.add_argument("--all", action="store_true", help="every page")
             p.add_argument("--page", type=int, default=1, help="start at this page")
             p.add_argument("--page-size", type=int, help="records per request (1..1000)")
-        if ep.resource in schema.resources("detail"):
-            key = schema.endpoint_for("detail", ep.resource).parameter
+        if ep.resource in schema.resources(schema.Kind.DETAIL):
+            key = schema.endpoint_for(schema.Kind.DETAIL, ep.resource).parameter
             p.add_argument("--id", dest="detail_id", help=f"fetch one record by its {key}")
         _output_args(p)
         _connection_args(p)
@@ -354,11 +354,11 @@ def _cmd_get(args: argparse.Namespace) -> int:
     filters = _filters(args)
     with _client(args) as api:
         accessor = getattr(api, _RESOURCES[name])
-        if ep.kind == "attributes":
+        if ep.kind is schema.Kind.ATTRIBUTES:
             if "attribute" not in filters:
                 raise SystemExit("vehicle-attributes needs --attribute NAME; one of: " + ", ".join(schema.attributes()))
             df = pd.DataFrame({"value": accessor(filters["attribute"])})
-        elif ep.kind == "years":
+        elif ep.kind is schema.Kind.YEARS:
             df = pd.DataFrame({"year": accessor(where=getattr(args, "where", None), **filters)})
         elif getattr(args, "detail_id", None):
             rec = accessor.get(args.detail_id)

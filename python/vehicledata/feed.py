@@ -29,8 +29,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ._fetcher import Fetcher
 
-DOWNLOAD_PATH = schema.endpoint_for("feed_download").path
-LAST_UPDATED_PATH = schema.endpoint_for("feed_last_updated").path
+#: The feed's two endpoints (schema table), and their paths.
+DOWNLOAD_ENDPOINT = schema.endpoint_for(schema.Kind.FEED_DOWNLOAD)
+LAST_UPDATED_ENDPOINT = schema.endpoint_for(schema.Kind.FEED_LAST_UPDATED)
+DOWNLOAD_PATH = DOWNLOAD_ENDPOINT.path
+LAST_UPDATED_PATH = LAST_UPDATED_ENDPOINT.path
 
 
 #: Largest uncompressed feed member ``load()`` reads (bytes); the real feed's largest is ~100 MB.
@@ -297,8 +300,7 @@ class DataFeed:
                 f"to_parquet(directory)</div>")
 
     def last_updated(self) -> str:
-        ep = schema.endpoint(LAST_UPDATED_PATH)
-        return str(self._fetcher.one(LAST_UPDATED_PATH, ep.record)["last_updated"])
+        return str(self._fetcher.one(LAST_UPDATED_ENDPOINT.bind())["last_updated"])
 
     def download(self, path: Union[str, "os.PathLike[str]"], *, resume: bool = True,
                  progress: Optional[bool] = None, timeout: float = DOWNLOAD_TIMEOUT,
@@ -315,8 +317,8 @@ class DataFeed:
         while True:
             on_progress = dl.begin()
             try:
-                result = self._fetcher.download(DOWNLOAD_PATH, str(dl.part), dl.resume, on_progress, dl.timeout,
-                                                dl.max_bytes)
+                result = self._fetcher.download(DOWNLOAD_ENDPOINT.bind(), str(dl.part), dl.resume, on_progress,
+                                                dl.timeout, dl.max_bytes)
             except BaseException as exc:
                 dl.failed(exc)
                 raise

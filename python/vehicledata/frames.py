@@ -52,6 +52,7 @@ from typing import (TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Literal,
                     overload)
 
 from . import _core
+from .schema import Shape
 
 #: Says once per process why the DataFrame fast path is not taken (the public path is, as fast as
 #: pandas' public constructors: correct, slower on small pages).
@@ -551,7 +552,7 @@ def arrow_to_pandas(table: "pa.Table") -> "pd.DataFrame":
 
 def empty_page(record: str, verbose: bool = False) -> Any:
     """A Page with the record's columns (with verbose: the verbose-only ones too) and no rows."""
-    return _core.client.decode(b"[]", record, "array", "", verbose)
+    return _core.client.decode(b"[]", record, Shape.ARRAY.value, "", verbose)
 
 
 def concat_or_empty(pages: Sequence[Any], record: str, verbose: bool = False) -> Any:
@@ -662,22 +663,23 @@ def _polars_unnest() -> Any:
 
 
 @overload
-def frame_from_bytes(body: bytes, record: str = ..., shape: str = ...,
+def frame_from_bytes(body: bytes, record: str = ..., shape: Union[Shape, str] = ...,
                      kind: Literal["pandas"] = ...) -> "pd.DataFrame": ...
 
 
 @overload
-def frame_from_bytes(body: bytes, record: str = ..., shape: str = ...,
+def frame_from_bytes(body: bytes, record: str = ..., shape: Union[Shape, str] = ...,
                      *, kind: Literal["polars"]) -> "pl.DataFrame": ...
 
 
-def frame_from_bytes(body: bytes, record: str = "trim", shape: str = "envelope",
+def frame_from_bytes(body: bytes, record: str = "trim", shape: Union[Shape, str] = Shape.ENVELOPE,
                      kind: str = "pandas") -> Union["pd.DataFrame", "pl.DataFrame"]:
     """Decode a response body straight to a DataFrame (benchmarks, offline files): a pandas one,
-    or with ``kind="polars"`` a polars one (:func:`page_to_polars`)."""
+    or with ``kind="polars"`` a polars one (:func:`page_to_polars`).  ``shape``: how the body is
+    laid out (a :class:`vehicledata.schema.Shape`, or its name)."""
     if kind not in ("pandas", "polars"):
         raise ValueError(f"kind must be 'pandas' or 'polars', not {kind!r}")
-    page = _core.client.decode(body, record, shape, "")
+    page = _core.client.decode(body, record, str(shape), "")
     return page_to_polars(page) if kind == "polars" else page_to_pandas(page)
 
 

@@ -84,10 +84,9 @@ class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
 
     def _no_field(self, name: str) -> Any:
         """Called by the base type for a name that is neither a field nor a method."""
-        import difflib
+        from ._values import did_you_mean
 
-        near = difflib.get_close_matches(name, list(self), n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else ""
+        hint = did_you_mean(name, list(self))
         raise AttributeError(f"record has no field {name!r}{hint} Fields: {', '.join(self)}")
 
     def __eq__(self, other: object) -> bool:
@@ -155,7 +154,7 @@ class Record(_RecordBase, Mapping):  # type: ignore[type-arg]
             nested_names = [k for k, v in self._data.items() if isinstance(v, list)]
             raise KeyError(f"{name!r} is not a nested list of this record; nested lists: {', '.join(nested_names)}")
         body = json.dumps([_plain(v, True) for v in value]).encode()
-        return frames.page_to_pandas(_core.client.decode(body, nested, "array", ""))
+        return frames.page_to_pandas(_core.client.decode(body, nested, schema.Shape.ARRAY.value, ""))
 
 
 def _plain(v: Any, json_safe: bool = False) -> Any:
@@ -374,6 +373,8 @@ class PageWalk:
         self._fetcher = fetcher
         self.path = path
         self.record = record
+        # The endpoint the walk's requests are bound to (its shape: an envelope of pages).
+        self._endpoint = _search_endpoint(path, record)
         self.params: List[Tuple[str, Any]] = [(k, v) for k, v in params if k != "page"]
         self.verbose = any(k == "verbose" and v in ("yes", True) for k, v in self.params)
         self.start_page = start_page
@@ -393,25 +394,27 @@ class PageWalk:
             params.append(("page", page))
         return check_target(build_target(self.path, params))
 
+    def _bound(self, page: int) -> schema.BoundEndpoint:
+        """The request of page ``page`` (the endpoint bound to its target)."""
+        return self._endpoint.bind(self._target(page))
+
     def _first_request(self) -> Dict[str, Any]:
         """``get_page`` of the first page (``start_page``)."""
-        return dict(target=self._target(self.start_page), record=self.record, shape="envelope",
-                    verbose=self.verbose, fields=self.fields)
+        return dict(page=self._bound(self.start_page), verbose=self.verbose, fields=self.fields)
 
     def _page_one_request(self) -> Dict[str, Any]:
         """``get_page`` of page 1, whose totals a start past the last page stands on."""
-        return dict(target=self._target(1), record=self.record, shape="envelope", verbose=self.verbose)
+        return dict(page=self._bound(1), verbose=self.verbose)
 
     def _link_request(self, link: str) -> Dict[str, Any]:
         """``get_page`` of a ``next`` link (``parallel=False``)."""
-        return dict(target=link, record=self.record, shape="envelope", verbose=self.verbose, fields=self.fields)
+        return dict(page=self._endpoint.bind(link), verbose=self.verbose, fields=self.fields)
 
     def _crawl_request(self, first: Page, numbers: Sequence[int]) -> Dict[str, Any]:
         """``get_pages`` / ``collect_pages`` of the pages ``numbers`` after ``first``: each checked
         against ``first`` in C++ as it arrives."""
-        return dict(targets=[self._target(n) for n in numbers], record=self.record, shape="envelope",
-                    verbose=self.verbose, first=first._core, first_number=first.number, numbers=list(numbers),
-                    fields=self.fields)
+        return dict(pages=[self._bound(n) for n in numbers], verbose=self.verbose, first=first._core,
+                    first_number=first.number, numbers=list(numbers), fields=self.fields)
 
     # ---- answers ------------------------------------------------------------------------
     def _page(self, core: Any, number: int) -> Page:
@@ -791,4 +794,12 @@ __all__ = ["Record", "Page", "PageWalk", "Pager", "build_target", "page_number",
 def _core_decode(body: bytes, record: str, url: str, verbose: bool) -> Any:
     from . import _core
 
-    return _core.client.decode(body, record, "envelope", url, verbose)
+    return _core.client.decode(body, record, schema.Shape.ENVELOPE.value, url, verbose)
+
+
+def _search_endpoint(path: str, record: str) -> schema.Endpoint:
+    """The endpoint of a walk over ``path``'s pages, decoded as ``record`` (the endpoint's own record)."""
+    ep = schema.endpoint(path)
+    if ep.shape is not schema.Shape.ENVELOPE or ep.record != record:
+        raise ValueError(f"{path} is not a search of {record!r} records (it answers {ep.record!r} as {ep.shape})")
+    return ep

@@ -202,9 +202,9 @@ Conditions = Union[None, str, Condition, Mapping[str, Any], Sequence[Union[Condi
 def _endpoint_path(endpoint: Any) -> str:
     path = getattr(endpoint, "path", endpoint)
     if not isinstance(path, str):
-        from .schema import endpoint_for
+        from .schema import Kind, endpoint_for
 
-        raise _error(f"endpoint must be a path such as {endpoint_for('search', 'trims').path!r}, "
+        raise _error(f"endpoint must be a path such as {endpoint_for(Kind.SEARCH, 'trims').path!r}, "
                      f"got {type(endpoint).__name__}")
     return path
 

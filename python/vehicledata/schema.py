@@ -12,14 +12,53 @@ Examples:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import lru_cache
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from . import _core
 
 DEFAULT_LIMIT: int = _core.schema.DEFAULT_LIMIT
 MAX_LIMIT: int = _core.schema.MAX_LIMIT
 DEMO_YEARS: Tuple[int, int] = (_core.schema.DEMO_FIRST_YEAR, _core.schema.DEMO_LAST_YEAR)
+
+
+class Shape(str, Enum):
+    """How an endpoint's answer is laid out, which is how the C++ core decodes it.  The one home of
+    the shape names: the package names a shape by this enum, never by its text
+    (``tests/test_shape_literals.py``)."""
+
+    ENVELOPE = "envelope"  #: a page of a search: ``{"collection": {...}, "data": [records]}``
+    ARRAY = "array"        #: a JSON array of records (years, attribute values, account usage)
+    OBJECT = "object"      #: one record (a detail, a VIN, a licence plate)
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:  # (f"{shape}" is the name, on every Python version)
+        return format(str(self.value), format_spec)
+
+
+class Kind(str, Enum):
+    """What an endpoint does, as the client's accessors name it (``endpoint_for(Kind.DETAIL, "trims")``)."""
+
+    SEARCH = "search"
+    DETAIL = "detail"
+    YEARS = "years"
+    ATTRIBUTES = "attributes"
+    VIN = "vin"
+    PLATE = "plate"
+    ACCOUNT_REQUESTS = "account_requests"
+    ACCOUNT_TODAY = "account_today"
+    FEED_LAST_UPDATED = "feed_last_updated"
+    FEED_DOWNLOAD = "feed_download"
+    LOGIN = "login"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:
+        return format(str(self.value), format_spec)
 
 
 @dataclass(frozen=True)
@@ -95,11 +134,12 @@ class Endpoint:
     category: str
     record: str
     table: str
-    shape: str  # envelope, array, object
+    shape: Shape
     deprecated: bool
     paged: bool
     verbose: bool
     filters: Tuple[Tuple[str, str], ...]  # (name, "value" | "like")
+    kind: Kind
     json_fields: Tuple[JsonField, ...] = field(default_factory=tuple)
     sort_keys: Tuple[str, ...] = field(default_factory=tuple)
     filter_specs: Tuple[Filter, ...] = field(default_factory=tuple)
@@ -107,8 +147,6 @@ class Endpoint:
     default_sort: str = ""      # SQL ORDER BY without `sort`
     demo_predicate: str = ""    # SQL restricting rows to the demo data-set
     resource: str = ""          # what it serves, as the client's accessor: "trims", "exterior_colors", "account"
-    kind: str = ""              # search, detail, years, attributes, vin, plate, account_requests, account_today,
-                                # feed_last_updated, feed_download, login
     method: str = "GET"
     deprecates: str = ""        # the deprecated endpoint this one replaces, or ""
     replaced_by: str = ""       # when deprecated: the endpoint that replaces it
@@ -125,6 +163,43 @@ class Endpoint:
 
     def json_field_names(self) -> List[str]:
         return [j.name for j in self.json_fields]
+
+    def bind(self, target: str = "") -> "BoundEndpoint":
+        """This endpoint bound to one request: ``target`` (default: the path) is what is sent."""
+        return BoundEndpoint(self, target or self.path)
+
+
+@dataclass(frozen=True)
+class BoundEndpoint:
+    """An endpoint bound to one request: what the client's door (``vehicledata._fetcher.Fetcher``
+    and its asyncio twin) takes.  ``target`` is sent (the path with its parameter filled in and its
+    query string); the answer decodes as the endpoint's ``record`` laid out as its ``shape``."""
+
+    endpoint: Endpoint
+    target: str
+
+    @property
+    def path(self) -> str:
+        return self.endpoint.path
+
+    @property
+    def record(self) -> str:
+        return self.endpoint.record
+
+    @property
+    def shape(self) -> Shape:
+        return self.endpoint.shape
+
+    @property
+    def kind(self) -> Kind:
+        return self.endpoint.kind
+
+    def at(self, target: str) -> "BoundEndpoint":
+        """The same endpoint bound to another request (another page, a ``next`` link)."""
+        return BoundEndpoint(self.endpoint, target)
+
+    def __repr__(self) -> str:
+        return f"<BoundEndpoint {self.endpoint.path} ({self.kind}, {self.record} as {self.shape}): {self.target}>"
 
 
 @lru_cache(maxsize=None)
@@ -149,7 +224,7 @@ def endpoints() -> Dict[str, Endpoint]:
     out: Dict[str, Endpoint] = {}
     for e in _core.schema.endpoints():
         out[e["path"]] = Endpoint(
-            path=e["path"], category=e["category"], record=e["record"], table=e["table"], shape=e["shape"],
+            path=e["path"], category=e["category"], record=e["record"], table=e["table"], shape=Shape(e["shape"]),
             deprecated=e["deprecated"], paged=e["paged"], verbose=e["verbose"],
             filters=tuple((f["name"], f["match"]) for f in e["filters"]),
             json_fields=tuple(
@@ -162,7 +237,7 @@ def endpoints() -> Dict[str, Endpoint]:
             sort_columns=dict(e["sort_columns"]),
             default_sort=e["default_sort"],
             demo_predicate=e["demo_predicate"],
-            resource=e["resource"], kind=e["kind"], method=e["method"], deprecates=e["deprecates"],
+            resource=e["resource"], kind=Kind(e["kind"]), method=e["method"], deprecates=e["deprecates"],
             replaced_by=e["replaced_by"], quirk=e["quirk"], text_errors=e["text_errors"],
             parameter=e["parameter"],
         )
@@ -184,7 +259,7 @@ def endpoint(path: str) -> Endpoint:
 
 
 @lru_cache(maxsize=None)
-def endpoint_for(kind: str, resource: str = "", deprecated: bool = False) -> Endpoint:
+def endpoint_for(kind: Union[Kind, str], resource: str = "", deprecated: bool = False) -> Endpoint:
     """The endpoint of a kind (and resource: ``endpoint_for("detail", "trims")``); with
     ``deprecated``, the deprecated one its current endpoint replaced.  KeyError if none."""
     for e in endpoints().values():
@@ -193,7 +268,7 @@ def endpoint_for(kind: str, resource: str = "", deprecated: bool = False) -> End
     raise KeyError(f"no {'deprecated ' if deprecated else ''}{kind} endpoint{' of ' + resource if resource else ''}")
 
 
-def resources(kind: str) -> List[str]:
+def resources(kind: Union[Kind, str]) -> List[str]:
     """The resources with a current (not deprecated) endpoint of a kind, in schema order."""
     return [e.resource for e in endpoints().values() if e.kind == kind and not e.deprecated]
 
@@ -240,7 +315,7 @@ def attributes() -> List[str]:
 
 def find_endpoint_for_record(name: str) -> Optional[Endpoint]:
     for e in endpoints().values():
-        if e.record == name and e.shape == "envelope":
+        if e.record == name and e.shape is Shape.ENVELOPE:
             return e
     return None
 

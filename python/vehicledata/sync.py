@@ -110,8 +110,8 @@ def arguments(resource: "SearchResource", conditions: Sequence[Any], since: Any)
             conditions[0], "to_dict"):
         since, conditions = conditions[0], conditions[1:]
     if "modified" not in resource.json_fields:
-        able = [n for n in schema.resources("search")
-                if "modified" in schema.endpoint_for("search", n).json_field_names()]
+        able = [n for n in schema.resources(schema.Kind.SEARCH)
+                if "modified" in schema.endpoint_for(schema.Kind.SEARCH, n).json_field_names()]
         raise QueryError(f"{resource.path} has no modified field to sync on; sync works on: {', '.join(able)}")
     return conditions, since
 

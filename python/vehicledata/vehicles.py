@@ -34,14 +34,14 @@ once per column: ``vehicledata.frames``).  Records are typed ``VehicleRecord`` (
 from __future__ import annotations
 
 import concurrent.futures
-import difflib
 import os
 import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, cast
 
 from . import frames, query, schema
-from .errors import ECHO_CHARS, NotFoundError, QueryError, excerpt, quoted
+from ._values import did_you_mean
+from .errors import NotFoundError, QueryError, excerpt, quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -82,7 +82,7 @@ def columns() -> Dict[str, Tuple[str, str]]:
 
 
 def _search_path(resource: str) -> str:
-    return schema.endpoint_for("search", resource).path
+    return schema.endpoint_for(schema.Kind.SEARCH, resource).path
 
 
 # Trim fields the parts repeat with the same values: their conditions also narrow the part crawls.
@@ -179,8 +179,7 @@ class _Plan:
         elif name in trims_json:
             return "trim", name
         valid = [c for c, _ in condition_table()]
-        near = difflib.get_close_matches(name, valid, n=1, cutoff=0.6) if len(name) <= ECHO_CHARS else []
-        hint = f"; did you mean {near[0]!r}?" if near else "."
+        hint = did_you_mean(name, valid, otherwise=".")
         raise QueryError(f"unknown vehicles condition field {quoted(name)}{hint} Valid: a trim field (msrp), "
                          f"body.<field>, engine.<field> or mileage.<field> (api.vehicles.condition_fields)",
                          field=excerpt(name))

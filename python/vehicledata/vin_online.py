@@ -66,10 +66,9 @@ class VinAccessor:
         tqdm bar of the requests (default: the client's setting)."""
         fetcher = self._client._fetcher
         batch = VinBatch(fetcher, vins, concurrency, checkpoint, progress)
-        if batch.targets:
+        if batch.requests:
             try:
-                fetcher._core().fetch_pages_settled(batch.targets, batch.record, "object", False, batch.concurrency,
-                                                    batch.on_done)
+                fetcher.fetch_pages_settled(batch.requests, batch.concurrency, batch.on_done)
             finally:
                 batch.finish()
         return batch.table()
@@ -77,7 +76,7 @@ class VinAccessor:
 
 class VinBatch:
     """The steps of one ``decode_many`` call, for both clients (``vd.Client``'s ``api.vin`` above and
-    ``vd.AsyncClient``'s, which fetch ``targets`` their own way and hand each answer to ``on_done``):
+    ``vd.AsyncClient``'s, which fetch ``requests`` their own way and hand each answer to ``on_done``):
     the arguments checked, each input's row or the VIN to request, the checkpoint read and appended
     to, the progress bar, the table.  Made, the bar and the checkpoint are open when there is
     something to request: ``finish()`` closes them (answers handed over after it are dropped)."""
@@ -112,14 +111,14 @@ class VinBatch:
             else:
                 self._wanted.setdefault(vin, []).append(i)
         self._order = list(self._wanted)
-        ep = schema.endpoint_for("vin")
-        #: The requests to send, one per distinct VIN still to answer, and the record their answers decode as.
-        self.targets: List[str] = [check_target(build_target(endpoint_path(ep, vin), [])) for vin in self._order]
-        self.record: str = ep.record
+        ep = schema.endpoint_for(schema.Kind.VIN)
+        #: The requests to send, one per distinct VIN still to answer.
+        self.requests: List[schema.BoundEndpoint] = [ep.bind(check_target(build_target(endpoint_path(ep, vin), [])))
+                                                     for vin in self._order]
         self._out: Optional[IO[str]] = None
         self._bar: Any = None
         self._finished = False
-        if self.targets:
+        if self.requests:
             self._bar = fetcher.progress_bar(progress, len(self._order), "VINs", "VIN")
             try:
                 if path is not None:
