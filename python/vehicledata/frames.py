@@ -100,8 +100,9 @@ def _caller_level() -> int:
 def null_columns(obj: Any) -> List[str]:
     """The columns null on every row of a core Page of a record of :data:`NULL_LABELLED_RECORDS`
     (none for other records), or of an Arrow table; none without rows."""
-    if isinstance(getattr(obj, "record", None), str):  # a core Page
-        if obj.record not in NULL_LABELLED_RECORDS or not obj.rows:
+    record = getattr(obj, "record", None)  # (read once: each read of a Page's property makes a str)
+    if isinstance(record, str):  # a core Page
+        if record not in NULL_LABELLED_RECORDS or not obj.rows:
             return []
         return [c["name"] for c in obj.columns() if c["null_count"] == obj.rows]
     if not obj.num_rows:
@@ -165,13 +166,16 @@ def with_null_columns(table: "pa.Table", columns: Sequence[str], note: bool = Tr
     return table.replace_schema_metadata(meta)
 
 
-def _labelled(df: "pd.DataFrame", page: Any) -> "pd.DataFrame":
+def _labelled(df: "pd.DataFrame", page: Any, record: Optional[str] = None) -> "pd.DataFrame":
     """``df`` with the page's synthetic fields in ``df.attrs[SYNTHETIC_ATTR]`` (when it has any), and
     for a record of :data:`NULL_LABELLED_RECORDS` its columns null on every row in
-    ``df.attrs[ALWAYS_NULL_ATTR]`` (said once: :func:`note_null_columns`)."""
+    ``df.attrs[ALWAYS_NULL_ATTR]`` (said once: :func:`note_null_columns`); ``record``: the page's,
+    when the caller has read it."""
     synthetic = list(getattr(page, "synthetic", ()))
     if synthetic:
         df.attrs[SYNTHETIC_ATTR] = synthetic
+    if record is not None and record not in NULL_LABELLED_RECORDS:
+        return df
     nulls = null_columns(page)
     if nulls:
         df.attrs[ALWAYS_NULL_ATTR] = nulls
@@ -195,11 +199,17 @@ def pandas_dtype(schema_type: str) -> str:
     return PANDAS_DTYPES.get(schema_type, PANDAS_DTYPES["string"])
 
 
+_PYARROW: List[Any] = []  # pyarrow, once imported (an import statement per frame costs a small page ~1 %)
+
+
 def _pyarrow() -> Any:
+    if _PYARROW:
+        return _PYARROW[0]
     try:
         import pyarrow
     except ImportError:  # pragma: no cover - optional
         return None
+    _PYARROW.append(pyarrow)
     return pyarrow
 
 
@@ -410,6 +420,30 @@ class _FastFrames:
         self.boolean_new = getattr(BooleanArray, "_simple_new")
         self.datetime_new = getattr(DatetimeArray, "_simple_new")
         self.range_new = pd.RangeIndex._simple_new
+        # Int64 and UTC timestamp arrays made from the attributes their _simple_new sets (its Python
+        # frames and asserts are ~4 % of a 10-record page's frame), when this pandas sets exactly those:
+        # an IntegerArray its `_data` and `_mask`; a DatetimeArray NDArrayBacked's values and dtype and
+        # its `_freq`. Else their _simple_new (and the first frame's check covers the rest).
+        self.int_array = IntegerArray
+        self.int_alloc = IntegerArray.__new__
+        ints, mask = np.zeros(0, np.int64), np.zeros(0, bool)
+        made = self.int_alloc(IntegerArray)
+        made._data, made._mask = ints, mask
+        self.ints_inline = vars(made) == vars(self.integer_new(ints, mask))
+        self.stamp_array = DatetimeArray
+        self.stamp_alloc: Any = None
+        try:
+            from pandas._libs.arrays import NDArrayBacked
+
+            alloc = getattr(NDArrayBacked._simple_new, "__func__")
+            stamps = np.zeros((1, 0), "M8[us]")
+            made, public = alloc(DatetimeArray, stamps, self.utc_us), self.datetime_new(stamps, dtype=self.utc_us)
+            made._freq = None
+            if (type(made) is type(public) and vars(made) == vars(public) and made._ndarray is public._ndarray
+                    and made.dtype == public.dtype):
+                self.stamp_alloc = alloc
+        except (ImportError, AttributeError, TypeError):  # pragma: no cover - another pandas: _simple_new
+            pass
 
     @staticmethod
     def column_kind(col: Dict[str, Any]) -> str:
@@ -421,10 +455,10 @@ class _FastFrames:
             return "date"
         return "string"
 
-    def layout(self, page: Any, n_columns: int) -> _Layout:
+    def layout(self, page: Any, n_columns: int, record: Optional[str] = None) -> _Layout:
         # A page's columns are its record's fields (with verbose: more of them), in the schema
         # table's order: the record and the number of columns identify the layout.
-        key = (page.record, n_columns)
+        key = (page.record if record is None else record, n_columns)
         found = self.layouts.get(key)
         if found is None:
             if len(self.layouts) > 256:  # pragma: no cover - many ad hoc layouts
@@ -432,10 +466,10 @@ class _FastFrames:
             found = self.layouts[key] = _Layout(self, page, self.pa is not None)
         return found
 
-    def frame(self, page: Any) -> "pd.DataFrame":
+    def frame(self, page: Any, record: Optional[str] = None) -> "pd.DataFrame":
         n = page.rows
         arrays: List[Any] = page._pandas_values()  # numbers as pandas takes them; None for text columns
-        lay = self.layout(page, len(arrays))
+        lay = self.layout(page, len(arrays), record)
         if lay.arrow:  # one Arrow import (schema kept per layout) for the text columns
             capsule, address = page._arrow_text_array()
             texts = self.table_new([self.batch_import(address, lay.text_schema)]).columns
@@ -461,11 +495,28 @@ class _FastFrames:
                 arrays[i] = _python_strings(cols[i], n)
             for i, _, _ in lay.other_text:
                 arrays[i] = _pandas_column(self.pd, None, cols[i], n)
-        integer_new, datetime_new, utc_us = self.integer_new, self.datetime_new, self.utc_us
-        for i in lay.ints:
-            arrays[i] = integer_new(*arrays[i])
-        for i in lay.stamps:
-            arrays[i] = datetime_new(arrays[i], dtype=utc_us)  # 1 x n, as its block holds it
+        utc_us = self.utc_us
+        if self.ints_inline:
+            int_array, alloc = self.int_array, self.int_alloc
+            for i in lay.ints:
+                arr = alloc(int_array)
+                arr._data, arr._mask = arrays[i]
+                arrays[i] = arr
+        else:  # pragma: no cover - a pandas whose IntegerArray has other attributes
+            integer_new = self.integer_new
+            for i in lay.ints:
+                arrays[i] = integer_new(*arrays[i])
+        stamp_alloc = self.stamp_alloc
+        if stamp_alloc is not None:
+            stamp_array = self.stamp_array
+            for i in lay.stamps:  # 1 x n, as its block holds it
+                arr = stamp_alloc(stamp_array, arrays[i], utc_us)
+                arr._freq = None
+                arrays[i] = arr
+        else:  # pragma: no cover - a pandas whose DatetimeArray is built otherwise
+            datetime_new = self.datetime_new
+            for i in lay.stamps:
+                arrays[i] = datetime_new(arrays[i], dtype=utc_us)
         for i in lay.bools:
             arrays[i] = self.boolean_new(*arrays[i])
         blocks = tuple([klass(arrays[where] if stack is None else self.stack(arrays, where, stack, n), place, 2, None)
@@ -566,14 +617,18 @@ def concat_or_empty(pages: Sequence[Any], record: str, verbose: bool = False) ->
 
 def page_to_pandas(page: Any) -> "pd.DataFrame":
     """One core Page -> DataFrame (column buffers wrapped, not copied through Python objects)."""
-    import pandas as pd
+    pa = _pyarrow()
+    fast = _FAST.get("arrow" if pa is not None else "numpy", _FAST)  # (no import statement once decided)
+    if fast is _FAST:
+        import pandas as pd
 
-    fast = _fast_frames(pd, _pyarrow())
+        fast = _fast_frames(pd, pa)
     if fast is not None:
+        record = page.record
         try:
-            return _labelled(fast.frame(page), page)
+            return _labelled(fast.frame(page, record), page, record)
         except (AttributeError, TypeError, ValueError, AssertionError) as e:  # another pandas
-            _fall_back(pd, fast.pa, f"its frame of a page of {page.record} records differs from pandas' public construction"
+            _fall_back(fast.pd, fast.pa, f"its frame of a page of {page.record} records differs from pandas' public construction"
                        f" or failed ({type(e).__name__}: {str(e)[:200]})")
             _FAST.clear()
             _FAST["arrow"] = _FAST["numpy"] = None
