@@ -425,9 +425,9 @@ class _FastFrames:
         # an IntegerArray its `_data` and `_mask`; a DatetimeArray NDArrayBacked's values and dtype and
         # its `_freq`. Else their _simple_new (and the first frame's check covers the rest).
         self.int_array = IntegerArray
-        self.int_alloc = IntegerArray.__new__
+        self.int_alloc: Any = IntegerArray.__new__
         ints, mask = np.zeros(0, np.int64), np.zeros(0, bool)
-        made = self.int_alloc(IntegerArray)
+        made: Any = self.int_alloc(IntegerArray)
         made._data, made._mask = ints, mask
         self.ints_inline = vars(made) == vars(self.integer_new(ints, mask))
         self.stamp_array = DatetimeArray
@@ -435,7 +435,7 @@ class _FastFrames:
         try:
             from pandas._libs.arrays import NDArrayBacked
 
-            alloc = getattr(NDArrayBacked._simple_new, "__func__")
+            alloc = getattr(getattr(NDArrayBacked, "_simple_new"), "__func__")
             stamps = np.zeros((1, 0), "M8[us]")
             made, public = alloc(DatetimeArray, stamps, self.utc_us), self.datetime_new(stamps, dtype=self.utc_us)
             made._freq = None
@@ -499,9 +499,9 @@ class _FastFrames:
         if self.ints_inline:
             int_array, alloc = self.int_array, self.int_alloc
             for i in lay.ints:
-                arr = alloc(int_array)
-                arr._data, arr._mask = arrays[i]
-                arrays[i] = arr
+                ints = alloc(int_array)
+                ints._data, ints._mask = arrays[i]
+                arrays[i] = ints
         else:  # pragma: no cover - a pandas whose IntegerArray has other attributes
             integer_new = self.integer_new
             for i in lay.ints:
