@@ -139,7 +139,7 @@ def breakdown_cases(payload_file: str, calls: int = 100) -> List[Any]:
 
     def text_import() -> Any:
         capsule, address = page._arrow_text_array()
-        return fast.table_new([fast.batch_import(address, lay.text_schema)]).columns
+        return fast.chunked_array([fast.array_import(address, lay.text_struct)]).flatten()
 
     values, texts = page._pandas_values(), text_import()
 
