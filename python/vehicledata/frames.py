@@ -359,7 +359,7 @@ class _Layout:
         self.text_schema = fast.pa.Schema._import_from_c_capsule(page._arrow_text_schema()) if self.arrow else None
         # The export imported as one struct array of that schema's fields (its columns: the struct's
         # children, flattened; a record batch and a table of it cost a 10-record page ~5 % more).
-        self.text_struct = fast.pa.struct(list(self.text_schema)) if self.arrow else None
+        self.text_struct = fast.pa.struct(list(self.text_schema or ())) if self.arrow else None
         # The blocks of pandas' own construction of this layout, read from its public construction of
         # the layout's first page (so the fast path follows pandas' block forming, which changes between
         # releases: 3.0 stacks runs of adjacent columns of one numpy dtype, then consolidates; 3.1 groups
