@@ -339,7 +339,7 @@ class _Layout:
     """What the fast path needs to know about one page layout (column names, kinds and types)."""
 
     __slots__ = ("columns", "kinds", "blocks", "arrow", "text_schema", "text_struct", "ints", "bools", "stamps", "strings",
-                 "other_text", "reference", "verified")
+                 "other_text", "reference", "sample", "verified")
 
     def __init__(self, fast: "_FastFrames", page: Any, with_arrow: bool) -> None:
         np = fast.np
@@ -368,7 +368,11 @@ class _Layout:
         # makes it); numpy dtypes (float64, datetime64[s], object) stack their columns.
         # Blocks: (klass, column, None, placement) for one array, (klass, columns, dtype, placement) for
         # columns stacked; a placement is never changed by pandas (operations make new ones): one per layout.
-        self.reference: Any = _page_to_pandas_public(page)  # checked against the first fast frame, then dropped
+        # The check's page: the layout's first page, or rows spread over it when it is larger than
+        # _CHECK_ROWS (a first frame of 60,000 rows checked whole held the GIL for ~0.5 s, the
+        # asyncio face's loop waiting: benchmarks/loop_lag.py --mode frame).
+        self.sample: Any = _check_sample(fast.np, page)
+        self.reference: Any = _page_to_pandas_public(self.sample)  # checked against the fast frame, then dropped
         self.blocks: List[Tuple[Any, Any, Any, Any]] = []
         for block in self.reference._mgr.blocks:
             place = block.mgr_locs
@@ -528,8 +532,9 @@ class _FastFrames:
         mgr = self.BlockManager(blocks, axes, verify_integrity=False)
         df = self.from_mgr(mgr, axes)
         if not lay.verified:  # the first frame of a layout: the same as pandas' public construction?
-            _check_same(self.pd, df, lay.reference)
-            lay.verified, lay.reference = True, None
+            sample, lay.sample, lay.verified = lay.sample, None, True  # (the sample's own frame: verified)
+            _check_same(self.pd, df if sample is page else self.frame(sample, record), lay.reference)
+            lay.reference = None
         return df
 
     def stack(self, arrays: List[Any], where: Tuple[int, ...], dtype: Any, n: int) -> Any:
@@ -538,6 +543,20 @@ class _FastFrames:
         for row, i in enumerate(where):
             values[row] = arrays[i]
         return self.datetime_new(values, dtype=dtype) if dtype.kind == "M" else values
+
+
+#: The rows of a layout's first page its fast frame is checked on (all of a page up to this size).
+_CHECK_ROWS = 1000
+
+
+def _check_sample(np: Any, page: Any) -> Any:
+    """``page``, or when it has more than :data:`_CHECK_ROWS` rows a page of that many rows spread
+    evenly over it (first and last included), with its columns."""
+    if page.rows <= _CHECK_ROWS:
+        return page
+    rows = np.unique(np.linspace(0, page.rows - 1, _CHECK_ROWS).astype(np.int64))
+    names = list(page.column_names)
+    return _core.client.gather([(page, rows, names, names)], len(rows), page.record)
 
 
 def _check_same(pd: Any, fast: Any, public: Any) -> None:
