@@ -369,8 +369,9 @@ class _Layout:
         # Blocks: (klass, column, None, placement) for one array, (klass, columns, dtype, placement) for
         # columns stacked; a placement is never changed by pandas (operations make new ones): one per layout.
         # The check's page: the layout's first page, or rows spread over it when it is larger than
-        # _CHECK_ROWS (a first frame of 60,000 rows checked whole held the GIL for ~0.5 s, the
-        # asyncio face's loop waiting: benchmarks/loop_lag.py --mode frame).
+        # _CHECK_ROWS (a first frame of 63,000 rows checked whole took a quarter of a second of the
+        # GIL, in stretches of C the loop of the asyncio face cannot interrupt: Arrow's conversion of
+        # every string, for one; benchmarks/loop_lag.py --mode frame).
         self.sample: Any = _check_sample(fast.np, page)
         self.reference: Any = _page_to_pandas_public(self.sample)  # checked against the fast frame, then dropped
         self.blocks: List[Tuple[Any, Any, Any, Any]] = []
