@@ -139,13 +139,26 @@ def breakdown_cases(payload_file: str, calls: int = 100) -> List[Any]:
 
     def text_import() -> Any:
         capsule, address = page._arrow_text_array()
-        return fast.table_new([fast.batch_import(address, lay.text_schema)]).columns
+        return fast.chunked_array([fast.array_import(address, lay.text_struct)]).flatten()
 
     values, texts = page._pandas_values(), text_import()
 
-    def arrays() -> Any:  # the 15 pandas arrays of ready buffers, nothing else
-        out = [fast.integer_new(*values[i]) for i in lay.ints]
-        out += [fast.datetime_new(values[i], dtype=fast.utc_us) for i in lay.stamps]
+    def arrays() -> Any:  # the 15 pandas arrays of ready buffers, nothing else (made as the fast path makes them)
+        out = []
+        for i in lay.ints:
+            if fast.ints_inline:
+                made = fast.int_alloc(fast.int_array)
+                made._data, made._mask = values[i]
+            else:
+                made = fast.integer_new(*values[i])
+            out.append(made)
+        for i in lay.stamps:
+            if fast.stamp_alloc is not None:
+                made = fast.stamp_alloc(fast.stamp_array, values[i], fast.utc_us)
+                made._freq = None
+            else:
+                made = fast.datetime_new(values[i], dtype=fast.utc_us)
+            out.append(made)
         for _, j in lay.strings:
             arr = fast.string_array.__new__(fast.string_array)
             arr._pa_array = texts[j]

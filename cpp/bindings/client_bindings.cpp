@@ -510,9 +510,14 @@ void bind_client(py::module_& m) {
         char* data = nullptr;
         py::ssize_t size = 0;
         if (PyBytes_AsStringAndSize(body.ptr(), &data, &size) != 0) throw py::error_already_set();
-        std::string text;
+        // The body with simdjson's padding, in this thread's buffer (kept up to 1 MiB between calls:
+        // a small page's decode makes no allocation of its size and no free).
+        thread_local std::string text;
         text.reserve(static_cast<std::size_t>(size) + 64);  // simdjson padding, no second copy
         text.assign(data, static_cast<std::size_t>(size));
+        struct Trim {
+            ~Trim() { if (text.capacity() > (std::size_t{1} << 20)) std::string().swap(text); }
+        } trim;
         std::optional<sc::Record> held;
         const sc::Record& r = decoded_record(record, fields, held);
         sc::Shape s = shape_of(shape);

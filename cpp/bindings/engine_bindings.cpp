@@ -73,12 +73,15 @@ Held hold(py::object o) {
 }
 
 // The job's completion: on the engine thread, with the GIL, `value(result)` (or the error) is
-// scheduled as `callback(value, error)` on `loop` (call_soon_threadsafe).
+// scheduled as `callback(value, error)` on `loop` (call_soon_threadsafe).  The loop and the
+// callback are let go under the same hold of the GIL (a job completes once): else each is let go
+// as the job is destroyed, by two more takes of the GIL, each one a chance for the engine thread
+// to be descheduled while the loop's thread waits for the GIL (benchmarks/loop_lag.py).
 vc::Engine::Completion hand_over(py::object loop, py::object callback,
                                  std::function<py::object(vc::Engine::Result&)> value) {
     Held held_loop = hold(std::move(loop));
     Held held_callback = hold(std::move(callback));
-    return [held_loop, held_callback, value = std::move(value)](vc::Engine::Result&& result) {
+    return [held_loop, held_callback, value = std::move(value)](vc::Engine::Result&& result) mutable {
         if (python_finalizing()) return;
         py::gil_scoped_acquire g;
         try {
@@ -89,6 +92,8 @@ vc::Engine::Completion hand_over(py::object loop, py::object callback,
         } catch (py::error_already_set& e) {  // the loop is closed: nobody waits any more
             e.discard_as_unraisable("vehicledata AsyncClient (result after the event loop closed)");
         }
+        held_loop.reset();  // (their deleters take the GIL this thread holds: no wait)
+        held_callback.reset();
     };
 }
 

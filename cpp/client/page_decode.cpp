@@ -483,7 +483,9 @@ Page decode_page(const std::string& body, const schema::Record& record, schema::
     page.url = url;
     page.record = record.name;
     page.body_bytes = body.size();
-    for (const schema::Field* f : decoded_fields(record, verbose, shape)) {
+    const std::vector<const schema::Field*> fields = decoded_fields(record, verbose, shape);
+    page.columns.reserve(fields.size());
+    for (const schema::Field* f : fields) {
         Column c;
         c.name = f->name;
         c.type = f->type;

@@ -101,8 +101,9 @@ def _caller_level() -> int:
 def null_columns(obj: Any) -> List[str]:
     """The columns null on every row of a core Page of a record of :data:`NULL_LABELLED_RECORDS`
     (none for other records), or of an Arrow table; none without rows."""
-    if isinstance(getattr(obj, "record", None), str):  # a core Page
-        if obj.record not in NULL_LABELLED_RECORDS or not obj.rows:
+    record = getattr(obj, "record", None)  # (read once: each read of a Page's property makes a str)
+    if isinstance(record, str):  # a core Page
+        if record not in NULL_LABELLED_RECORDS or not obj.rows:
             return []
         return [c["name"] for c in obj.columns() if c["null_count"] == obj.rows]
     if not obj.num_rows:
@@ -166,13 +167,16 @@ def with_null_columns(table: "pa.Table", columns: Sequence[str], note: bool = Tr
     return table.replace_schema_metadata(meta)
 
 
-def _labelled(df: "pd.DataFrame", page: Any) -> "pd.DataFrame":
+def _labelled(df: "pd.DataFrame", page: Any, record: Optional[str] = None) -> "pd.DataFrame":
     """``df`` with the page's synthetic fields in ``df.attrs[SYNTHETIC_ATTR]`` (when it has any), and
     for a record of :data:`NULL_LABELLED_RECORDS` its columns null on every row in
-    ``df.attrs[ALWAYS_NULL_ATTR]`` (said once: :func:`note_null_columns`)."""
+    ``df.attrs[ALWAYS_NULL_ATTR]`` (said once: :func:`note_null_columns`); ``record``: the page's,
+    when the caller has read it."""
     synthetic = list(getattr(page, "synthetic", ()))
     if synthetic:
         df.attrs[SYNTHETIC_ATTR] = synthetic
+    if record is not None and record not in NULL_LABELLED_RECORDS:
+        return df
     nulls = null_columns(page)
     if nulls:
         df.attrs[ALWAYS_NULL_ATTR] = nulls
@@ -196,11 +200,17 @@ def pandas_dtype(schema_type: str) -> str:
     return PANDAS_DTYPES.get(schema_type, PANDAS_DTYPES["string"])
 
 
+_PYARROW: List[Any] = []  # pyarrow, once imported (an import statement per frame costs a small page ~1 %)
+
+
 def _pyarrow() -> Any:
+    if _PYARROW:
+        return _PYARROW[0]
     try:
         import pyarrow
     except ImportError:  # pragma: no cover - optional
         return None
+    _PYARROW.append(pyarrow)
     return pyarrow
 
 
@@ -329,8 +339,8 @@ def _page_to_pandas_public(page: Any) -> "pd.DataFrame":
 class _Layout:
     """What the fast path needs to know about one page layout (column names, kinds and types)."""
 
-    __slots__ = ("columns", "kinds", "blocks", "arrow", "text_schema", "ints", "bools", "stamps", "strings",
-                 "other_text", "reference", "verified")
+    __slots__ = ("columns", "kinds", "blocks", "arrow", "text_schema", "text_struct", "ints", "bools", "stamps", "strings",
+                 "other_text", "reference", "sample", "verified")
 
     def __init__(self, fast: "_FastFrames", page: Any, with_arrow: bool) -> None:
         np = fast.np
@@ -348,6 +358,9 @@ class _Layout:
         self.other_text = tuple((i, self.kinds[i], j) for j, i in enumerate(text) if self.kinds[i] != "string")
         self.arrow = with_arrow and bool(text)
         self.text_schema = fast.pa.Schema._import_from_c_capsule(page._arrow_text_schema()) if self.arrow else None
+        # The export imported as one struct array of that schema's fields (its columns: the struct's
+        # children, flattened; a record batch and a table of it cost a 10-record page ~5 % more).
+        self.text_struct = fast.pa.struct(list(self.text_schema or ())) if self.arrow else None
         # The blocks of pandas' own construction of this layout, read from its public construction of
         # the layout's first page (so the fast path follows pandas' block forming, which changes between
         # releases: 3.0 stacks runs of adjacent columns of one numpy dtype, then consolidates; 3.1 groups
@@ -356,7 +369,12 @@ class _Layout:
         # makes it); numpy dtypes (float64, datetime64[s], object) stack their columns.
         # Blocks: (klass, column, None, placement) for one array, (klass, columns, dtype, placement) for
         # columns stacked; a placement is never changed by pandas (operations make new ones): one per layout.
-        self.reference: Any = _page_to_pandas_public(page)  # checked against the first fast frame, then dropped
+        # The check's page: the layout's first page, or rows spread over it when it is larger than
+        # _CHECK_ROWS (a first frame of 63,000 rows checked whole took a quarter of a second of the
+        # GIL, in stretches of C the loop of the asyncio face cannot interrupt: Arrow's conversion of
+        # every string, for one; benchmarks/loop_lag.py --mode frame).
+        self.sample: Any = _check_sample(fast.np, page)
+        self.reference: Any = _page_to_pandas_public(self.sample)  # checked against the fast frame, then dropped
         self.blocks: List[Tuple[Any, Any, Any, Any]] = []
         for block in self.reference._mgr.blocks:
             place = block.mgr_locs
@@ -400,8 +418,8 @@ class _FastFrames:
             if not {"_pa_array", "_dtype"} <= attributes <= {"_pa_array", "_dtype", "_cache"}:
                 raise TypeError(f"ArrowStringArray sets {sorted(attributes)}")
             self.string_cache = "_cache" in attributes
-            self.table_new = pa.Table.from_batches
-            self.batch_import = pa.RecordBatch._import_from_c
+            self.array_import = pa.Array._import_from_c
+            self.chunked_array = pa.chunked_array
         self.dtypes = {"int64": self.int64, "float64": np.dtype("float64"), "bool": pd.BooleanDtype(),
                        "timestamp": self.utc_us, "json": np.dtype(object), "date": self.days,
                        "string": self.string_dtype if pa is not None else np.dtype(object)}
@@ -411,6 +429,30 @@ class _FastFrames:
         self.boolean_new = getattr(BooleanArray, "_simple_new")
         self.datetime_new = getattr(DatetimeArray, "_simple_new")
         self.range_new = pd.RangeIndex._simple_new
+        # Int64 and UTC timestamp arrays made from the attributes their _simple_new sets (its Python
+        # frames and asserts are ~4 % of a 10-record page's frame), when this pandas sets exactly those:
+        # an IntegerArray its `_data` and `_mask`; a DatetimeArray NDArrayBacked's values and dtype and
+        # its `_freq`. Else their _simple_new (and the first frame's check covers the rest).
+        self.int_array = IntegerArray
+        self.int_alloc: Any = IntegerArray.__new__
+        ints, mask = np.zeros(0, np.int64), np.zeros(0, bool)
+        made: Any = self.int_alloc(IntegerArray)
+        made._data, made._mask = ints, mask
+        self.ints_inline = vars(made) == vars(self.integer_new(ints, mask))
+        self.stamp_array = DatetimeArray
+        self.stamp_alloc: Any = None
+        try:
+            from pandas._libs.arrays import NDArrayBacked
+
+            alloc = getattr(getattr(NDArrayBacked, "_simple_new"), "__func__")
+            stamps = np.zeros((1, 0), "M8[us]")
+            made, public = alloc(DatetimeArray, stamps, self.utc_us), self.datetime_new(stamps, dtype=self.utc_us)
+            made._freq = None
+            if (type(made) is type(public) and vars(made) == vars(public) and made._ndarray is public._ndarray
+                    and made.dtype == public.dtype):
+                self.stamp_alloc = alloc
+        except (ImportError, AttributeError, TypeError):  # pragma: no cover - another pandas: _simple_new
+            pass
 
     @staticmethod
     def column_kind(col: Dict[str, Any]) -> str:
@@ -422,10 +464,10 @@ class _FastFrames:
             return "date"
         return "string"
 
-    def layout(self, page: Any, n_columns: int) -> _Layout:
+    def layout(self, page: Any, n_columns: int, record: Optional[str] = None) -> _Layout:
         # A page's columns are its record's fields (with verbose: more of them), in the schema
         # table's order: the record and the number of columns identify the layout.
-        key = (page.record, n_columns)
+        key = (page.record if record is None else record, n_columns)
         found = self.layouts.get(key)
         if found is None:
             if len(self.layouts) > 256:  # pragma: no cover - many ad hoc layouts
@@ -433,13 +475,13 @@ class _FastFrames:
             found = self.layouts[key] = _Layout(self, page, self.pa is not None)
         return found
 
-    def frame(self, page: Any) -> "pd.DataFrame":
+    def frame(self, page: Any, record: Optional[str] = None) -> "pd.DataFrame":
         n = page.rows
         arrays: List[Any] = page._pandas_values()  # numbers as pandas takes them; None for text columns
-        lay = self.layout(page, len(arrays))
-        if lay.arrow:  # one Arrow import (schema kept per layout) for the text columns
+        lay = self.layout(page, len(arrays), record)
+        if lay.arrow:  # one Arrow import (its struct type kept per layout) for the text columns
             capsule, address = page._arrow_text_array()
-            texts = self.table_new([self.batch_import(address, lay.text_schema)]).columns
+            texts = self.chunked_array([self.array_import(address, lay.text_struct)]).flatten()
             del capsule  # the struct was moved into pyarrow: the capsule frees the empty shell
             string_array, string_dtype, cache = self.string_array, self.string_dtype, self.string_cache
             new = string_array.__new__
@@ -462,11 +504,28 @@ class _FastFrames:
                 arrays[i] = _python_strings(cols[i], n)
             for i, _, _ in lay.other_text:
                 arrays[i] = _pandas_column(self.pd, None, cols[i], n)
-        integer_new, datetime_new, utc_us = self.integer_new, self.datetime_new, self.utc_us
-        for i in lay.ints:
-            arrays[i] = integer_new(*arrays[i])
-        for i in lay.stamps:
-            arrays[i] = datetime_new(arrays[i], dtype=utc_us)  # 1 x n, as its block holds it
+        utc_us = self.utc_us
+        if self.ints_inline:
+            int_array, alloc = self.int_array, self.int_alloc
+            for i in lay.ints:
+                ints = alloc(int_array)
+                ints._data, ints._mask = arrays[i]
+                arrays[i] = ints
+        else:  # pragma: no cover - a pandas whose IntegerArray has other attributes
+            integer_new = self.integer_new
+            for i in lay.ints:
+                arrays[i] = integer_new(*arrays[i])
+        stamp_alloc = self.stamp_alloc
+        if stamp_alloc is not None:
+            stamp_array = self.stamp_array
+            for i in lay.stamps:  # 1 x n, as its block holds it
+                arr = stamp_alloc(stamp_array, arrays[i], utc_us)
+                arr._freq = None
+                arrays[i] = arr
+        else:  # pragma: no cover - a pandas whose DatetimeArray is built otherwise
+            datetime_new = self.datetime_new
+            for i in lay.stamps:
+                arrays[i] = datetime_new(arrays[i], dtype=utc_us)
         for i in lay.bools:
             arrays[i] = self.boolean_new(*arrays[i])
         blocks = tuple([klass(arrays[where] if stack is None else self.stack(arrays, where, stack, n), place, 2, None)
@@ -475,8 +534,9 @@ class _FastFrames:
         mgr = self.BlockManager(blocks, axes, verify_integrity=False)
         df = self.from_mgr(mgr, axes)
         if not lay.verified:  # the first frame of a layout: the same as pandas' public construction?
-            _check_same(self.pd, df, lay.reference)
-            lay.verified, lay.reference = True, None
+            sample, lay.sample, lay.verified = lay.sample, None, True  # (the sample's own frame: verified)
+            _check_same(self.pd, df if sample is page else self.frame(sample, record), lay.reference)
+            lay.reference = None
         return df
 
     def stack(self, arrays: List[Any], where: Tuple[int, ...], dtype: Any, n: int) -> Any:
@@ -485,6 +545,20 @@ class _FastFrames:
         for row, i in enumerate(where):
             values[row] = arrays[i]
         return self.datetime_new(values, dtype=dtype) if dtype.kind == "M" else values
+
+
+#: The rows of a layout's first page its fast frame is checked on (all of a page up to this size).
+_CHECK_ROWS = 1000
+
+
+def _check_sample(np: Any, page: Any) -> Any:
+    """``page``, or when it has more than :data:`_CHECK_ROWS` rows a page of that many rows spread
+    evenly over it (first and last included), with its columns."""
+    if page.rows <= _CHECK_ROWS:
+        return page
+    rows = np.unique(np.linspace(0, page.rows - 1, _CHECK_ROWS).astype(np.int64))
+    names = list(page.column_names)
+    return _core.client.gather([(page, rows, names, names)], len(rows), page.record)
 
 
 def _check_same(pd: Any, fast: Any, public: Any) -> None:
@@ -567,14 +641,18 @@ def concat_or_empty(pages: Sequence[Any], record: str, verbose: bool = False) ->
 
 def page_to_pandas(page: Any) -> "pd.DataFrame":
     """One core Page -> DataFrame (column buffers wrapped, not copied through Python objects)."""
-    import pandas as pd
+    pa = _pyarrow()
+    fast = _FAST.get("arrow" if pa is not None else "numpy", _FAST)  # (no import statement once decided)
+    if fast is _FAST:
+        import pandas as pd
 
-    fast = _fast_frames(pd, _pyarrow())
+        fast = _fast_frames(pd, pa)
     if fast is not None:
+        record = page.record
         try:
-            return _labelled(fast.frame(page), page)
+            return _labelled(fast.frame(page, record), page, record)
         except (AttributeError, TypeError, ValueError, AssertionError) as e:  # another pandas
-            _fall_back(pd, fast.pa, f"its frame of a page of {page.record} records differs from pandas' public construction"
+            _fall_back(fast.pd, fast.pa, f"its frame of a page of {page.record} records differs from pandas' public construction"
                        f" or failed ({type(e).__name__}: {str(e)[:200]})")
             _FAST.clear()
             _FAST["arrow"] = _FAST["numpy"] = None

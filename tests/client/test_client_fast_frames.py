@@ -273,3 +273,31 @@ def test_polars_frames_are_those_of_the_public_constructor(raw_json, monkeypatch
     monkeypatch.setattr(frames, "_polars_unnest", lambda: None)  # a polars without the internals
     for page in pages:
         assert frames.page_to_polars(page).equals(pl.DataFrame(page), null_equal=True)
+
+
+def test_a_large_first_page_is_checked_on_rows_spread_over_it(raw_json, monkeypatch):
+    """The first frame of a layout is compared with pandas' public construction on at most
+    frames._CHECK_ROWS rows of its page (first and last included), not on all of them: a whole
+    crawl's first frame checked whole held the GIL for a quarter of a second."""
+    raw = raw_json("/api/trims/v2?limit=1000&verbose=yes")
+    one = _core.client.decode(_with_nulls(raw, 1000), "trim", "envelope", "", True)
+    page = _core.client.concat([one.copy(), one.copy(), one.copy()])  # 3,000 rows, every third null
+    checked: List[Any] = []
+    check_same = frames._check_same
+
+    def recorded(pd_: Any, fast: Any, public: Any) -> None:
+        checked.append(fast)
+        check_same(pd_, fast, public)
+
+    monkeypatch.setattr(frames, "_check_same", recorded)
+    df = frames.page_to_pandas(page)
+    assert frames._FAST.get("arrow") is not None, "the fast path fell back to the public one"
+    [sample] = checked
+    assert len(sample) == frames._CHECK_ROWS < len(df) == 3000
+    ids = df["id"].tolist()
+    assert sample["id"].iloc[0] == ids[0] and sample["id"].iloc[-1] == ids[-1]
+    assert set(sample["id"].dropna()) <= set(df["id"].dropna())
+    assert sample.isna().any().any()  # the nulls of the page are in the sample
+    pd.testing.assert_frame_equal(df, frames._page_to_pandas_public(page), check_exact=True)
+    frames.page_to_pandas(page)
+    assert len(checked) == 1  # verified once per layout
