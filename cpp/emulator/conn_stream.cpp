@@ -27,6 +27,67 @@ struct Counters {
 };
 Counters g_counters;
 
+// The head of an answer sent in one call with its body's first piece, when it is at most this long.
+constexpr std::size_t kHeadMax = 16384;
+
+// Sends what is left of c.out and then d[0, l) in one call, without waiting; keeps what the
+// socket did not take of c.out in c.out (none of d: the caller pulls it again). Returns the
+// bytes of d the socket took, -1 when the connection failed.
+ssize_t send_with_out(Conn& c, const char* d, std::size_t l) {
+    iovec iov[2] = {{c.out.data() + c.out_pos, c.out.size() - c.out_pos}, {const_cast<char*>(d), l}};
+    int first = iov[0].iov_len == 0 ? 1 : 0;
+    if (first == 1 && l == 0) return 0;
+    while (first < 2) {
+        msghdr m{};
+        m.msg_iov = iov + first;
+        m.msg_iovlen = static_cast<std::size_t>(2 - first);
+        const ssize_t w = ::sendmsg(c.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (w <= 0) {
+            ConnStream::release_out(c);
+            return -1;
+        }
+        std::size_t done = static_cast<std::size_t>(w);
+        while (first < 2 && done >= iov[first].iov_len) done -= iov[first++].iov_len;
+        if (first < 2) {
+            iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + done;
+            iov[first].iov_len -= done;
+        }
+    }
+    if (first == 0) {
+        c.out_pos = c.out.size() - iov[0].iov_len;
+        return 0;
+    }
+    ConnStream::release_out(c);  // c.out is sent
+    return static_cast<ssize_t>(first == 2 ? l : l - iov[1].iov_len);
+}
+
+// c.out holds only an answer's head (at most kHeadMax bytes, none sent yet) and its deferred
+// body has not started: pump sends them together.
+bool head_before_body(const Conn& c) {
+    return c.provider && c.provided == 0 && c.out_pos == 0 && c.out.size() <= kHeadMax;
+}
+
+// Sends c.out from c.out_pos without waiting; true unless the connection failed.
+bool send_now(Conn& c) {
+    while (c.out_pos < c.out.size()) {
+        const ssize_t w = ::send(c.fd, c.out.data() + c.out_pos, c.out.size() - c.out_pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0) {
+            c.out_pos += static_cast<std::size_t>(w);
+        } else if (w < 0 && errno == EINTR) {
+            continue;
+        } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return true;
+        } else {
+            ConnStream::release_out(c);
+            return false;
+        }
+    }
+    ConnStream::release_out(c);
+    return true;
+}
+
 }  // namespace
 
 std::int64_t steady_ms() {
@@ -170,58 +231,6 @@ bool ConnStream::pump(Conn& c) {
     return true;
 }
 
-ssize_t ConnStream::send_with_out(Conn& c, const char* d, std::size_t l) {
-    iovec iov[2] = {{c.out.data() + c.out_pos, c.out.size() - c.out_pos}, {const_cast<char*>(d), l}};
-    int first = iov[0].iov_len == 0 ? 1 : 0;
-    if (first == 1 && l == 0) return 0;
-    while (first < 2) {
-        msghdr m{};
-        m.msg_iov = iov + first;
-        m.msg_iovlen = static_cast<std::size_t>(2 - first);
-        const ssize_t w = ::sendmsg(c.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (w <= 0) {
-            release_out(c);
-            return -1;
-        }
-        std::size_t done = static_cast<std::size_t>(w);
-        while (first < 2 && done >= iov[first].iov_len) done -= iov[first++].iov_len;
-        if (first < 2) {
-            iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + done;
-            iov[first].iov_len -= done;
-        }
-    }
-    if (first == 0) {
-        c.out_pos = c.out.size() - iov[0].iov_len;
-        return 0;
-    }
-    release_out(c);  // c.out is sent
-    return static_cast<ssize_t>(first == 2 ? l : l - iov[1].iov_len);
-}
-
-bool ConnStream::head_before_body(const Conn& c) {
-    return c.provider && c.provided == 0 && c.out_pos == 0 && c.out.size() <= kHeadMax;
-}
-
-bool ConnStream::send_now(Conn& c) {
-    while (c.out_pos < c.out.size()) {
-        const ssize_t w = ::send(c.fd, c.out.data() + c.out_pos, c.out.size() - c.out_pos, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w > 0) {
-            c.out_pos += static_cast<std::size_t>(w);
-        } else if (w < 0 && errno == EINTR) {
-            continue;
-        } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            return true;
-        } else {
-            release_out(c);
-            return false;
-        }
-    }
-    release_out(c);
-    return true;
-}
-
 void ConnStream::release_out(Conn& c) {
     g_out_bytes.fetch_sub(c.out.size(), std::memory_order_relaxed);
     if (c.out.capacity() > 65536) std::string().swap(c.out);
@@ -229,11 +238,11 @@ void ConnStream::release_out(Conn& c) {
     c.out_pos = 0;
 }
 
-void ConnStream::start_deadline() const {
+inline void ConnStream::start_deadline() const {
     if (deadline_ == 0) deadline_ = steady_ms() + limits_.write_timeout_ms;
 }
 
-int ConnStream::wait_ms() const {
+inline int ConnStream::wait_ms() const {
     start_deadline();
     return static_cast<int>(std::max<std::int64_t>(0, deadline_ - steady_ms()));
 }

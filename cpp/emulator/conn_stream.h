@@ -119,24 +119,14 @@ public:
     // takes it. True unless the connection failed or the provider stopped (the connection is then
     // closed by the caller).
     static bool pump(Conn& c);
-    // Sends what is left of c.out and then d[0, l) in one call, without waiting; keeps what the
-    // socket did not take of c.out in c.out (none of d: the caller pulls it again). Returns the
-    // bytes of d the socket took, -1 when the connection failed.
-    static ssize_t send_with_out(Conn& c, const char* d, std::size_t l);
-    // c.out holds only an answer's head (at most kHeadMax bytes, none sent yet) and its deferred
-    // body has not started: pump sends them together.
-    static bool head_before_body(const Conn& c);
-    static constexpr std::size_t kHeadMax = 16384;
-    // Sends c.out from c.out_pos without waiting; true unless the connection failed.
-    static bool send_now(Conn& c);
     // Empties c.out (its memory too when large).
     static void release_out(Conn& c);
 
 private:
     // The response's total deadline runs from its first byte, not from the request: computing an
     // answer (the feed ZIP is built on its first request) never eats into the time to send it.
-    void start_deadline() const;
-    int wait_ms() const;
+    inline void start_deadline() const;  // (defined in conn_stream.cpp, its only user)
+    inline int wait_ms() const;
     ssize_t fail();
     // Writes a then b, waiting while the socket is full until the response's deadline.
     bool send_all(const char* a, std::size_t an, const char* b, std::size_t bn);

@@ -67,189 +67,51 @@ struct Gate::Impl {
         return limits.max_per_address > 0 ? limits.max_per_address : std::max(1, limits.max_connections / 2);
     }
 
-    void close_conn(Conn& c) {
-        if (!c.out.empty()) ConnStream::release_out(c);
-        c.provider = nullptr;
-        if (auto it = per_address.find(c.remote_ip); it != per_address.end() && --it->second <= 0)
-            per_address.erase(it);
-        ::close(c.fd);  // also leaves the epoll set
-        conns.erase(c.fd);
-        if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
-            watch(lfd, true);
-            listening = true;
-        }
-    }
+    // ---- the reactor thread (run()): connections while they are not `busy`
+
+    // Closes a connection and forgets it; listens again once below the cap.
+    void close_conn(Conn& c);
 
     // Answers with a refusal, then drains what the client still sends (so the
     // answer is not lost to a reset) until EOF or a short deadline.
-    void refuse(Conn& c, int status, const std::string& url, const std::string& message) {
-        const std::string out = refusal(status, url, message);
-        ::send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        ::shutdown(c.fd, SHUT_WR);
-        c.buf.clear();
-        c.progress = {};
-        c.lingering = true;
-        c.deadline = steady_ms() + kLingerMs;
-    }
+    void refuse(Conn& c, int status, const std::string& url, const std::string& message);
 
-    void accept_all() {
-        while (conns.size() < static_cast<std::size_t>(limits.max_connections)) {
-            sockaddr_storage peer{};
-            socklen_t plen = sizeof peer;
-            const int fd = ::accept4(lfd, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0) {
-                if ((errno == EMFILE || errno == ENFILE) && listening) {  // out of descriptors: the
-                    watch(lfd, false);  // rest wait in the backlog (no busy loop on a readable socket);
-                    listening = false;  // the sweep listens again
-                }
-                break;
-            }
-            const int one = 1;
-            ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            auto c = std::make_unique<Conn>();
-            c->fd = fd;
-            address_of(peer, plen, c->remote_ip, c->remote_port);
-            // One address holds at most its share of the cap (as nginx's limit_conn, HAProxy's
-            // per-source limits): past it, a 503 sent without waiting, and the socket closed.
-            int& open_here = per_address[c->remote_ip];
-            if (open_here >= address_share()) {
-                const std::string out = refusal(503, "/", "Service Unavailable: more than " +
-                                                              std::to_string(address_share()) +
-                                                              " open connections from this address");
-                ::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-                ::shutdown(fd, SHUT_WR);
-                ::close(fd);
-                continue;
-            }
-            ++open_here;
-            sockaddr_storage local{};
-            socklen_t llen = sizeof local;
-            if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen) == 0)
-                address_of(local, llen, c->local_ip, c->local_port);
-            c->deadline = steady_ms() + limits.request_timeout_ms;
-            watch(fd, true);
-            Conn& added = *c;
-            conns.emplace(fd, std::move(c));
-            // A client usually sends its request right behind the handshake: read it now, not on
-            // the next turn of the loop (under load a turn is milliseconds; the soak's probe).
-            on_readable(added);
-        }
-        if (conns.size() >= static_cast<std::size_t>(limits.max_connections) && listening) {
-            watch(lfd, false);  // the rest wait in the listen backlog
-            listening = false;
-        }
-    }
+    // Accepts what the backlog holds, up to the cap and the address's share; a new connection's
+    // first bytes are read at once.
+    void accept_all();
 
     // Appends what the socket holds now to c.buf (dropped while lingering), up to the
     // largest request the limits allow plus a margin; sets c.eof at end of input or an error.
     void read_available(Conn& c) const { emulator::read_available(c, limits.max_header_bytes + limits.max_body + 65536); }
 
-    void on_readable(Conn& c) {
-        read_available(c);
-        if (c.lingering) {
-            if (c.eof) close_conn(c);
-            return;
-        }
-        evaluate(c);
-    }
+    // Input on an idle connection (dropped while lingering after a refusal).
+    void on_readable(Conn& c);
 
     // Decides about the bytes buffered on an idle (not busy) connection.
-    void evaluate(Conn& c) {
-        if (c.buf.empty()) {
-            if (c.eof) close_conn(c);
-            return;
-        }
-        if (!c.in_request) {
-            c.in_request = true;
-            c.deadline = steady_ms() + limits.request_timeout_ms;
-        }
-        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
-        if (s.kind == RequestScan::Refuse) return refuse(c, s.status, s.url, s.message);
-        if (s.kind == RequestScan::Incomplete) {
-            if (c.eof) return close_conn(c);
-            if (s.expect_continue && !c.continue_sent) {
-                static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-                ::send(c.fd, kContinue, sizeof kContinue - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-                c.continue_sent = true;
-            }
-            if (c.buf.size() > limits.max_header_bytes + limits.max_body + 65536) close_conn(c);
-            return;
-        }
-        take(c, s);
-        c.busy = true;
-        watch(c.fd, false);
-        turns.queue(&c, c.answered);
-    }
+    void evaluate(Conn& c);
 
-    void returned(Conn& c) {
-        c.busy = false;
-        if (pending(c)) {  // the rest of the answer goes out as the socket drains
-            c.writing = true;
-            c.in_request = false;
-            c.deadline = steady_ms() + limits.write_timeout_ms;  // the response's total deadline
-            reactor.watch_output(c.fd);
-            return;
-        }
-        if (c.close_after) return close_conn(c);
-        c.in_request = false;
-        c.continue_sent = false;
-        c.deadline = steady_ms() + limits.idle_timeout_ms;
-        watch(c.fd, true);
-        evaluate(c);  // a pipelined request may be complete already
-    }
+    // A connection back from its worker: the rest of its answer to send as the socket drains, a
+    // close, or the wait for its next request.
+    void returned(Conn& c);
 
     // The socket of a connection in `writing` can take more.
-    void on_writable(Conn& c) {
-        if (!ConnStream::pump(c)) return close_conn(c);
-        if (pending(c)) return;  // still more than the socket takes
-        c.writing = false;
-        reactor.unwatch(c.fd);
-        c.busy = true;  // returned() takes it from here, as from a worker
-        returned(c);
-    }
+    void on_writable(Conn& c);
 
-    void sweep() {
-        const std::int64_t now = steady_ms();
-        if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
-            watch(lfd, true);
-            listening = true;
-        }
-        std::vector<Conn*> late;
-        for (auto& [fd, c] : conns)
-            if (!c->busy && c->deadline <= now) late.push_back(c.get());
-        for (Conn* c : late) {
-            if (c->in_request && !c->lingering) {
-                refuse(*c, 408, "/", "Request Timeout: the request did not arrive within " +
-                                         std::to_string(limits.request_timeout_ms) + " ms");
-                c->deadline = now + kLingerMs;
-            } else {
-                close_conn(*c);
-            }
-        }
-    }
+    // Every 100 ms: the deadlines (408 for a request not complete in time; idle and lingering
+    // connections closed) and listening again below the cap.
+    void sweep();
+
+    // ---- the worker threads: a `busy` connection, held by one of them
 
     // Whether another complete request follows the one being served in c.buf.
-    bool more_after(const Conn& c) const {
-        if (c.buf.size() <= c.request_length) return false;
-        return scan_request(c.buf.data() + c.request_length, c.buf.size() - c.request_length, limits).kind ==
-               RequestScan::Ready;
-    }
+    bool more_after(const Conn& c) const;
 
-    static void take(Conn& c, const RequestScan& s) {
-        c.request_start = s.start;
-        c.request_length = s.length;
-        c.request_close = s.close;
-    }
+    // The request `s` found at the start of c.buf becomes the one served.
+    static void take(Conn& c, const RequestScan& s);
 
     // After a response to a client that has sent everything (end of input): whether the buffer
     // holds another complete request (answered as well, RFC 9112 9.6), which it then takes.
-    bool next_buffered(Conn& c) const {
-        if (c.buf.empty()) return false;
-        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
-        if (s.kind != RequestScan::Ready) return false;
-        take(c, s);
-        return true;
-    }
+    bool next_buffered(Conn& c) const;
 
     // What a worker does after a response when the connection's next request is not buffered whole.
     enum class Next {
@@ -266,67 +128,246 @@ struct Gate::Impl {
     // would, without the reactor's two wake-ups. Anything else (nothing yet, a partial or refused
     // request, end of input) goes back to the reactor, which applies the deadlines and refusals
     // as for any other bytes.
-    Next next_request(Conn& c, bool& turn) {
-        if (stopping.load(std::memory_order_relaxed) || turns.queued() > 0) return Next::Reactor;
-        if (c.buf.empty()) {
-            if (!turns.begin_keep()) return Next::Reactor;
-            turns.leave_turn(turn);
-            pollfd p{c.fd, POLLIN, 0};
-            const int n = ::poll(&p, 1, kKeepMs);
-            turns.end_keep();
-            if (n <= 0) return Next::Reactor;
-        }
-        read_available(c);
-        if (c.eof || c.buf.empty()) return Next::Reactor;
-        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
-        if (s.kind != RequestScan::Ready) return Next::Reactor;
-        take(c, s);
-        if (turn) return Next::Serve;
-        return turns.turn_or_queue(&c, turn) ? Next::Serve : Next::Queued;
-    }
+    Next next_request(Conn& c, bool& turn);
 
-    void work() {
-        turns.bind_thread();
-        for (;;) {
-            Conn* c = turns.take();
-            if (!c) return;
-            bool turn = true;  // this worker counts in `running`
-            Next next = Next::Reactor;
-            for (;;) {
-                ConnStream strm(*c, limits);
-                bool closed = false;
-                // At end of input the last complete request is answered with Connection: close; one
-                // whose Connection header says close (in any case: httplib compares "close" exactly)
-                // is closed after its answer.
-                const bool last = c->request_close || (c->eof && !more_after(*c));
-                const std::string_view raw(c->buf.data() + c->request_start, c->request_length - c->request_start);
-                if (!direct || !direct(raw, strm, last, closed)) core.process_request(strm, last, closed, nullptr);
-                strm.flush();
-                c->answered = true;
-                c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
-                c->progress = {};
-                if (closed || last || strm.failed()) {
-                    c->close_after = true;
-                    break;
-                }
-                if (pending(*c)) break;  // a slow reader: the reactor sends the rest
-                if (c->eof) {
-                    if (!next_buffered(*c)) break;
-                    continue;
-                }
-                next = next_request(*c, turn);
-                if (next != Next::Serve) break;
+    // A worker's loop: take a connection, answer its request (direct path, else httplib), keep
+    // the connection for its next request while that is complete, hand it back to the reactor.
+    void work();
+};
+
+void Gate::Impl::close_conn(Conn& c) {
+    if (!c.out.empty()) ConnStream::release_out(c);
+    c.provider = nullptr;
+    if (auto it = per_address.find(c.remote_ip); it != per_address.end() && --it->second <= 0)
+        per_address.erase(it);
+    ::close(c.fd);  // also leaves the epoll set
+    conns.erase(c.fd);
+    if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
+        watch(lfd, true);
+        listening = true;
+    }
+}
+
+void Gate::Impl::refuse(Conn& c, int status, const std::string& url, const std::string& message) {
+    const std::string out = refusal(status, url, message);
+    ::send(c.fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::shutdown(c.fd, SHUT_WR);
+    c.buf.clear();
+    c.progress = {};
+    c.lingering = true;
+    c.deadline = steady_ms() + kLingerMs;
+}
+
+void Gate::Impl::accept_all() {
+    while (conns.size() < static_cast<std::size_t>(limits.max_connections)) {
+        sockaddr_storage peer{};
+        socklen_t plen = sizeof peer;
+        const int fd = ::accept4(lfd, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if ((errno == EMFILE || errno == ENFILE) && listening) {  // out of descriptors: the
+                watch(lfd, false);  // rest wait in the backlog (no busy loop on a readable socket);
+                listening = false;  // the sweep listens again
             }
-            turns.put_down();
-            if (next == Next::Queued) continue;  // another worker has it (or will): not ours to touch
-            // The last answer is out: the client sees its end now, not when the epoll thread
-            // next turns (it closes the descriptor).
-            if (c->close_after && !pending(*c)) ::shutdown(c->fd, SHUT_WR);
-            turns.hand_back(c, turn);
-            reactor.wake();
+            break;
+        }
+        const int one = 1;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        auto c = std::make_unique<Conn>();
+        c->fd = fd;
+        address_of(peer, plen, c->remote_ip, c->remote_port);
+        // One address holds at most its share of the cap (as nginx's limit_conn, HAProxy's
+        // per-source limits): past it, a 503 sent without waiting, and the socket closed.
+        int& open_here = per_address[c->remote_ip];
+        if (open_here >= address_share()) {
+            const std::string out = refusal(503, "/", "Service Unavailable: more than " +
+                                                          std::to_string(address_share()) +
+                                                          " open connections from this address");
+            ::send(fd, out.data(), out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            ::shutdown(fd, SHUT_WR);
+            ::close(fd);
+            continue;
+        }
+        ++open_here;
+        sockaddr_storage local{};
+        socklen_t llen = sizeof local;
+        if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen) == 0)
+            address_of(local, llen, c->local_ip, c->local_port);
+        c->deadline = steady_ms() + limits.request_timeout_ms;
+        watch(fd, true);
+        Conn& added = *c;
+        conns.emplace(fd, std::move(c));
+        // A client usually sends its request right behind the handshake: read it now, not on
+        // the next turn of the loop (under load a turn is milliseconds; the soak's probe).
+        on_readable(added);
+    }
+    if (conns.size() >= static_cast<std::size_t>(limits.max_connections) && listening) {
+        watch(lfd, false);  // the rest wait in the listen backlog
+        listening = false;
+    }
+}
+
+void Gate::Impl::on_readable(Conn& c) {
+    read_available(c);
+    if (c.lingering) {
+        if (c.eof) close_conn(c);
+        return;
+    }
+    evaluate(c);
+}
+
+void Gate::Impl::evaluate(Conn& c) {
+    if (c.buf.empty()) {
+        if (c.eof) close_conn(c);
+        return;
+    }
+    if (!c.in_request) {
+        c.in_request = true;
+        c.deadline = steady_ms() + limits.request_timeout_ms;
+    }
+    const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
+    if (s.kind == RequestScan::Refuse) return refuse(c, s.status, s.url, s.message);
+    if (s.kind == RequestScan::Incomplete) {
+        if (c.eof) return close_conn(c);
+        if (s.expect_continue && !c.continue_sent) {
+            static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+            ::send(c.fd, kContinue, sizeof kContinue - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+            c.continue_sent = true;
+        }
+        if (c.buf.size() > limits.max_header_bytes + limits.max_body + 65536) close_conn(c);
+        return;
+    }
+    take(c, s);
+    c.busy = true;
+    watch(c.fd, false);
+    turns.queue(&c, c.answered);
+}
+
+void Gate::Impl::returned(Conn& c) {
+    c.busy = false;
+    if (pending(c)) {  // the rest of the answer goes out as the socket drains
+        c.writing = true;
+        c.in_request = false;
+        c.deadline = steady_ms() + limits.write_timeout_ms;  // the response's total deadline
+        reactor.watch_output(c.fd);
+        return;
+    }
+    if (c.close_after) return close_conn(c);
+    c.in_request = false;
+    c.continue_sent = false;
+    c.deadline = steady_ms() + limits.idle_timeout_ms;
+    watch(c.fd, true);
+    evaluate(c);  // a pipelined request may be complete already
+}
+
+void Gate::Impl::on_writable(Conn& c) {
+    if (!ConnStream::pump(c)) return close_conn(c);
+    if (pending(c)) return;  // still more than the socket takes
+    c.writing = false;
+    reactor.unwatch(c.fd);
+    c.busy = true;  // returned() takes it from here, as from a worker
+    returned(c);
+}
+
+void Gate::Impl::sweep() {
+    const std::int64_t now = steady_ms();
+    if (!listening && conns.size() < static_cast<std::size_t>(limits.max_connections)) {
+        watch(lfd, true);
+        listening = true;
+    }
+    std::vector<Conn*> late;
+    for (auto& [fd, c] : conns)
+        if (!c->busy && c->deadline <= now) late.push_back(c.get());
+    for (Conn* c : late) {
+        if (c->in_request && !c->lingering) {
+            refuse(*c, 408, "/", "Request Timeout: the request did not arrive within " +
+                                     std::to_string(limits.request_timeout_ms) + " ms");
+            c->deadline = now + kLingerMs;
+        } else {
+            close_conn(*c);
         }
     }
-};
+}
+
+bool Gate::Impl::more_after(const Conn& c) const {
+    if (c.buf.size() <= c.request_length) return false;
+    return scan_request(c.buf.data() + c.request_length, c.buf.size() - c.request_length, limits).kind ==
+           RequestScan::Ready;
+}
+
+void Gate::Impl::take(Conn& c, const RequestScan& s) {
+    c.request_start = s.start;
+    c.request_length = s.length;
+    c.request_close = s.close;
+}
+
+bool Gate::Impl::next_buffered(Conn& c) const {
+    if (c.buf.empty()) return false;
+    const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
+    if (s.kind != RequestScan::Ready) return false;
+    take(c, s);
+    return true;
+}
+
+Gate::Impl::Next Gate::Impl::next_request(Conn& c, bool& turn) {
+    if (stopping.load(std::memory_order_relaxed) || turns.queued() > 0) return Next::Reactor;
+    if (c.buf.empty()) {
+        if (!turns.begin_keep()) return Next::Reactor;
+        turns.leave_turn(turn);
+        pollfd p{c.fd, POLLIN, 0};
+        const int n = ::poll(&p, 1, kKeepMs);
+        turns.end_keep();
+        if (n <= 0) return Next::Reactor;
+    }
+    read_available(c);
+    if (c.eof || c.buf.empty()) return Next::Reactor;
+    const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
+    if (s.kind != RequestScan::Ready) return Next::Reactor;
+    take(c, s);
+    if (turn) return Next::Serve;
+    return turns.turn_or_queue(&c, turn) ? Next::Serve : Next::Queued;
+}
+
+void Gate::Impl::work() {
+    turns.bind_thread();
+    for (;;) {
+        Conn* c = turns.take();
+        if (!c) return;
+        bool turn = true;  // this worker counts in `running`
+        Next next = Next::Reactor;
+        for (;;) {
+            ConnStream strm(*c, limits);
+            bool closed = false;
+            // At end of input the last complete request is answered with Connection: close; one
+            // whose Connection header says close (in any case: httplib compares "close" exactly)
+            // is closed after its answer.
+            const bool last = c->request_close || (c->eof && !more_after(*c));
+            const std::string_view raw(c->buf.data() + c->request_start, c->request_length - c->request_start);
+            if (!direct || !direct(raw, strm, last, closed)) core.process_request(strm, last, closed, nullptr);
+            strm.flush();
+            c->answered = true;
+            c->buf.erase(0, c->request_length);  // a body httplib did not read goes with its request
+            c->progress = {};
+            if (closed || last || strm.failed()) {
+                c->close_after = true;
+                break;
+            }
+            if (pending(*c)) break;  // a slow reader: the reactor sends the rest
+            if (c->eof) {
+                if (!next_buffered(*c)) break;
+                continue;
+            }
+            next = next_request(*c, turn);
+            if (next != Next::Serve) break;
+        }
+        turns.put_down();
+        if (next == Next::Queued) continue;  // another worker has it (or will): not ours to touch
+        // The last answer is out: the client sees its end now, not when the epoll thread
+        // next turns (it closes the descriptor).
+        if (c->close_after && !pending(*c)) ::shutdown(c->fd, SHUT_WR);
+        turns.hand_back(c, turn);
+        reactor.wake();
+    }
+}
 
 Gate::Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal, DirectHandler direct)
     : impl_(new Impl(core, limits, std::move(refusal), std::move(direct))) {}

@@ -405,7 +405,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
     truncate_body(s);                   // a truncating fault's half body
 }
 
-bool Server::inject_fault(Serving& s) {
+inline bool Server::inject_fault(Serving& s) {
     auto f = faults_.take(s.req.path);
     if (!f) return false;
     if (f->delay_ms > 0) {
@@ -429,7 +429,7 @@ bool Server::inject_fault(Serving& s) {
     return false;
 }
 
-bool Server::refuse_maintenance(Serving& s) {
+inline bool Server::refuse_maintenance(Serving& s) {
     if (!maintenance_.load()) return false;
     write_error(s.res, 503, envelope::kServiceUnavailable, raw_path(s.req),
                 "Service Unavailable: scheduled maintenance, please retry later", s.text);
@@ -437,13 +437,13 @@ bool Server::refuse_maintenance(Serving& s) {
     return true;
 }
 
-bool Server::refuse_unrouted(Serving& s) {
+inline bool Server::refuse_unrouted(Serving& s) {
     if (s.route) return false;
     write_error(s.res, 404, envelope::kNotFound, raw_path(s.req), "Not Found", false);
     return true;
 }
 
-bool Server::refuse_method(Serving& s) {
+inline bool Server::refuse_method(Serving& s) {
     const Route& route = *s.route;
     const httplib::Request& req = s.req;
     if (req.method == route.method || (req.method == "HEAD" && std::string(route.method) == "GET")) return false;
@@ -453,13 +453,13 @@ bool Server::refuse_method(Serving& s) {
     return true;
 }
 
-bool Server::refuse_deprecated(Serving& s) {
+inline bool Server::refuse_deprecated(Serving& s) {
     if (!(options_.deprecated_403 && s.route->endpoint && s.route->endpoint->deprecated)) return false;
     write_deprecated(s.res, *s.route->endpoint);
     return true;
 }
 
-bool Server::build_call(Serving& s) {
+inline bool Server::build_call(Serving& s) {
     const httplib::Request& req = s.req;
     Call& call = s.call;
     call.route = &*s.route;
@@ -483,7 +483,7 @@ bool Server::build_call(Serving& s) {
     return false;
 }
 
-bool Server::limit_rate(Serving& s) {
+inline bool Server::limit_rate(Serving& s) {
     const httplib::Request& req = s.req;
     int retry_after = 1;
     const std::int64_t now_ms = clock_.now_ms();
@@ -509,7 +509,7 @@ bool Server::limit_rate(Serving& s) {
 
 // The response cache (response_cache.h): after every per-request check above, in place of the
 // handler. A truncating fault bypasses it.
-bool Server::answer_cached(Serving& s) {
+inline bool Server::answer_cached(Serving& s) {
     store_->release_retired();  // no Statement of this thread is alive here (also on a hit: as before)
     s.cacheable = !s.truncate && response_cache_.enabled() && cacheable_kind(s.route->kind);
     if (!s.cacheable) return false;
@@ -521,7 +521,7 @@ bool Server::answer_cached(Serving& s) {
     return true;
 }
 
-bool Server::render(Serving& s) {
+inline bool Server::render(Serving& s) {
     httplib::Response& res = s.res;
     try {
         api_->handle(s.call, res);
@@ -544,7 +544,7 @@ bool Server::render(Serving& s) {
     return false;
 }
 
-void Server::truncate_body(Serving& s) {
+inline void Server::truncate_body(Serving& s) {
     httplib::Response& res = s.res;
     if (!s.truncate || res.status != 200) return;
     // Declare the full length, send half of it, then close the connection.
