@@ -20,7 +20,7 @@ struct Options {
     std::int64_t token_ttl = 604800; // JWT lifetime in seconds
     int threads = 16;                // worker threads (each busy with one complete request at a time)
     int compute_workers = 0;         // of them, computing at once (others wait: delay faults, a feed build);
-                                     // 0: twice the cores, at least 2 (gate.h, default_compute)
+                                     // 0: twice the cores, at least 2 (worker_turns.h, default_compute)
     int max_connections = 4096;      // open connections (half from one address); more wait in the listen backlog (1024)
     int max_headers = 100;           // header fields per request (more: 431)
     int max_header_bytes = 16384;    // request line + header fields (more: 431)

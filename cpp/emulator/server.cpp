@@ -375,61 +375,99 @@ void Server::apply_fault(const Fault& f, const httplib::Request& req, httplib::R
     if (f.retry_after >= 0) res.set_header("Retry-After", std::to_string(f.retry_after));
 }
 
-void Server::serve(const httplib::Request& req, httplib::Response& res) {
-    const std::string& path = req.path;
-    std::optional<Route> route = match_route(path);
-    const bool text = route && route->text_errors;
-
-    bool truncate = false;
-    if (auto f = faults_.take(path)) {
-        if (f->delay_ms > 0) {
-            const WorkerWait waiting;  // a sleeping request leaves its turn of the cores to others
-            std::this_thread::sleep_for(std::chrono::milliseconds(f->delay_ms));
-        }
-        switch (f->action) {
-            case FaultAction::Status:
-                apply_fault(*f, req, res, text);
-                return;
-            case FaultAction::Drop:
-                drop_connection(req);
-                res.status = 499;
-                return;
-            case FaultAction::Truncate:
-                truncate = true;
-                break;
-            case FaultAction::Delay:
-                break;
-        }
-    }
-    if (maintenance_.load()) {
-        write_error(res, 503, envelope::kServiceUnavailable, raw_path(req),
-                    "Service Unavailable: scheduled maintenance, please retry later", text);
-        res.set_header("Retry-After", "60");
-        return;
-    }
-    if (!route) {
-        write_error(res, 404, envelope::kNotFound, raw_path(req), "Not Found", false);
-        return;
-    }
-    const bool method_ok = req.method == route->method || (req.method == "HEAD" && std::string(route->method) == "GET");
-    if (!method_ok) {
-        write_error(res, 405, envelope::kMethodNotAllowed, raw_path(req),
-                    method_message(req.method, raw_path(req), route->method), text);
-        res.set_header("Allow", allow_header(route->method));
-        return;
-    }
-    if (options_.deprecated_403 && route->endpoint && route->endpoint->deprecated) {
-        write_deprecated(res, *route->endpoint);
-        return;
-    }
-
+// One request on its way through serve()'s stages: what the earlier stages found, for the later.
+struct Server::Serving {
+    const httplib::Request& req;
+    httplib::Response& res;
+    std::optional<Route> route;
+    bool text = false;      // this route's errors are text/plain
+    bool truncate = false;  // a truncating fault: the full length declared, half the body sent
     Call call;
-    call.route = &*route;
+    bool cacheable = false;  // the answer may come from (and go to) the response cache
+    std::string key;         // its key there
+    std::uint64_t generation = 0;  // the data generation it was looked up at
+};
+
+// The stages of a request past the control plane, in their order: each answers (true: the request
+// is done) or passes to the next.
+void Server::serve(const httplib::Request& req, httplib::Response& res) {
+    Serving s{req, res, match_route(req.path)};
+    s.text = s.route && s.route->text_errors;
+    if (inject_fault(s)) return;        // control plane's faults: delay, status, drop (truncate: later)
+    if (refuse_maintenance(s)) return;  // 503 while in maintenance
+    if (refuse_unrouted(s)) return;     // 404
+    if (refuse_method(s)) return;       // 405 with Allow
+    if (refuse_deprecated(s)) return;   // 403 with --deprecated-403
+    if (build_call(s)) return;          // the Call: target, params (400 when malformed), identity
+    if (limit_rate(s)) return;          // 429: logins per address, the rest per account or address
+    if (answer_cached(s)) return;       // a response-cache hit
+    if (render(s)) return;              // the handler's answer (cached when it may be)
+    truncate_body(s);                   // a truncating fault's half body
+}
+
+inline bool Server::inject_fault(Serving& s) {
+    auto f = faults_.take(s.req.path);
+    if (!f) return false;
+    if (f->delay_ms > 0) {
+        const WorkerWait waiting;  // a sleeping request leaves its turn of the cores to others
+        std::this_thread::sleep_for(std::chrono::milliseconds(f->delay_ms));
+    }
+    switch (f->action) {
+        case FaultAction::Status:
+            apply_fault(*f, s.req, s.res, s.text);
+            return true;
+        case FaultAction::Drop:
+            drop_connection(s.req);
+            s.res.status = 499;
+            return true;
+        case FaultAction::Truncate:
+            s.truncate = true;
+            break;
+        case FaultAction::Delay:
+            break;
+    }
+    return false;
+}
+
+inline bool Server::refuse_maintenance(Serving& s) {
+    if (!maintenance_.load()) return false;
+    write_error(s.res, 503, envelope::kServiceUnavailable, raw_path(s.req),
+                "Service Unavailable: scheduled maintenance, please retry later", s.text);
+    s.res.set_header("Retry-After", "60");
+    return true;
+}
+
+inline bool Server::refuse_unrouted(Serving& s) {
+    if (s.route) return false;
+    write_error(s.res, 404, envelope::kNotFound, raw_path(s.req), "Not Found", false);
+    return true;
+}
+
+inline bool Server::refuse_method(Serving& s) {
+    const Route& route = *s.route;
+    const httplib::Request& req = s.req;
+    if (req.method == route.method || (req.method == "HEAD" && std::string(route.method) == "GET")) return false;
+    write_error(s.res, 405, envelope::kMethodNotAllowed, raw_path(req),
+                method_message(req.method, raw_path(req), route.method), s.text);
+    s.res.set_header("Allow", allow_header(route.method));
+    return true;
+}
+
+inline bool Server::refuse_deprecated(Serving& s) {
+    if (!(options_.deprecated_403 && s.route->endpoint && s.route->endpoint->deprecated)) return false;
+    write_deprecated(s.res, *s.route->endpoint);
+    return true;
+}
+
+inline bool Server::build_call(Serving& s) {
+    const httplib::Request& req = s.req;
+    Call& call = s.call;
+    call.route = &*s.route;
     call.target = req.target;
-    call.path = path;
+    call.path = req.path;
     call.body = req.body;
     call.remote_addr = req.remote_addr;
-    if (route->kind == schema::Kind::FeedDownload) {
+    if (s.route->kind == schema::Kind::FeedDownload) {
         if (auto it = req.headers.find("Range"); it != req.headers.end()) call.range = it->second;
         if (auto it = req.headers.find("If-Range"); it != req.headers.end()) call.if_range = it->second;
     }
@@ -438,74 +476,88 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
         if (q != std::string::npos)
             call.params = dedupe_params(format::parse_query(std::string_view(req.target).substr(q + 1)));
     } catch (const format::QueryStringError& e) {
-        write_error(res, 400, envelope::kBadRequest, raw_path(req), e.message, text);
-        return;
+        write_error(s.res, 400, envelope::kBadRequest, raw_path(req), e.message, s.text);
+        return true;
     }
     call.identity = auth_->identify(req.get_header_value("Authorization"));
+    return false;
+}
 
-    // Rate limits: logins per client address; everything else per account (JWT sub) or client address.
+inline bool Server::limit_rate(Serving& s) {
+    const httplib::Request& req = s.req;
     int retry_after = 1;
     const std::int64_t now_ms = clock_.now_ms();
-    if (route->kind == schema::Kind::Login) {
+    if (s.route->kind == schema::Kind::Login) {
         if (!login_limiter_.hit("ip:" + req.remote_addr, options_.login_rate_limit, now_ms, retry_after)) {
-            write_error(res, 429, envelope::kTooManyRequests, raw_path(req), rate_message(options_.login_rate_limit),
+            write_error(s.res, 429, envelope::kTooManyRequests, raw_path(req), rate_message(options_.login_rate_limit),
                         true);
-            res.set_header("Retry-After", std::to_string(retry_after));
-            return;
+            s.res.set_header("Retry-After", std::to_string(retry_after));
+            return true;
         }
-    } else {
-        const std::string key =
-            call.identity.valid ? "acct:" + call.identity.account_id : "ip:" + req.remote_addr;
-        if (!limiter_.hit(key, options_.rate_limit, now_ms, retry_after)) {
-            write_error(res, 429, envelope::kTooManyRequests, raw_path(req), rate_message(options_.rate_limit), text);
-            res.set_header("Retry-After", std::to_string(retry_after));
-            return;
-        }
-        if (call.identity.valid) usage_.count(call.identity.account_id, now_ms / 1000);
+        return false;
     }
+    const Identity& identity = s.call.identity;
+    const std::string key = identity.valid ? "acct:" + identity.account_id : "ip:" + req.remote_addr;
+    if (!limiter_.hit(key, options_.rate_limit, now_ms, retry_after)) {
+        write_error(s.res, 429, envelope::kTooManyRequests, raw_path(req), rate_message(options_.rate_limit), s.text);
+        s.res.set_header("Retry-After", std::to_string(retry_after));
+        return true;
+    }
+    if (identity.valid) usage_.count(identity.account_id, now_ms / 1000);
+    return false;
+}
 
-    // The response cache (response_cache.h): after every per-request check above, in place of the
-    // handler. A truncating fault bypasses it.
+// The response cache (response_cache.h): after every per-request check above, in place of the
+// handler. A truncating fault bypasses it.
+inline bool Server::answer_cached(Serving& s) {
     store_->release_retired();  // no Statement of this thread is alive here (also on a hit: as before)
-    const bool cacheable = !truncate && response_cache_.enabled() && cacheable_kind(route->kind);
-    std::string key;
-    std::uint64_t generation = 0;
-    if (cacheable) {
-        key = cache_key(call, req.target);
-        generation = store_->data_generation();  // before rendering: a change meanwhile makes the entry stale
-        if (auto hit = response_cache_.find(key, generation)) return send_cached(req, res, key, std::move(hit));
-    }
+    s.cacheable = !s.truncate && response_cache_.enabled() && cacheable_kind(s.route->kind);
+    if (!s.cacheable) return false;
+    s.key = cache_key(s.call, s.req.target);
+    s.generation = store_->data_generation();  // before rendering: a change meanwhile makes the entry stale
+    auto hit = response_cache_.find(s.key, s.generation);
+    if (!hit) return false;
+    send_cached(s.req, s.res, s.key, std::move(hit));
+    return true;
+}
+
+inline bool Server::render(Serving& s) {
+    httplib::Response& res = s.res;
     try {
-        api_->handle(call, res);
-        if (cacheable && res.status == 200 && provider_length(res) == 0 && !chunked_provider(res)) {
+        api_->handle(s.call, res);
+        if (s.cacheable && res.status == 200 && provider_length(res) == 0 && !chunked_provider(res)) {
             auto entry = std::make_shared<CachedResponse>();
             entry->body = std::move(res.body);
             entry->headers = std::move(res.headers);
-            entry->generation = generation;
+            entry->generation = s.generation;
             res.body.clear();
             res.headers.clear();
-            response_cache_.put(key, entry);
-            return send_cached(req, res, key, std::move(entry));
+            response_cache_.put(s.key, entry);
+            send_cached(s.req, res, s.key, std::move(entry));
+            return true;
         }
     } catch (const HttpError& e) {
-        write_error(res, e.status, e.exception, raw_path(req), e.message, text);
+        write_error(res, e.status, e.exception, raw_path(s.req), e.message, s.text);
     } catch (const std::exception& e) {
-        write_error(res, 500, envelope::kInternalError, raw_path(req), e.what(), text);
+        write_error(res, 500, envelope::kInternalError, raw_path(s.req), e.what(), s.text);
     }
+    return false;
+}
 
-    if (truncate && res.status == 200) {
-        // Declare the full length, send half of it, then close the connection.
-        auto body = std::make_shared<std::string>(std::move(res.body));
-        res.body.clear();
-        std::string type = res.get_header_value("Content-Type");
-        if (!body->empty()) {
-            res.set_content_provider(body->size(), type, [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
-                const std::size_t half = body->size() / 2;
-                if (offset >= half) return false;
-                sink.write(body->data() + offset, half - offset);
-                return true;
-            });
-        }
+inline void Server::truncate_body(Serving& s) {
+    httplib::Response& res = s.res;
+    if (!s.truncate || res.status != 200) return;
+    // Declare the full length, send half of it, then close the connection.
+    auto body = std::make_shared<std::string>(std::move(res.body));
+    res.body.clear();
+    std::string type = res.get_header_value("Content-Type");
+    if (!body->empty()) {
+        res.set_content_provider(body->size(), type, [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+            const std::size_t half = body->size() / 2;
+            if (offset >= half) return false;
+            sink.write(body->data() + offset, half - offset);
+            return true;
+        });
     }
 }
 

@@ -46,7 +46,21 @@ private:
     bool serve_direct(std::string_view raw, httplib::Stream& strm, bool close_connection, bool& connection_closed);
     // httplib's error handler: the service's error body for an answer of status >= 400 without one.
     void answer_error(const httplib::Request& req, httplib::Response& res);
+    // A request past the control plane, as a chain of stages (server.cpp: serve() calls them in
+    // order; each answers, returning true, or passes to the next). The stages are inline, defined
+    // in server.cpp, their only user.
+    struct Serving;
     void serve(const httplib::Request& req, httplib::Response& res);
+    inline bool inject_fault(Serving& s);        // the control plane's injected fault for this path
+    inline bool refuse_maintenance(Serving& s);  // 503 in maintenance
+    inline bool refuse_unrouted(Serving& s);     // 404: no route
+    inline bool refuse_method(Serving& s);       // 405 with Allow
+    inline bool refuse_deprecated(Serving& s);   // 403 for a deprecated path (--deprecated-403)
+    inline bool build_call(Serving& s);          // the Call (a malformed query string: 400)
+    inline bool limit_rate(Serving& s);          // 429 past the rate limits; counts the account's usage
+    inline bool answer_cached(Serving& s);       // a response-cache hit
+    inline bool render(Serving& s);              // the handlers' answer (kept in the response cache when it may be)
+    inline void truncate_body(Serving& s);       // a truncating fault: half the body
     // The control plane's guard: loopback clients only, or the --control-token header.
     bool control_allowed(const httplib::Request& req, std::string& why) const;
     void apply_fault(const Fault& f, const httplib::Request& req, httplib::Response& res, bool text);

@@ -14,7 +14,7 @@
 
 #include "direct.h"
 #include "routes.h"
-#include "gate.h"
+#include "request_framing.h"
 #include "range.h"
 #include "vehicledata/format.h"
 

@@ -1,9 +1,9 @@
-// The gate's request framing and limits (scan_request), byte by byte.
+// The gate's request framing and limits (request_framing.h: scan_request), byte by byte.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "gate.h"
+#include "request_framing.h"
 
 namespace emu = vehicledata::emulator;
 using Kind = emu::RequestScan::Kind;
@@ -14,7 +14,7 @@ emu::RequestScan scan(const std::string& raw, emu::GateLimits limits = {}) {
 }
 }  // namespace
 
-TEST(EmulatorGate, CompleteRequestsAndTheirLengths) {
+TEST(EmulatorRequestFraming, CompleteRequestsAndTheirLengths) {
     const std::string get = "GET /api/makes/v2?page=2 HTTP/1.1\r\nHost: x\r\n\r\n";
     auto r = scan(get + "GET /next HTTP/1.1\r\n");
     EXPECT_EQ(r.kind, Kind::Ready);
@@ -32,7 +32,7 @@ TEST(EmulatorGate, CompleteRequestsAndTheirLengths) {
     EXPECT_EQ(scan("\r\nGET / HTTP/1.1\nHost: x\n\n").kind, Kind::Ready);  // bare LF, leading empty line
 }
 
-TEST(EmulatorGate, IncompleteUntilTheLastByte) {
+TEST(EmulatorRequestFraming, IncompleteUntilTheLastByte) {
     const std::string post = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n";
     auto r = scan(post);
     EXPECT_EQ(r.kind, Kind::Incomplete);
@@ -43,7 +43,7 @@ TEST(EmulatorGate, IncompleteUntilTheLastByte) {
     EXPECT_EQ(scan("GET / HTTP/1.1\r\nHost: x\r\nX-A: b").kind, Kind::Incomplete);
 }
 
-TEST(EmulatorGate, ChunkedBodies) {
+TEST(EmulatorRequestFraming, ChunkedBodies) {
     const std::string head = "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
     const std::string body = "2\r\n{}\r\nA;ext=1\r\n0123456789\r\n0\r\nTrailer: t\r\n\r\n";
     auto r = scan(head + body + "GET");
@@ -57,7 +57,7 @@ TEST(EmulatorGate, ChunkedBodies) {
     EXPECT_EQ(scan(head + "9\r\n", small).status, 413);
 }
 
-TEST(EmulatorGate, RefusalsNameTheProblem) {
+TEST(EmulatorRequestFraming, RefusalsNameTheProblem) {
     struct Case {
         std::string raw;
         int status;
@@ -85,7 +85,7 @@ TEST(EmulatorGate, RefusalsNameTheProblem) {
     }
 }
 
-TEST(EmulatorGate, HeaderLimitsBeforeTheHeadEnds) {
+TEST(EmulatorRequestFraming, HeaderLimitsBeforeTheHeadEnds) {
     emu::GateLimits limits;
     limits.max_headers = 3;
     std::string raw = "GET /p HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\n";
@@ -100,7 +100,7 @@ TEST(EmulatorGate, HeaderLimitsBeforeTheHeadEnds) {
     EXPECT_EQ(r.status, 431);
 }
 
-TEST(EmulatorGate, EmptyLinesBeforeTheRequestAreSkipped) {
+TEST(EmulatorRequestFraming, EmptyLinesBeforeTheRequestAreSkipped) {
     const std::string get = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
     auto r = scan("\r\n\n" + get);
     EXPECT_EQ(r.kind, Kind::Ready);
@@ -109,7 +109,7 @@ TEST(EmulatorGate, EmptyLinesBeforeTheRequestAreSkipped) {
     EXPECT_EQ(scan(get).start, 0u);
 }
 
-TEST(EmulatorGate, ConnectionCloseInAnyCaseAndInALists) {
+TEST(EmulatorRequestFraming, ConnectionCloseInAnyCaseAndInALists) {
     for (const char* value : {"close", "Close", "CLOSE", " keep-alive , cLoSe ", "upgrade,close"})
         EXPECT_TRUE(scan(std::string("GET / HTTP/1.1\r\nHost: x\r\nConnection: ") + value + "\r\n\r\n").close) << value;
     for (const char* value : {"keep-alive", "Keep-Alive", "closed", "x-close"})
@@ -117,7 +117,7 @@ TEST(EmulatorGate, ConnectionCloseInAnyCaseAndInALists) {
     EXPECT_FALSE(scan("GET / HTTP/1.1\r\nHost: x\r\n\r\n").close);
 }
 
-TEST(EmulatorGate, ChunkedScanResumesWhereTheLastOneStopped) {
+TEST(EmulatorRequestFraming, ChunkedScanResumesWhereTheLastOneStopped) {
     const std::string head = "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
     std::string raw = head;
     for (int i = 0; i < 1000; ++i) raw += "1\r\nx\r\n";
