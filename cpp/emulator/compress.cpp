@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 
 #include "httplib_adapter.h"
@@ -41,7 +42,7 @@ bool pack(const std::string& in, std::string& out, int window_bits) {
 
 }  // namespace
 
-Coding offered_coding(const std::string& accept_encoding) {
+Coding offered_coding(std::string_view accept_encoding) {
     bool gzip = false, deflate = false, any = false;
     std::string_view rest = accept_encoding;
     while (!rest.empty()) {
@@ -73,7 +74,7 @@ bool compressible_type(const std::string& type) {
     return type.rfind("application/json", 0) == 0 || type.rfind("text/", 0) == 0;
 }
 
-Coding coding_for(const std::string& accept_encoding, const std::string& content_type, std::size_t size) {
+Coding coding_for(std::string_view accept_encoding, const std::string& content_type, std::size_t size) {
     if (size <= kCompressMinBytes || !compressible_type(content_type)) return Coding::Identity;
     return offered_coding(accept_encoding);
 }
@@ -81,18 +82,30 @@ Coding coding_for(const std::string& accept_encoding, const std::string& content
 void compress_response(const httplib::Request& req, httplib::Response& res) {
     // The emulator decides the coding: cpp-httplib must not (it would pick brotli for
     // any text/* body). The Request object is the server's own, not a constant.
-    const std::string accept = req.get_header_value("Accept-Encoding");
-    drop_request_header(req, "Accept-Encoding");
-    const std::string type = res.get_header_value("Content-Type");
-    const bool json = type == "application/json";
-    if (json) {
-        res.headers.erase("Content-Type");  // set_header adds a header: drop the old one first
-        res.set_header("Content-Type", "application/json; charset=UTF-8");
+    // (A header map holds a few fields: one pass over each finds a name without the multimap's
+    // case-insensitive search, and an insertion is hinted at its place.)
+    const std::string accept = take_request_header(req, "Accept-Encoding");
+    std::string type;
+    auto first_type = res.headers.end();
+    bool encoded = false;
+    for (auto it = res.headers.begin(); it != res.headers.end(); ++it) {
+        if (first_type == res.headers.end() && header_equal(it->first, "Content-Type")) first_type = it;
+        else if (header_equal(it->first, "Content-Encoding")) encoded = true;
+    }
+    if (first_type != res.headers.end()) type = first_type->second.c_str();  // as get_header_value
+    if (type == "application/json") {
+        // as erasing every Content-Type and adding one: the first keeps its place, the others go
+        first_type->second = "application/json; charset=UTF-8";
+        auto other = std::next(first_type);
+        while (other != res.headers.end() && header_equal(other->first, "Content-Type")) other = res.headers.erase(other);
     }
     const auto route = match_route(req.path);
     if (route && route->kind == schema::Kind::Login) return;  // login answers: never compressed
-    res.set_header("Vary", "Accept-Encoding");
-    if (res.has_header("Content-Encoding")) return;
+    // set_header without its CR/LF check (ours), placed after any field not after it in the order
+    auto place = res.headers.begin();
+    while (place != res.headers.end() && !header_less("Vary", place->first)) ++place;
+    res.headers.emplace_hint(place, "Vary", "Accept-Encoding");
+    if (encoded) return;
     const Coding coding = coding_for(accept, type, res.body.size());
     if (coding == Coding::Identity) return;
     std::string packed;

@@ -11,6 +11,7 @@
 #include <httplib.h>
 
 #include <string>
+#include <string_view>
 
 namespace vehicledata::emulator {
 
@@ -21,7 +22,7 @@ enum class Coding { Identity, Gzip, Deflate };
 
 // The coding to use for an Accept-Encoding header value: gzip, else deflate,
 // when offered with q > 0 (or through "*"); else identity.
-Coding offered_coding(const std::string& accept_encoding);
+Coding offered_coding(std::string_view accept_encoding);
 
 // `in` compressed with `coding` (gzip or deflate, zlib at its fastest level); false on failure.
 bool compress_body(const std::string& in, Coding coding, std::string& out);
@@ -31,7 +32,7 @@ bool compressible_type(const std::string& content_type);
 
 // The rule itself: the coding for a body of `size` bytes and this Content-Type, given the request's
 // Accept-Encoding (identity for small or non-text bodies, or when no coding is offered).
-Coding coding_for(const std::string& accept_encoding, const std::string& content_type, std::size_t size);
+Coding coding_for(std::string_view accept_encoding, const std::string& content_type, std::size_t size);
 
 // Applies the rule to a response about to be sent (in-memory JSON or text
 // bodies; streamed bodies such as the feed ZIP keep their bytes), marks JSON

@@ -101,14 +101,14 @@ bool parse_direct(std::string_view raw, httplib::Request& req) {
 
 void finish_headers(const httplib::Request& req, httplib::Response& res, std::int64_t unix_seconds,
                     bool byte_ranges) {
-    res.set_header("Date", http_date(unix_seconds));
+    res.headers.emplace("Date", http_date(unix_seconds));  // set_header without its CR/LF check: ours
     const bool ranges = byte_ranges && (res.status == 200 || res.status == 206);
     if (req.method == "HEAD" || ranges) res.headers.erase("Accept-Ranges");
     if (ranges) res.set_header("Accept-Ranges", "bytes");
 }
 
 bool request_closes(const httplib::Request& req) {
-    const std::string connection = req.get_header_value("Connection");
+    const std::string_view connection = first_header(req.headers, "Connection");
     return connection == "close" || (req.version == "HTTP/1.0" && connection != "Keep-Alive");
 }
 
@@ -116,27 +116,42 @@ void connection_fields(const httplib::Request& req, httplib::Response& res, bool
                        time_t idle_timeout) {
     res.headers.erase("Connection");
     res.headers.erase("Keep-Alive");
-    if (close_connection || request_closes(req)) res.set_header("Connection", "close");
-    else res.set_header("Keep-Alive", "timeout=" + std::to_string(idle_timeout));
+    if (close_connection || request_closes(req)) res.headers.emplace("Connection", "close");
+    else res.headers.emplace("Keep-Alive", "timeout=" + std::to_string(idle_timeout));
 }
 
 bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::Request& req, httplib::Response& res,
                   const HttpCore& core) {
-    // Server::apply_ranges without ranges (the emulator's compress_response has removed the
-    // request's Accept-Encoding, so httplib compresses nothing)
-    if (!res.body.empty()) {
-        res.set_header("Content-Length", std::to_string(res.body.size()));
-    } else if (provider_length(res) > 0) {
-        res.set_header("Content-Length", std::to_string(provider_length(res)));
+    // The fields httplib adds, in the order it adds them (set_header: after any field of an equal
+    // name): Server::apply_ranges without ranges (the emulator's compress_response has removed the
+    // request's Accept-Encoding, so httplib compresses nothing), then Server::write_response_core
+    // with the server's post-routing correction of the connection fields (connection_fields: the
+    // Connection and Keep-Alive fields res has are dropped), the default Content-Type and the
+    // empty body's Content-Length. (httplib's Accept-Ranges on HEAD is left out: the server's
+    // finish_headers drops it there, so a HEAD carries exactly the GET's headers.) They are merged
+    // into res's fields as the head is written rather than inserted into its multimap.
+    bool has_type = false, has_length = false;
+    for (const auto& field : res.headers) {
+        if (header_equal(field.first, "Content-Type")) has_type = true;
+        else if (header_equal(field.first, "Content-Length")) has_length = true;
     }
-    // Server::write_response_core, with the server's post-routing correction of the connection fields
-    connection_fields(req, res, close_connection, core.keep_alive_timeout());
-    if (!res.has_header("Content-Type") && (!res.body.empty() || provider_length(res) > 0 || provider_of(res)))
-        res.set_header("Content-Type", "text/plain");
-    if (!res.has_header("Content-Length") && res.body.empty() && !provider_length(res) && !provider_of(res))
-        res.set_header("Content-Length", "0");
-    // (httplib's Accept-Ranges on HEAD is left out: the server's finish_headers drops it there, so a
-    // HEAD carries exactly the GET's headers)
+    const bool provided = static_cast<bool>(provider_of(res));
+    struct Added {
+        std::string_view name;
+        std::string value;
+    };
+    Added added[4];
+    int n = 0;
+    if (!res.body.empty()) added[n++] = {"Content-Length", std::to_string(res.body.size())};
+    else if (provider_length(res) > 0) added[n++] = {"Content-Length", std::to_string(provider_length(res))};
+    if (n > 0) has_length = true;
+    if (close_connection || request_closes(req)) added[n++] = {"Connection", "close"};
+    else added[n++] = {"Keep-Alive", "timeout=" + std::to_string(core.keep_alive_timeout())};
+    if (!has_type && (!res.body.empty() || provider_length(res) > 0 || provided)) added[n++] = {"Content-Type", "text/plain"};
+    if (!has_length && res.body.empty() && !provider_length(res) && !provided) added[n++] = {"Content-Length", "0"};
+    // the multimap's order among them: by name, equal names in the order added (a stable sort)
+    for (int i = 1; i < n; ++i)
+        for (int j = i; j > 0 && header_less(added[j].name, added[j - 1].name); --j) std::swap(added[j], added[j - 1]);
 
     std::string head;
     head.reserve(256);
@@ -145,12 +160,22 @@ bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::R
     head.push_back(' ');
     head.append(httplib_reason(res.status));
     head.append("\r\n");
-    for (const auto& [name, value] : res.headers) {  // httplib formats "%s: %s\r\n": up to a NUL
-        head.append(name.c_str());
+    int next = 0;
+    auto field = [&head](std::string_view name, const char* value) {
+        head.append(name);
         head.append(": ");
-        head.append(value.c_str());
+        head.append(value);  // httplib formats "%s: %s\r\n": up to a NUL
         head.append("\r\n");
+    };
+    for (const auto& [name, value] : res.headers) {
+        if (header_equal(name, "Connection") || header_equal(name, "Keep-Alive")) continue;
+        while (next < n && header_less(added[next].name, name)) {
+            field(added[next].name, added[next].value.c_str());
+            ++next;
+        }
+        field(name.c_str(), value.c_str());
     }
+    for (; next < n; ++next) field(added[next].name, added[next].value.c_str());
     head.append("\r\n");
     strm.write(head.data(), head.size());
 

@@ -64,6 +64,8 @@ void connection_fields(const httplib::Request& req, httplib::Response& res, bool
 // the content provider's bytes (not for HEAD). Content providers of a known length only (the data
 // endpoints use no other). On a DeferringStream (the gate's) the provider, or a body over
 // kPullBytes, is handed to the stream instead of written: the gate sends it as the socket drains.
+// The fields it adds go into the head in the places httplib's header multimap would give them; they
+// are not stored in `res` (nor are res's Connection and Keep-Alive fields dropped from it).
 // False when writing failed or the provider stopped.
 bool write_direct(httplib::Stream& strm, bool close_connection, const httplib::Request& req, httplib::Response& res,
                   const HttpCore& core);

@@ -68,9 +68,42 @@ inline void set_provider_success(httplib::Response& res, bool ok) { res.content_
 inline void drop_ranges(const httplib::Request& req) {
     if (!req.ranges.empty()) const_cast<httplib::Request&>(req).ranges.clear();
 }
-// Removes a header field from such a Request (Accept-Encoding: httplib must not pick a coding).
-inline void drop_request_header(const httplib::Request& req, const char* name) {
-    const_cast<httplib::Request&>(req).headers.erase(name);
+
+// The header multimap's key order (httplib's detail::ci: ::tolower, which in the C locale the
+// emulator runs in maps A-Z only), without a libc call per character.
+inline unsigned char header_lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c + 32) : c; }
+inline bool header_less(std::string_view a, std::string_view b) {
+    const std::size_t n = a.size() < b.size() ? a.size() : b.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const unsigned char x = header_lower(static_cast<unsigned char>(a[i]));
+        const unsigned char y = header_lower(static_cast<unsigned char>(b[i]));
+        if (x != y) return x < y;
+    }
+    return a.size() < b.size();
+}
+inline bool header_equal(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (header_lower(static_cast<unsigned char>(a[i])) != header_lower(static_cast<unsigned char>(b[i]))) return false;
+    return true;
+}
+// What get_header_value(name) gives (the first field of that name, up to a NUL: httplib returns its
+// c_str()), without copying it; "" when there is none. A header map holds a few fields: one pass.
+inline std::string_view first_header(const httplib::Headers& headers, std::string_view name) {
+    for (const auto& [key, value] : headers)
+        if (header_equal(key, name)) return std::string_view(value.c_str());
+    return {};
+}
+// As get_header_value(name), then removes every field of that name from such a Request
+// (Accept-Encoding: httplib must not pick a coding), in one pass.
+inline std::string take_request_header(const httplib::Request& req, std::string_view name) {
+    auto& headers = const_cast<httplib::Request&>(req).headers;
+    auto it = headers.begin();
+    while (it != headers.end() && !header_equal(it->first, name)) ++it;
+    if (it == headers.end()) return {};
+    std::string value = it->second.c_str();
+    while (it != headers.end() && header_equal(it->first, name)) it = headers.erase(it);  // equal names are adjacent
+    return value;
 }
 
 }  // namespace vehicledata::emulator

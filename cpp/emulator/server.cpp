@@ -564,12 +564,22 @@ inline void Server::truncate_body(Serving& s) {
 void Server::send_cached(const httplib::Request& req, httplib::Response& res, const std::string& key,
                          std::shared_ptr<const CachedResponse> entry) {
     res.status = 200;
-    res.headers = entry->headers;
-    const std::string type = res.get_header_value("Content-Type");
-    res.headers.erase("Content-Type");  // set_content_provider sets it again
+    // The entry's headers but its Content-Type, which set_content_provider sets again (one pass over
+    // the ordered fields, each appended at the end: the same map as a copy and an erase).
+    res.headers.clear();
+    std::string type;
+    bool typed = false;
+    for (const auto& field : entry->headers) {
+        if (!header_equal(field.first, "Content-Type")) {
+            res.headers.emplace_hint(res.headers.end(), field);
+        } else if (!typed) {
+            type = field.second.c_str();  // the first, as get_header_value
+            typed = true;
+        }
+    }
     std::shared_ptr<const CachedResponse> send = entry;
     // The compression rule (compress.h), applied here because the body is not in res.body.
-    if (const Coding coding = coding_for(req.get_header_value("Accept-Encoding"), type, entry->body.size());
+    if (const Coding coding = coding_for(first_header(req.headers, "Accept-Encoding"), type, entry->body.size());
         coding != Coding::Identity) {
         const std::string packed_key = (coding == Coding::Gzip ? "gzip:" : "deflate:") + key;
         auto packed = response_cache_.find(packed_key, entry->generation, false);
