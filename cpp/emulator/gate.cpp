@@ -50,6 +50,7 @@ struct Gate::Impl {
     GateLimits limits;
     RefusalWriter refusal;
     DirectHandler direct;
+    DirectHandler quick;  // set before run(): the reactor's own answers (set_quick)
     int lfd = -1;
     bool listening = false;
     std::atomic<bool> stopping{false};
@@ -89,6 +90,8 @@ struct Gate::Impl {
 
     // Decides about the bytes buffered on an idle (not busy) connection.
     void evaluate(Conn& c);
+    // The reactor's own answer to the request just taken (set_quick): true once answered.
+    bool answer_quick(Conn& c);
 
     // A connection back from its worker: the rest of its answer to send as the socket drains, a
     // close, or the wait for its next request.
@@ -216,30 +219,64 @@ void Gate::Impl::on_readable(Conn& c) {
 }
 
 void Gate::Impl::evaluate(Conn& c) {
-    if (c.buf.empty()) {
-        if (c.eof) close_conn(c);
-        return;
-    }
-    if (!c.in_request) {
-        c.in_request = true;
-        c.deadline = steady_ms() + limits.request_timeout_ms;
-    }
-    const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
-    if (s.kind == RequestScan::Refuse) return refuse(c, s.status, s.url, s.message);
-    if (s.kind == RequestScan::Incomplete) {
-        if (c.eof) return close_conn(c);
-        if (s.expect_continue && !c.continue_sent) {
-            static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-            ::send(c.fd, kContinue, sizeof kContinue - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-            c.continue_sent = true;
+    for (;;) {  // one request at a time: the next is looked at only when the reactor answered one
+        if (c.buf.empty()) {
+            if (c.eof) close_conn(c);
+            return;
         }
-        if (c.buf.size() > limits.max_header_bytes + limits.max_body + 65536) close_conn(c);
-        return;
+        if (!c.in_request) {
+            c.in_request = true;
+            c.deadline = steady_ms() + limits.request_timeout_ms;
+        }
+        const RequestScan s = scan_request(c.buf.data(), c.buf.size(), limits, &c.progress);
+        if (s.kind == RequestScan::Refuse) return refuse(c, s.status, s.url, s.message);
+        if (s.kind == RequestScan::Incomplete) {
+            if (c.eof) return close_conn(c);
+            if (s.expect_continue && !c.continue_sent) {
+                static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+                ::send(c.fd, kContinue, sizeof kContinue - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+                c.continue_sent = true;
+            }
+            if (c.buf.size() > limits.max_header_bytes + limits.max_body + 65536) close_conn(c);
+            return;
+        }
+        take(c, s);
+        if (!answer_quick(c)) {
+            c.busy = true;
+            watch(c.fd, false);
+            turns.queue(&c, c.answered);
+            return;
+        }
+        if (pending(c) || c.close_after) {  // as after a worker's answer: the rest drains, or it closes
+            c.busy = true;
+            watch(c.fd, false);
+            if (c.close_after && !pending(c)) ::shutdown(c.fd, SHUT_WR);
+            return returned(c);
+        }
+        c.in_request = false;  // answered whole; still watched for input
+        c.continue_sent = false;
+        c.deadline = steady_ms() + limits.idle_timeout_ms;
     }
-    take(c, s);
-    c.busy = true;
-    watch(c.fd, false);
-    turns.queue(&c, c.answered);
+}
+
+bool Gate::Impl::answer_quick(Conn& c) {
+    // Not at end of input (the last request's Connection: close is the worker's to work out), and
+    // only while the output buffers have room for a whole share: a ConnStream over its bound writes
+    // to the socket itself, waiting on it, which the reactor must never do.
+    if (!quick || c.eof || stopping.load(std::memory_order_relaxed) ||
+        stream_totals().buffered_bytes + limits.max_output > limits.max_output_total)
+        return false;
+    ConnStream strm(c, limits);
+    bool closed = false;
+    const bool last = c.request_close;
+    const std::string_view raw(c.buf.data() + c.request_start, c.request_length - c.request_start);
+    if (!quick(raw, strm, last, closed)) return false;
+    strm.flush();
+    c.answered = true;
+    c.buf.erase(0, c.request_length);
+    c.progress = {};
+    if (closed || last || strm.failed()) c.close_after = true;
+    return true;
 }
 
 void Gate::Impl::returned(Conn& c) {
@@ -368,6 +405,8 @@ void Gate::Impl::work() {
         reactor.wake();
     }
 }
+
+void Gate::set_quick(DirectHandler quick) { impl_->quick = std::move(quick); }
 
 Gate::Gate(HttpCore& core, GateLimits limits, RefusalWriter refusal, DirectHandler direct)
     : impl_(new Impl(core, limits, std::move(refusal), std::move(direct))) {}

@@ -205,6 +205,9 @@ Server::Server(Options options)
                                    [this](std::string_view raw, httplib::Stream& strm, bool close, bool& closed) {
                                        return serve_direct(raw, strm, close, closed);
                                    });
+    gate_->set_quick([this](std::string_view raw, httplib::Stream& strm, bool close, bool& closed) {
+            return serve_quick(raw, strm, close, closed);
+        });
     http_.set_payload_max_length(kMaxBody);
     // Requests are answered in the pre-routing hook, before httplib reads a body
     // or matches routes, unless they carry a body (Content-Length or
@@ -312,6 +315,43 @@ bool Server::serve_direct(std::string_view raw, httplib::Stream& strm, bool clos
     if (!parse_direct(raw, req)) return false;
     const std::optional<Route> route = match_route(req.path);
     if (!route || !(cacheable_kind(route->kind) || route->kind == schema::Kind::FeedDownload)) return false;
+    answer_direct(req, *route, strm, close_connection, connection_closed);
+    return true;
+}
+
+namespace {
+// Set while the gate's reactor thread answers a request itself (serve_quick): that request takes
+// no fault (serve_quick declines while there are any; one added meanwhile waits for the next
+// request), so the reactor never sleeps a delay.
+thread_local bool t_on_reactor = false;
+}  // namespace
+
+bool Server::serve_quick(std::string_view raw, httplib::Stream& strm, bool close_connection,
+                         bool& connection_closed) {
+    // Only what the reactor can answer without waiting: no log line to write, no fault to apply,
+    // a response-cache hit.
+    if (!options_.quiet || !response_cache_.enabled() || faults_.size() > 0 || maintenance_.load()) return false;
+    httplib::Request req;
+    if (!parse_direct(raw, req)) return false;
+    const std::optional<Route> route = match_route(req.path);
+    if (!route || !cacheable_kind(route->kind) || route->kind == schema::Kind::Vin) return false;
+    if (req.method != route->method && !(req.method == "HEAD" && std::string(route->method) == "GET")) return false;
+    Call call;
+    call.route = &*route;
+    call.identity = auth_->identify(first_header(req.headers, "Authorization"));
+    const auto hit = response_cache_.find(cache_key(call, req.target), store_->data_generation(), false);
+    // A large body on a machine of several cores goes to the workers: the reactor is one thread,
+    // the workers spread over the cores.
+    static const bool one_core = default_compute() <= 2;
+    if (!hit || (!one_core && hit->body.size() > kPullBytes)) return false;
+    t_on_reactor = true;
+    answer_direct(req, *route, strm, close_connection, connection_closed);
+    t_on_reactor = false;
+    return true;
+}
+
+void Server::answer_direct(httplib::Request& req, const Route& route, httplib::Stream& strm, bool close_connection,
+                           bool& connection_closed) {
     if (request_closes(req)) connection_closed = true;  // (any case of "close": the gate's close_connection)
     strm.get_remote_ip_and_port(req.remote_addr, req.remote_port);
     strm.get_local_ip_and_port(req.local_addr, req.local_port);
@@ -324,10 +364,9 @@ bool Server::serve_direct(std::string_view raw, httplib::Stream& strm, bool clos
     }
     if (res.status == -1) res.status = 200;
     if (res.status >= 400) answer_error(req, res);
-    finish_headers(req, res, clock_.now_seconds(), route->kind == schema::Kind::FeedDownload);
+    finish_headers(req, res, clock_.now_seconds(), route.kind == schema::Kind::FeedDownload);
     write_direct(strm, close_connection, req, res, http_);
     if (!options_.quiet) log_request(req, res);
-    return true;
 }
 
 bool Server::control_allowed(const httplib::Request& req, std::string& why) const {
@@ -406,6 +445,7 @@ void Server::serve(const httplib::Request& req, httplib::Response& res) {
 }
 
 inline bool Server::inject_fault(Serving& s) {
+    if (t_on_reactor) return false;  // (serve_quick)
     auto f = faults_.take(s.req.path);
     if (!f) return false;
     if (f->delay_ms > 0) {

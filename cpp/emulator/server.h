@@ -44,6 +44,13 @@ private:
     void dispatch(const httplib::Request& req, httplib::Response& res);
     // The gate's direct path (direct.h); false to leave the request to httplib.
     bool serve_direct(std::string_view raw, httplib::Stream& strm, bool close_connection, bool& connection_closed);
+    // The gate's reactor's own answers (Gate::set_quick): serve_direct for a response-cache hit
+    // that needs no wait (quiet, no faults, not in maintenance; on several cores, bodies up to
+    // kPullBytes), else false, having done nothing.
+    bool serve_quick(std::string_view raw, httplib::Stream& strm, bool close_connection, bool& connection_closed);
+    // serve_direct's answer to a parsed request of a direct route.
+    void answer_direct(httplib::Request& req, const Route& route, httplib::Stream& strm, bool close_connection,
+                       bool& connection_closed);
     // httplib's error handler: the service's error body for an answer of status >= 400 without one.
     void answer_error(const httplib::Request& req, httplib::Response& res);
     // A request past the control plane, as a chain of stages (server.cpp: serve() calls them in
