@@ -408,8 +408,9 @@ def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], 
 def _spell_out(lineups: List[List[str]], idents: List[Tuple[str, str, str]],
                named: List[naming.Name]) -> List[List[str]]:
     """vPIC's abbreviated and coded grades spelled out from the make's own grade words
-    (lineup.expand_codes: "Prfrd" -> Preferred, "ADV19" -> Advance, "SV42 Momentum" -> Momentum);
-    a name met twice in one lineup is kept once."""
+    (lineup.expand_codes: "Prfrd" -> Preferred, "ADV19" -> Advance, "SV42 Momentum" -> Momentum),
+    then a code spelled as its lineup spells the grade (lineup.spell_in_lineup: "TRG" -> Touring
+    beside "Touring", "TOURING-7" -> Touring); a name met twice in one lineup is kept once."""
     by_make: Dict[str, List[str]] = {}
     for (make, _, _), names in zip(idents, lineups):
         by_make.setdefault(make, []).extend(names)
@@ -424,7 +425,13 @@ def _spell_out(lineups: List[List[str]], idents: List[Tuple[str, str, str]],
             s = lineup.expand_codes(t, words[idents[i][0]]) or t
             if naming.norm(s) not in {naming.norm(x) for x in spelled}:
                 spelled.append(s)
-        out.append(spelled)
+        # then a code beside its grade spelled out in the same lineup ("TRG" Touring, "TOURING-7")
+        merged: List[str] = []
+        for t in spelled:
+            s = lineup.spell_in_lineup(t, spelled)
+            if naming.norm(s) not in {naming.norm(x) for x in merged}:
+                merged.append(s)
+        out.append(merged)
     return out
 
 
