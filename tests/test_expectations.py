@@ -99,6 +99,20 @@ def test_coded_grades_are_spelled_out() -> None:
         assert lineup.expand_codes(kept, words) == kept
 
 
+def test_upper_case_codes_beside_their_grade_are_that_grade() -> None:
+    """Honda's vPIC writes a grade both coded and spelled out in one model year ("TRG" and
+    "TOURING", "TOURING-7" with its seat count): the code is the grade the lineup spells; a
+    ladder grade or designation in capitals stays, and so does a code no served grade spells."""
+    from vehicledata.dataset import lineup
+
+    odyssey = ["LX", "EX", "TRG", "EX-L", "Touring", "TOURING-7", "Elite"]
+    assert [lineup.spell_in_lineup(t, odyssey) for t in odyssey] == \
+        ["LX", "EX", "Touring", "EX-L", "Touring", "Touring", "Elite"]
+    dodge = ["SXT", "SRT", "Sport", "SLT", "Select", "XLT", "GT-2"]
+    assert [lineup.spell_in_lineup(t, dodge) for t in dodge] == ["SXT", "SRT", "Sport", "SLT", "Select", "XLT", "GT-2"]
+    assert lineup.spell_in_lineup("TRG", ["LX", "TRG"]) == "TRG"
+
+
 def test_turbo_and_non_turbo_outputs_split() -> None:
     """2016 F-150 3.5 L: vPIC rates it "282|365", the Test Car List tested the EcoBoost only."""
     from types import SimpleNamespace

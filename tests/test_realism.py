@@ -184,6 +184,18 @@ def test_trim_names_are_cleaned() -> None:
     assert rows.ladder_order("Kia", "Telluride", 2020, ["SX", "EX", "S", "LX"]) == ["LX", "S", "EX", "SX"]
 
 
+def test_a_special_edition_closing_a_vpic_list_is_one_name() -> None:
+    """vPIC's "L/LE/SE/XLE/XSE/50th Anniv. Special Edition" (2017 Corolla) is five grades and the
+    edition, not "L Anniv. Special Edition"; a shared powertrain word still goes with each."""
+    from vehicledata.dataset.sweep import trim_names
+
+    assert trim_names("L/LE/SE/XLE/XSE/50th Anniv. Special Edition") == \
+        ("L", "LE", "SE", "XLE", "XSE", "50th Anniv. Special Edition")
+    assert trim_names("SE/Value Edition") == ("SE", "Value Edition")
+    assert trim_names("SE/XLE Hybrid") == ("SE Hybrid", "XLE Hybrid")
+    assert trim_names("Hybrid XLE/SE") == ("Hybrid XLE", "Hybrid SE")
+
+
 def test_price_tables_cite_their_pages() -> None:
     lines = prices.lines()
     assert len(lines) >= 40

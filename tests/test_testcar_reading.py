@@ -4,11 +4,12 @@ where a process pool cannot be made (no POSIX semaphores: no /dev/shm, as in AWS
 chroot) it is read in this process, with the same result (found by `make wheels-test`)."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from vehicledata.dataset import paths, testcar
+from vehicledata.dataset import epa, paths, testcar
 
 
 def _key(cars: testcar.TestCars):
@@ -74,3 +75,28 @@ def test_a_damaged_xlsx_is_a_source_error_naming_the_file(tmp_path: Path, reader
     bad.write_bytes(b"PK\x03\x04 not really a workbook")
     with pytest.raises(testcar.SourceError, match="19tstcar.xlsx: not a readable XLSX file"):
         getattr(testcar, reader)(bad)
+
+
+def _vehicle(**given: object) -> "epa.Vehicle":
+    """An EPA row with the given fields, the others empty (0, "" or False)."""
+    blank = {"int": 0, "float": 0.0, "str": "", "bool": False}
+    values = {f.name: blank.get(str(f.type).replace("Optional[", "").rstrip("]"), None)
+              for f in dataclasses.fields(epa.Vehicle)}
+    values.update(given)
+    return epa.Vehicle(**values)  # type: ignore[arg-type]
+
+
+def test_the_lightest_tested_vehicle_of_a_configuration_gives_its_curb_weight() -> None:
+    # one configuration tested on three vehicles (its grades weigh differently); another model
+    # line of the same engine and a heavier all-wheel-drive configuration stay out
+    def car(model: str, hp: int, drive: str, etw: int) -> testcar.TestCar:
+        return testcar.TestCar(2020, "NSX", model, 2.5, 4, hp, "CVT", 1, drive, etw)
+    cars = testcar.TestCars([car("ALTIMA", 182, "F", 3750), car("ALTIMA", 188, "F", 3500),
+                             car("ALTIMA", 182, "F", 3625), car("ALTIMA AWD", 182, "A", 3875),
+                             car("ROGUE", 170, "F", 3375)])
+    fwd = _vehicle(year=2020, mfr_code="NSX", model="Altima", base_model="Altima", displ=2.5, cylinders=4,
+                   drive="Front-Wheel Drive", trany="Automatic (AV-S7)")
+    best = cars.match(fwd)
+    assert best is not None and best.model == "ALTIMA" and best.hp == 182  # the match is unchanged
+    assert cars.lightest_etw(fwd) == 3500
+    assert cars.lightest_etw(_vehicle(year=2020, mfr_code="NSX", model="Sentra", displ=2.5, cylinders=4)) is None

@@ -453,3 +453,33 @@ def expand_codes(name: str, words: Dict[str, float]) -> Optional[str]:
             full = max(sorted(hits), key=lambda k: words[k]) if hits else None
         out.append(full.title() if full else w)
     return " ".join(out) or None
+
+
+# An upper-case grade of three consonants or more ("TRG") beside the same grade spelled out in
+# the model year's lineup ("Touring"; Honda's vPIC writes both) is that grade; a seat count
+# hyphenated to a grade ("TOURING-7") is no part of it. A code that is a grade of the generic or
+# a make's ladder ("XLT", "SLT", "SXT") or a performance designation ("SRT", "TRD") stays.
+_UPPER_CODE = re.compile(r"^[B-DF-HJ-NP-TV-Z]{3,}$")
+_SEAT_COUNT = re.compile(r"(?<=[A-Za-z])-[5-9]$")
+_DESIGNATIONS = {"SRT", "TRD", "RST", "GTS", "STI", "SVT", "SHO", "TRX"}
+
+
+def spell_in_lineup(name: str, names: Sequence[str]) -> str:
+    """`name` with its codes spelled as the lineup `names` (the model year's) spells the grade."""
+    spelled = {w.upper(): w for n in names for w in n.split()
+               if w.isalpha() and len(w) >= 4 and re.search(r"[aeiouAEIOU]", w[1:]) and not w.isupper()}
+    kept = {g for ladder in [LADDER, *MAKE_LADDERS.values()] for g in ladder} | _DESIGNATIONS
+    out: List[str] = []
+    for w in name.split():
+        w = _SEAT_COUNT.sub("", w)
+        pieces = []
+        for p in w.split("-"):
+            if _UPPER_CODE.match(p) and p not in kept:
+                hits = [k for k in spelled if k[0] == p[0] and len(k) > len(p) and _subsequence(p, k)]
+                if len(hits) == 1:
+                    p = spelled[hits[0]]
+            elif p.isupper() and p in spelled:
+                p = spelled[p]  # "TOURING" as the lineup writes it
+            pieces.append(p)
+        out.append("-".join(pieces))
+    return " ".join(out)

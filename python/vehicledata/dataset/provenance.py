@@ -58,7 +58,7 @@ _TABLE: Dict[str, Dict[str, Tuple[str, str]]] = {
         "ground_clearance": (NONE, "always NULL: no public source (the live service often has none)"),
         "cargo_capacity": (REAL, "EPA luggage volume (lv4/lv2/hlv) where EPA has one (cars); else NULL"),
         "max_cargo_capacity": (NONE, "always NULL: no public source"),
-        "curb_weight": (REAL, "vPIC Curb Weight of the agreeing VIN patterns (median) where vPIC gives it per configuration; else derived: EPA Test Car List equivalent test weight - 300 lb (also where vPIC gives several engines one figure); else NULL"),
+        "curb_weight": (REAL, "vPIC Curb Weight of the agreeing VIN patterns (median) where vPIC gives it per configuration; else derived: EPA Test Car List equivalent test weight - 300 lb, the lightest tested vehicle of the configuration (also where vPIC gives several engines, drives or powertrains one figure); else NULL"),
         "gross_weight": (NONE, "always NULL: no public source (the live service often has none)"),
         "max_payload": (NONE, "always NULL: no public source (the live service often has none)"),
         "max_towing_capacity": (NONE, "always NULL: no public source"),

@@ -215,15 +215,19 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
     out["hp"] = int(round(hp)) if hp else None
     out["mixed"] = mixed
     out["hp_origin"] = hp_origin if hp else None
-    if fig["curb"] and tc is not None and tc.etw and _one_curb_for_all(model_entries, agree):
-        # vPIC gives every engine of the model year one curb weight, its heaviest's (2019 Camry:
-        # 3,572 lb for the 2.5 L and the 3.5 L; the 2.5 L LE weighs 3,296): the tested
-        # configuration's equivalent test weight less its 300 lb load says more
-        out["curb"], out["curb_origin"] = tc.etw - 300, "derived"
+    # the Test Car List's equivalent test weight is the curb weight plus a 300 lb load, rounded
+    # to an inertia class; of the vehicles tested in this configuration, the lightest
+    etw = (getattr(testcars, "lightest_etw", lambda _: tc.etw)(v) or tc.etw) if tc is not None else None
+    if fig["curb"] and etw and _one_curb_for_all(model_entries, agree):
+        # vPIC gives several engines or drives of the model year one curb weight, the heaviest's
+        # (2019 Camry: 3,572 lb for the 2.5 L and the 3.5 L; the 2.5 L LE weighs 3,296; 2019
+        # RAV4: 3,620 lb front-drive, all-wheel drive and hybrid; the LE weighs 3,370): the
+        # tested configuration's weight says more
+        out["curb"], out["curb_origin"] = etw - 300, "derived"
     elif fig["curb"]:
         out["curb"], out["curb_origin"] = int(round(fig["curb"])), "real"
-    elif tc is not None and tc.etw:
-        out["curb"], out["curb_origin"] = tc.etw - 300, "derived"
+    elif etw:
+        out["curb"], out["curb_origin"] = etw - 300, "derived"
     else:
         out["curb"], out["curb_origin"] = None, None
     out["wheelbase"] = round(fig["wheelbase"], 1) if fig["wheelbase"] else None
@@ -235,11 +239,13 @@ def _facts(v: Vehicle, etype: str, dtype: Optional[str], model: str, make: str,
 
 def _one_curb_for_all(entries: List, agree: List) -> bool:
     """Whether vPIC's curb weight of these agreeing configurations is one figure it gives several
-    engines of the model year alike (not specific to the configuration)."""
+    engines, drives or powertrains of the model year alike (not specific to the configuration)."""
     curbs = {e.curb for e in agree if e.curb}
     if len(curbs) != 1:
         return False
-    return len({(e.displ, e.cylinders) for e in entries if e.curb in curbs and e.displ}) > 1
+    same = [e for e in entries if e.curb in curbs]
+    return (len({(e.displ, e.cylinders) for e in same if e.displ}) > 1 or len({e.drive for e in same if e.drive}) > 1
+            or len({e.electric for e in same}) > 1)
 
 
 _CARRIED_HP = "the same engine's rating in the model's nearest year"
@@ -402,8 +408,9 @@ def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], 
 def _spell_out(lineups: List[List[str]], idents: List[Tuple[str, str, str]],
                named: List[naming.Name]) -> List[List[str]]:
     """vPIC's abbreviated and coded grades spelled out from the make's own grade words
-    (lineup.expand_codes: "Prfrd" -> Preferred, "ADV19" -> Advance, "SV42 Momentum" -> Momentum);
-    a name met twice in one lineup is kept once."""
+    (lineup.expand_codes: "Prfrd" -> Preferred, "ADV19" -> Advance, "SV42 Momentum" -> Momentum),
+    then a code spelled as its lineup spells the grade (lineup.spell_in_lineup: "TRG" -> Touring
+    beside "Touring", "TOURING-7" -> Touring); a name met twice in one lineup is kept once."""
     by_make: Dict[str, List[str]] = {}
     for (make, _, _), names in zip(idents, lineups):
         by_make.setdefault(make, []).extend(names)
@@ -418,7 +425,13 @@ def _spell_out(lineups: List[List[str]], idents: List[Tuple[str, str, str]],
             s = lineup.expand_codes(t, words[idents[i][0]]) or t
             if naming.norm(s) not in {naming.norm(x) for x in spelled}:
                 spelled.append(s)
-        out.append(spelled)
+        # then a code beside its grade spelled out in the same lineup ("TRG" Touring, "TOURING-7")
+        merged: List[str] = []
+        for t in spelled:
+            s = lineup.spell_in_lineup(t, spelled)
+            if naming.norm(s) not in {naming.norm(x) for x in merged}:
+                merged.append(s)
+        out.append(merged)
     return out
 
 

@@ -191,10 +191,16 @@ _SPLIT = re.compile(r"\s*[/,;&]\s*|\s+and\s+")
 _ONE_NAME = re.compile(r"\b([A-Za-z])/([A-Za-z])\b")
 
 
+# a special edition closing a list is one name, its words none of the others'
+# ("L/LE/SE/XLE/XSE/50th Anniv. Special Edition": not "L Anniv. Edition")
+_EDITION = re.compile(r"(?i)\b(edition|ed\.|anniv\.?|anniversary|special)(?=\W|$)|^\d+(st|nd|rd|th)\b")
+
+
 @lru_cache(maxsize=None)
 def trim_names(value: str) -> Tuple[str, ...]:
     """One vPIC Trim value as the trim names it stands for: "L/LE/SE/XLE" -> L, LE, SE, XLE;
-    "SE/XLE Hybrid" -> SE Hybrid, XLE Hybrid (a shared last word goes with each)."""
+    "SE/XLE Hybrid" -> SE Hybrid, XLE Hybrid (a shared last word goes with each, unless the last
+    name is a special edition: `_EDITION`)."""
     value = value.strip()
     if not value:
         return ()
@@ -203,7 +209,7 @@ def trim_names(value: str) -> Tuple[str, ...]:
     if len(parts) > 1:
         last_words = parts[-1].split()
         first_words = parts[0].split()
-        if len(last_words) > 1 and all(len(p.split()) == 1 for p in parts[:-1]):
+        if len(last_words) > 1 and all(len(p.split()) == 1 for p in parts[:-1]) and not _EDITION.search(parts[-1]):
             tail = " ".join(last_words[1:])       # "SE/XLE Hybrid" -> SE Hybrid, XLE Hybrid
             parts = [f"{p} {tail}" for p in parts[:-1]] + [parts[-1]]
         elif len(first_words) > 1 and all(len(p.split()) == 1 for p in parts[1:]):

@@ -257,6 +257,22 @@ class TestCars:
 
     def match(self, v: Vehicle) -> Optional[TestCar]:
         """The tested configuration standing for this EPA vehicle, or None."""
+        found = self._match(v)
+        return found[0] if found else None
+
+    def lightest_etw(self, v: Vehicle) -> Optional[int]:
+        """The lowest equivalent test weight among the tested vehicles of this EPA vehicle's
+        configuration (those `match` ranks alike, whatever their rated horsepower): one
+        configuration is tested on several vehicles, the dearer grades heavier (the 2020 Altima
+        2.5 at 3,500, 3,625 and 3,750 lb), and the lightest stands for its cheapest row."""
+        found = self._match(v)
+        if not found:
+            return None
+        etws = [c.etw for c in found[1] if c.etw]
+        return min(etws) if etws else None
+
+    def _match(self, v: Vehicle) -> Optional[Tuple[TestCar, List[TestCar]]]:
+        """`match`'s choice and the candidates ranked alike with it (same score and model name)."""
         electric = not v.displ
         key = (v.year, v.mfr_code, 0.0 if electric else round(v.displ or 0.0, 1), 0 if electric else (v.cylinders or 0))
         cands = self.by_key.get(key)
@@ -280,4 +296,5 @@ class TestCars:
         best = max(cands, key=score)
         if not (_words(best.model) & (words | base)):
             return None  # same engine code and size, but another model line
-        return best
+        top = score(best)[0]
+        return best, [c for c in cands if score(c)[0] == top and c.model == best.model]
