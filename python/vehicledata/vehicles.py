@@ -185,7 +185,7 @@ class _Plan:
                          field=excerpt(name))
 
 
-def _mask(pa: Any, pc: Any, col: Any, d: Dict[str, Any]) -> Any:
+def _rows_matching(pa: Any, pc: Any, col: Any, d: Dict[str, Any]) -> Any:
     """The boolean mask of one condition over a joined column (NULL where the service's SQL is NULL)."""
     op, val = d.get("op"), d.get("val")
     if op == "is null":
@@ -237,7 +237,7 @@ def join(trims: "pa.Table", parts: Dict[str, "pa.Table"], after: Sequence[Tuple[
     if after and t.num_rows:
         mask = None
         for col, d in after:
-            m = _mask(pa, pc, t[col], d)
+            m = _rows_matching(pa, pc, t[col], d)
             mask = m if mask is None else pc.and_kleene(mask, m)
         t = t.filter(mask)  # NULL drops the row, as SQL's WHERE does
     # its null columns labelled, not said: a table of the page-by-page path (the whole results say it)
@@ -287,7 +287,7 @@ def join_pages(trims: Any, parts: Dict[str, Any], after: Sequence[Tuple[str, Dic
         t = pa.record_batch(joined)  # (the page's export, no labels: the rows are not final yet)
         mask = None
         for col, d in after:
-            m = _mask(pa, pc, t.column(col), d)
+            m = _rows_matching(pa, pc, t.column(col), d)
             mask = m if mask is None else pc.and_kleene(mask, m)
         keep = pc.indices_nonzero(pc.fill_null(mask, False)).cast(pa.int64()).to_numpy()  # NULL drops the row
         names = list(columns())
