@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Emulator throughput and latency with wrk: against nginx serving the same bytes and the Prism mock.
 
-Cases: trims pages of 100 and 1000 records, a filtered `json` query (100 records) and
+Cases: trims pages of 10, 100 and 1000 records, a filtered `json` query (100 records) and
 `/api/vin/{vin}`, each at 1, 8, 64 and 256 connections (`--quick` keeps 1 and 8), in two modes,
 both run and both reported (BENCH_SERVE_MODES=pinned or unpinned for one):
 
@@ -53,6 +53,7 @@ ORDER = 50
 VIN = "1HGCM82633A004352"
 FILTER = json.dumps([{"field": "year", "op": ">=", "val": 2018}, {"field": "make", "op": "=", "val": "Toyota"}])
 CASES = {  # name -> (target, Prism serves it)
+    "trims page 10": ("/api/trims/v2?limit=10", True),
     "trims page 100": ("/api/trims/v2?limit=100", True),
     "trims page 1000": ("/api/trims/v2?limit=1000", True),
     "filtered json query": ("/api/trims/v2?limit=100&json=" + quote(FILTER), False),
@@ -66,24 +67,24 @@ MODES = tuple(m for m in os.environ.get("BENCH_SERVE_MODES", "pinned,unpinned").
 RUNS = max(3, int(os.environ.get("BENCH_SERVE_RUNS", "3")))
 TARGET_RATIO = {"pinned": 0.9, "unpinned": 0.8}  # issue 41: x nginx on equal footing, and unpinned
 OPENAPI = Path(os.environ.get("BENCH_OPENAPI") or "/nonexistent/openapi.json")
-# Where the emulator's time goes per case (hand-written; valgrind --tool=callgrind on the emulator,
-# --threads 1, 1 keep-alive connection, 5 warm-up requests then 200, 2026-11-23: instructions per
-# request inclusive of the worker's answer, Server::serve_direct; benchmarks/notes/serve.md).  nginx
-# answers each case from a file with sendfile and no parsing beyond the request line; the emulator
-# answers repeated requests from its response cache (docs/emulator.md, "Response cache") after the
-# per-request checks, on the gate's direct path (docs/emulator.md, "Serving path").
+# Where the emulator's time goes per case (hand-written; docs/reports/emulator.md has the profile and
+# its commands). A repeated request is a response-cache hit: on one core the reactor answers it
+# itself (Server::serve_quick, no hand-off to a worker thread, as nginx's event loop does); on more
+# than one core it does so for bodies up to 64 KiB and hands larger ones to the workers, which spread
+# over the cores. nginx answers each case from a file with sendfile and no parsing beyond the
+# request line.
+QUICK = ("profile (callgrind, one connection, 2026-12-07): 22.6k user-space instructions per cached "
+         "request (36.3k before the header fields left httplib's multimap); the reactor answers the "
+         "cache hit itself, so a request crosses no thread (1.3-1.5 voluntary context switches per "
+         "request before, 0.01 after)")
 PROFILE = {
-    "trims page 100": "profile: 37k instructions/request from the response cache on the direct path (112k "
-                      "through httplib's parsing and writing before): our dispatch 21k (query, JWT, rate limit, "
-                      "usage, cache lookup, coding), the response head 10k, the Request from the gate's bytes",
-    "trims page 1000": "profile: 37k instructions/request from the response cache on the direct path (112k "
-                       "before): the 317 KB body is sent from the shared cached entry with the head in one "
-                       "sendmsg, no copy; nginx sends the file with sendfile",
-    "filtered json query": "profile: 41k instructions/request from the response cache on the direct path "
-                           "(145k before): 4k more than page 100 for the long query string",
-    "vin decode": "profile: 40k instructions/request from the response cache on the direct path (113k before); "
-                  "a VIN not yet answered takes the handler's path, 0.26M (1.20M before the VIN caches: "
-                  "benchmarks/notes/vin.md)",
+    "trims page 10": QUICK,
+    "trims page 100": QUICK,
+    "trims page 1000": QUICK + "; the 317 KB body is sent from the shared cached entry with the head in "
+                       "one sendmsg, no copy; unpinned it goes to the workers (over 64 KiB)",
+    "filtered json query": QUICK + "; about 4k more for the long query string",
+    "vin decode": QUICK + "; a VIN not yet answered takes the handler's path, 0.26M instructions "
+                  "(benchmarks/notes/vin.md)",
 }
 
 
