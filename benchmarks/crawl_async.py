@@ -249,8 +249,10 @@ def run(ctx: harness.Context) -> List[harness.Result]:
     e = extra[OURS]
     res.notes.append(f"the loop-lag probe on an idle loop of the same process (the machine's own scheduling delay): "
                      f"{e['idle_lag_ms']:.1f} ms, p99 {e['idle_p99_ms']:.1f} ms")
-    res.notes.append(f"event loop's longest blocked interval during our warm crawls: {e['lag_ms']:.1f} ms, p99 "
-                     f"{e['lag_p99_ms']:.1f} ms (target <= 5 ms): " + ("met" if e["lag_ms"] <= 5 else "NOT met"))
+    res.notes.append(f"event loop's lateness during our warm crawls, the worst run's p99: {e['lag_p99_ms']:.1f} ms "
+                     f"(target < 5 ms in every run, issue 41): " + ("met" if e["lag_p99_ms"] < 5 else "NOT met")
+                     + f"; the longest: {e['lag_ms']:.1f} ms (target < 10 ms, issue 42): "
+                     + ("met" if e["lag_ms"] < 10 else "NOT met"))
     for n in (HTTPX, AIOHTTP):
         res.notes.append(f"{n}: loop blocked up to {extra[n]['lag_ms']:.1f} ms, p99 {extra[n]['lag_p99_ms']:.1f} ms")
     return [res]
