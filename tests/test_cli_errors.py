@@ -18,7 +18,7 @@ CLI = str(Path(sys.executable).with_name("vehicledata"))
 
 def run(args: List[str], home: Path, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
     base: Dict[str, str] = {k: v for k, v in os.environ.items()
-                            if not k.startswith(("VEHICLEDATA_", "npm_config", "NPM_CONFIG"))}
+                            if not k.startswith(("VEHICLEDATA_", "npm_config", "NPM_CONFIG")) and k != "PYTHONPATH"}
     base.update(HOME=str(home), VEHICLEDATA_HOME=str(home / "data"), VEHICLEDATA_OFFLINE="1", XDG_DATA_HOME="")
     base.update(env)
     return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=timeout, env=base, cwd=home)

@@ -44,7 +44,11 @@ def epa_rows(sources_dir: Path) -> List[Dict[str, str]]:
 
 @pytest.fixture()
 def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No sources anywhere and no network."""
+    """No sources anywhere and no network: as an installed package, also when these tests import the
+    package from a source checkout (PYTHONPATH=python), whose data/ folder it would otherwise find."""
+    from vehicledata.dataset import paths
+
+    monkeypatch.setattr(paths, "repository_sources", lambda: None)
     monkeypatch.delenv("VEHICLEDATA_SOURCES", raising=False)
     monkeypatch.setenv("VEHICLEDATA_OFFLINE", "1")
     home = tmp_path / "home"
