@@ -88,6 +88,39 @@ bool send_now(Conn& c) {
     return true;
 }
 
+// The sink pump() hands a deferred body's provider, one per thread: httplib's DataSink sets up a
+// std::ostream and its locale when it is constructed (about 1.4k instructions), too much for every
+// pump of every answer. pump() is never re-entered on a thread (a provider only writes to the sink),
+// so the one sink serves each call in turn, pointed at its connection.
+struct PullSink {
+    httplib::DataSink sink;
+    Conn* c = nullptr;
+    bool ok = true;    // the connection has not failed
+    bool full = false; // the socket took less than offered: the rest is pulled again when it drains
+    PullSink() {
+        sink.write = [this](const char* d, std::size_t l) -> bool {
+            if (!ok) return false;
+            if (full) return true;  // pulled again, from c->provided, when the socket drains
+            const ssize_t took = send_with_out(*c, d, l);
+            if (took < 0) return ok = false;
+            c->provided += static_cast<std::size_t>(took);
+            if (static_cast<std::size_t>(took) < l) full = true;
+            return true;
+        };
+        sink.is_writable = [this] { return ok && !full; };
+    }
+    PullSink(const PullSink&) = delete;
+    PullSink& operator=(const PullSink&) = delete;
+};
+
+PullSink& pull_sink(Conn& c) {
+    thread_local PullSink s;
+    s.c = &c;
+    s.ok = true;
+    s.full = false;
+    return s;
+}
+
 }  // namespace
 
 std::int64_t steady_ms() {
@@ -203,25 +236,14 @@ bool ConnStream::pump(Conn& c) {
             c.provider = nullptr;  // releases what it holds (the cached body, the feed's file)
             break;
         }
-        bool ok = true, full = false;
         const std::size_t before = c.provided;
-        httplib::DataSink sink;
-        sink.write = [&c, &ok, &full](const char* d, std::size_t l) -> bool {
-            if (!ok) return false;
-            if (full) return true;  // pulled again, from c.provided, when the socket drains
-            const ssize_t took = send_with_out(c, d, l);
-            if (took < 0) return ok = false;
-            c.provided += static_cast<std::size_t>(took);
-            if (static_cast<std::size_t>(took) < l) full = true;
-            return true;
-        };
-        sink.is_writable = [&ok, &full] { return ok && !full; };
-        if (!c.provider(c.provided, c.provide_end - c.provided, sink) || !ok) {
+        PullSink& pull = pull_sink(c);
+        if (!c.provider(c.provided, c.provide_end - c.provided, pull.sink) || !pull.ok) {
             c.provider = nullptr;
             release_out(c);
             return false;
         }
-        if (full) break;  // the reactor goes on at EPOLLOUT
+        if (pull.full) break;  // the reactor goes on at EPOLLOUT
         if (c.provided == before) {  // the provider gave nothing
             c.provider = nullptr;
             release_out(c);

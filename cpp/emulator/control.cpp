@@ -212,7 +212,7 @@ void control(ControlState& state, const httplib::Request& req, httplib::Response
                ",\"waiting\":" + std::to_string(g.waiting) + ",\"busy\":" + std::to_string(g.busy) +
                ",\"queued\":" + std::to_string(g.queued) + ",\"buffered_bytes\":" + std::to_string(g.buffered_bytes) +
                ",\"large_handed\":" + std::to_string(g.large_handed) +
-               ",\"worker_writes\":" + std::to_string(g.worker_writes) + "}";
+               ",\"worker_writes\":" + std::to_string(g.worker_writes) + ",\"quick\":" + std::to_string(g.quick) + "}";
         return ok_json(res, out + "}");
     }
     write_error(res, 404, envelope::kNotFound, path, "Not Found: unknown control route", false);

@@ -51,6 +51,8 @@ struct Gate::Impl {
     RefusalWriter refusal;
     DirectHandler direct;
     DirectHandler quick;  // set before run(): the reactor's own answers (set_quick)
+    // Those answers, counted (GateStats::quick): written by the reactor thread only, read by any.
+    std::atomic<std::uint64_t> quick_answers{0};
     int lfd = -1;
     bool listening = false;
     std::atomic<bool> stopping{false};
@@ -272,6 +274,8 @@ bool Gate::Impl::answer_quick(Conn& c) {
     const std::string_view raw(c.buf.data() + c.request_start, c.request_length - c.request_start);
     if (!quick(raw, strm, last, closed)) return false;
     strm.flush();
+    // One writer: a plain load and store, not a locked read-modify-write.
+    quick_answers.store(quick_answers.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     c.answered = true;
     c.buf.erase(0, c.request_length);
     c.progress = {};
@@ -502,6 +506,7 @@ GateStats Gate::stats() const {
     s.buffered_bytes = t.buffered_bytes;
     s.large_handed = t.large_handed;
     s.worker_writes = t.worker_writes;
+    s.quick = impl_->quick_answers.load(std::memory_order_relaxed);
     return s;
 }
 

@@ -67,6 +67,7 @@ struct GateStats {
     std::size_t buffered_bytes = 0;  // answer bytes in connections' output buffers, all together
     std::uint64_t large_handed = 0;  // answers over max_output buffered for the epoll thread to send
     std::uint64_t worker_writes = 0; // answers a worker wrote itself, waiting on the socket (all buffers full)
+    std::uint64_t quick = 0;         // answers the reactor thread gave itself (set_quick), no worker involved
 };
 
 class Gate {

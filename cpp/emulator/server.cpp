@@ -222,10 +222,10 @@ Server::Server(Options options)
             (req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE" ||
              req.method == "OPTIONS"))
             return httplib::Server::HandlerResponse::Unhandled;
-        dispatch(req, res);
+        dispatch(req, res, Known{});
         return httplib::Server::HandlerResponse::Handled;
     });
-    auto any = [this](const httplib::Request& req, httplib::Response& res) { dispatch(req, res); };
+    auto any = [this](const httplib::Request& req, httplib::Response& res) { dispatch(req, res, Known{}); };
     http_.Post(".*", any);
     http_.Put(".*", any);
     http_.Patch(".*", any);
@@ -340,25 +340,22 @@ bool Server::serve_quick(std::string_view raw, httplib::Stream& strm, bool close
     call.route = &*route;
     call.identity = auth_->identify(first_header(req.headers, "Authorization"));
     const auto hit = response_cache_.find(cache_key(call, req.target), store_->data_generation(), false);
-    // A large body on a machine of several cores goes to the workers: the reactor is one thread,
-    // the workers spread over the cores.
-    static const bool one_core = default_compute() <= 2;
-    if (!hit || (!one_core && hit->body.size() > kPullBytes)) return false;
+    if (!hit) return false;
     t_on_reactor = true;
-    answer_direct(req, *route, strm, close_connection, connection_closed);
+    answer_direct(req, *route, strm, close_connection, connection_closed, &call.identity);
     t_on_reactor = false;
     return true;
 }
 
 void Server::answer_direct(httplib::Request& req, const Route& route, httplib::Stream& strm, bool close_connection,
-                           bool& connection_closed) {
+                           bool& connection_closed, Identity* identity) {
     if (request_closes(req)) connection_closed = true;  // (any case of "close": the gate's close_connection)
     strm.get_remote_ip_and_port(req.remote_addr, req.remote_port);
     strm.get_local_ip_and_port(req.local_addr, req.local_port);
     httplib::Response res;
     res.version = "HTTP/1.1";
     try {
-        dispatch(req, res);
+        dispatch(req, res, Known{&route, identity});
     } catch (...) {
         answer_exception(req, res, std::current_exception());
     }
@@ -380,7 +377,7 @@ bool Server::control_allowed(const httplib::Request& req, std::string& why) cons
     return false;
 }
 
-void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
+void Server::dispatch(const httplib::Request& req, httplib::Response& res, const Known& known) {
     ignore_ranges(req);
     const std::string& path = req.path;
     if (path.rfind("/_emulator/", 0) == 0 || path == "/_emulator") {
@@ -395,7 +392,7 @@ void Server::dispatch(const httplib::Request& req, httplib::Response& res) {
         if (req.method != "GET" && req.method != "HEAD") response_cache_.clear();
         return;
     }
-    serve(req, res);
+    serve(req, res, known);
     compress_response(req, res);
     stats_.record(path, res.status < 0 ? 200 : res.status);
 }
@@ -425,12 +422,14 @@ struct Server::Serving {
     bool cacheable = false;  // the answer may come from (and go to) the response cache
     std::string key;         // its key there
     std::uint64_t generation = 0;  // the data generation it was looked up at
+    Identity* identity = nullptr;  // the caller, when the direct path has identified it (Known)
 };
 
 // The stages of a request past the control plane, in their order: each answers (true: the request
 // is done) or passes to the next.
-void Server::serve(const httplib::Request& req, httplib::Response& res) {
-    Serving s{req, res, match_route(req.path)};
+void Server::serve(const httplib::Request& req, httplib::Response& res, const Known& known) {
+    Serving s{req, res, known.route ? std::optional<Route>(*known.route) : match_route(req.path)};
+    s.identity = known.identity;
     s.text = s.route && s.route->text_errors;
     if (inject_fault(s)) return;        // control plane's faults: delay, status, drop (truncate: later)
     if (refuse_maintenance(s)) return;  // 503 while in maintenance
@@ -519,7 +518,7 @@ inline bool Server::build_call(Serving& s) {
         write_error(s.res, 400, envelope::kBadRequest, raw_path(req), e.message, s.text);
         return true;
     }
-    call.identity = auth_->identify(req.get_header_value("Authorization"));
+    call.identity = s.identity ? std::move(*s.identity) : auth_->identify(req.get_header_value("Authorization"));
     return false;
 }
 

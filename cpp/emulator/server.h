@@ -41,23 +41,30 @@ public:
     void stop();
 
 private:
-    void dispatch(const httplib::Request& req, httplib::Response& res);
+    // What the direct path has already worked out of a request, for serve() not to work it out again.
+    struct Known {
+        const Route* route = nullptr;  // its route (match_route of its path)
+        Identity* identity = nullptr;  // its caller (Auth::identify of its Authorization; serve_quick's),
+                                       // moved into the Call
+    };
+    void dispatch(const httplib::Request& req, httplib::Response& res, const Known& known);
     // The gate's direct path (direct.h); false to leave the request to httplib.
     bool serve_direct(std::string_view raw, httplib::Stream& strm, bool close_connection, bool& connection_closed);
     // The gate's reactor's own answers (Gate::set_quick): serve_direct for a response-cache hit
-    // that needs no wait (quiet, no faults, not in maintenance; on several cores, bodies up to
-    // kPullBytes), else false, having done nothing.
+    // that needs no wait (quiet, no faults, not in maintenance; not the VIN decoder), else false,
+    // having done nothing.
     bool serve_quick(std::string_view raw, httplib::Stream& strm, bool close_connection, bool& connection_closed);
-    // serve_direct's answer to a parsed request of a direct route.
+    // serve_direct's answer to a parsed request of a direct route; `identity`: its caller when
+    // already identified (serve_quick), taken, so that a JWT is verified once per request.
     void answer_direct(httplib::Request& req, const Route& route, httplib::Stream& strm, bool close_connection,
-                       bool& connection_closed);
+                       bool& connection_closed, Identity* identity = nullptr);
     // httplib's error handler: the service's error body for an answer of status >= 400 without one.
     void answer_error(const httplib::Request& req, httplib::Response& res);
     // A request past the control plane, as a chain of stages (server.cpp: serve() calls them in
     // order; each answers, returning true, or passes to the next). The stages are inline, defined
     // in server.cpp, their only user.
     struct Serving;
-    void serve(const httplib::Request& req, httplib::Response& res);
+    void serve(const httplib::Request& req, httplib::Response& res, const Known& known);
     inline bool inject_fault(Serving& s);        // the control plane's injected fault for this path
     inline bool refuse_maintenance(Serving& s);  // 503 in maintenance
     inline bool refuse_unrouted(Serving& s);     // 404: no route

@@ -145,6 +145,34 @@ TEST(EmulatorConnStream, ASlowReaderGetsTheRestAsTheSocketDrains) {
     }
 }
 
+TEST(EmulatorConnStream, ConnectionsPumpedInTurnOnOneThreadKeepTheirOwnBodies) {
+    // pump() offers every provider the same sink of its thread (httplib's DataSink is costly to
+    // build): a full socket on one connection must not stop or divert the next connection's body.
+    Wire a, b;
+    emu::GateLimits limits;
+    Body big(pattern(4u << 20)), small("the small one");
+    {
+        emu::ConnStream sa(a.c, limits);
+        sa.defer(big.provider(), big.bytes->size());
+        ASSERT_TRUE(sa.flush());
+    }
+    ASSERT_TRUE(emu::pending(a.c));  // a's socket is full
+    {
+        emu::ConnStream sb(b.c, limits);
+        sb.defer(small.provider(), small.bytes->size());
+        ASSERT_TRUE(sb.flush());
+    }
+    EXPECT_FALSE(emu::pending(b.c));
+    EXPECT_EQ(b.drain(), *small.bytes);
+    std::string got = a.drain();
+    while (emu::pending(a.c)) {
+        ASSERT_TRUE(emu::ConnStream::pump(a.c));
+        got += a.drain();
+    }
+    got += a.drain();
+    EXPECT_TRUE(got == *big.bytes);
+}
+
 TEST(EmulatorConnStream, AProviderThatStopsOrGivesNothingFailsTheConnection) {
     for (bool gives_nothing : {false, true}) {
         Wire w;

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional
 
 import pytest
 
-from emu_support import Http, read_answer, read_until_close
+from emu_support import Http, read_answer, read_until_close, undated
 from vehicledata.testing import Emulator
 
 TARGETS = [
@@ -43,16 +43,6 @@ VARIANTS = [
     ("GET", "HTTP/1.1", ["Range: bytes=-50"]),
     ("GET", "HTTP/1.1", ["Range: bytes=99999999-"]),  # the feed: 416
 ]
-
-
-DATE = re.compile(rb"\r\nDate: (?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT\r\n")
-
-
-def undated(data: bytes) -> bytes:
-    """The answers with their Date headers (one per answer, well formed) blanked: the clock's second
-    may change between two requests."""
-    assert data.count(b"\r\nDate: ") == data.count(b"HTTP/1.1 ") and DATE.search(data), data[:300]
-    return DATE.sub(b"\r\nDate: -\r\n", data)
 
 
 def exchange(url: str, raw: bytes, head: bool) -> bytes:
