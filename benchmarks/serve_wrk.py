@@ -68,19 +68,20 @@ RUNS = max(3, int(os.environ.get("BENCH_SERVE_RUNS", "3")))
 TARGET_RATIO = {"pinned": 0.9, "unpinned": 0.8}  # issue 41: x nginx on equal footing, and unpinned
 OPENAPI = Path(os.environ.get("BENCH_OPENAPI") or "/nonexistent/openapi.json")
 # Where the emulator's time goes per case (hand-written; docs/reports/emulator.md has the profile and
-# its commands). A repeated request is a response-cache hit: the reactor answers it itself
-# (Server::serve_quick, no hand-off to a worker thread, as nginx's event loop does), large bodies
-# too. nginx answers each case from a file with sendfile and no parsing beyond the request line.
-QUICK = ("profile (callgrind, one connection, 2026-12-07): 23.9k user-space instructions per cached "
-         "request on the reactor (26.5k before its JWT was checked once and the pump's DataSink "
-         "built once per thread; 36.3k before the header fields left httplib's multimap); the "
-         "reactor answers the cache hit itself, so a request crosses no thread (1.3-1.5 voluntary "
-         "context switches per request before, 0.01 after)")
+# its commands). A repeated request is a response-cache hit: on one core the reactor answers it
+# itself (Server::serve_quick, no hand-off to a worker thread, as nginx's event loop does); on more
+# than one core it does so for bodies up to 64 KiB and hands larger ones to the workers, which spread
+# over the cores. nginx answers each case from a file with sendfile and no parsing beyond the
+# request line.
+QUICK = ("profile (callgrind, one connection, 2026-12-07): 22.6k user-space instructions per cached "
+         "request (36.3k before the header fields left httplib's multimap); the reactor answers the "
+         "cache hit itself, so a request crosses no thread (1.3-1.5 voluntary context switches per "
+         "request before, 0.01 after)")
 PROFILE = {
     "trims page 10": QUICK,
     "trims page 100": QUICK,
     "trims page 1000": QUICK + "; the 317 KB body is sent from the shared cached entry with the head in "
-                       "one sendmsg, no copy, on the reactor on any number of cores",
+                       "one sendmsg, no copy; unpinned it goes to the workers (over 64 KiB)",
     "filtered json query": QUICK + "; about 4k more for the long query string",
     "vin decode": QUICK + "; a VIN not yet answered takes the handler's path, 0.26M instructions "
                   "(benchmarks/notes/vin.md)",

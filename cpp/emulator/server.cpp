@@ -340,7 +340,10 @@ bool Server::serve_quick(std::string_view raw, httplib::Stream& strm, bool close
     call.route = &*route;
     call.identity = auth_->identify(first_header(req.headers, "Authorization"));
     const auto hit = response_cache_.find(cache_key(call, req.target), store_->data_generation(), false);
-    if (!hit) return false;
+    // A large body on a machine of several cores goes to the workers: the reactor is one thread,
+    // the workers spread over the cores.
+    static const bool one_core = default_compute() <= 2;
+    if (!hit || (!one_core && hit->body.size() > kPullBytes)) return false;
     t_on_reactor = true;
     answer_direct(req, *route, strm, close_connection, connection_closed, &call.identity);
     t_on_reactor = false;

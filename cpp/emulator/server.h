@@ -51,8 +51,8 @@ private:
     // The gate's direct path (direct.h); false to leave the request to httplib.
     bool serve_direct(std::string_view raw, httplib::Stream& strm, bool close_connection, bool& connection_closed);
     // The gate's reactor's own answers (Gate::set_quick): serve_direct for a response-cache hit
-    // that needs no wait (quiet, no faults, not in maintenance; not the VIN decoder), else false,
-    // having done nothing.
+    // that needs no wait (quiet, no faults, not in maintenance; on several cores, bodies up to
+    // kPullBytes), else false, having done nothing.
     bool serve_quick(std::string_view raw, httplib::Stream& strm, bool close_connection, bool& connection_closed);
     // serve_direct's answer to a parsed request of a direct route; `identity`: its caller when
     // already identified (serve_quick), taken, so that a JWT is verified once per request.

@@ -20,7 +20,6 @@ from vehicledata.testing import Emulator
 
 TARGETS = [
     "/api/trims/v2?limit=100",
-    "/api/trims/v2?limit=1000",  # 317 KB: quick too, on any number of cores
     "/api/trims/v2?limit=2&make=Alfa%20Romeo",
     "/api/makes/v2",
     "/api/vehicle-attributes?attribute=engines.engine_type",
