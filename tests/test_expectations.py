@@ -71,6 +71,20 @@ def test_trim_name_rules() -> None:
     assert lineup.hinted("Daytona R/T 245/35ZR20 Rear A/S", "electric", "Charger", "Dodge") == ["Daytona R/T"]
 
 
+def test_no_grade_of_another_market_and_no_unknown_grade() -> None:
+    """vPIC's "not identified" is no trim; a grade marked for other markets only ("ES (Canada)",
+    "North(Can)") and Canada's and Latin America's own grade words (Volkswagen's Highline, Jeep's
+    North, Longitude) are no US trim; a grade marked for the US too is one."""
+    from vehicledata.dataset import lineup
+
+    for name in ("not identified", "(not-identified)", "Not  Identified", "ES (Canada)", "North(Can)", "Longitude(BUX)"):
+        assert lineup.clean(name, "gas") is None, name
+    assert lineup.clean("Sport (Mex/U.S.)", "gas") == "Sport"
+    assert lineup.clean("Latitude (North for Canada)", "gas") == "Latitude"
+    assert lineup.foreign("Highline", "Volkswagen") and lineup.foreign("North", "Jeep") and lineup.foreign("Longitude", "Jeep")
+    assert not lineup.foreign("Latitude", "Jeep")
+
+
 def test_generic_ladder_places_common_grades() -> None:
     """Audi's Premium, Premium Plus, Prestige; Toyota's SR, SR5 ... Limited, Platinum, Capstone;
     Nissan's S, SV, SR, SL; a plain "Base" first; GMC's, Cadillac's, Lincoln's, Acura's grades."""
@@ -127,3 +141,4 @@ def test_turbo_and_non_turbo_outputs_split() -> None:
     # one output only: the boosted engine's above 85 hp a litre, else the other's
     assert rows._split_by_boost(na, 147.0, [147], []) == 147.0               # type: ignore[arg-type]
     assert rows._split_by_boost(boosted, 147.0, [147], []) is None           # type: ignore[arg-type]
+
