@@ -142,3 +142,19 @@ def test_turbo_and_non_turbo_outputs_split() -> None:
     assert rows._split_by_boost(na, 147.0, [147], []) == 147.0               # type: ignore[arg-type]
     assert rows._split_by_boost(boosted, 147.0, [147], []) is None           # type: ignore[arg-type]
 
+
+
+def test_the_base_trim_is_the_lines_cheapest() -> None:
+    """A grade ranked above the base trim priced below it (vPIC's prices out of the ladder's order)
+    moves the base trim's cheapest row one step below it; grades ranked alike keep their prices."""
+    from vehicledata.dataset import rows
+
+    out = {(0, "L"): 19400, (0, "LE Eco"): 19335, (1, "LE"): 20780}
+    real = {k: True for k in out}
+    rows._base_cheapest([0, 1], ["gas", "gas"], [["L", "LE Eco"], ["LE"]], ["L", "LE Eco", "LE"], 0.05, out, real,
+                        "Toyota", "Corolla", 2017)
+    assert out[(0, "L")] == 18415 and not real[(0, "L")] and out[(0, "LE Eco")] == 19335
+    alike = {(0, "430i"): 44650, (0, "430i Gran Coupe"): 42950}
+    rows._base_cheapest([0], ["gas"], [["430i", "430i Gran Coupe"]], ["430i", "430i Gran Coupe"], 0.05, alike,
+                        {k: True for k in alike}, "BMW", "430i", 2018)
+    assert alike[(0, "430i")] == 44650
