@@ -71,6 +71,20 @@ def test_trim_name_rules() -> None:
     assert lineup.hinted("Daytona R/T 245/35ZR20 Rear A/S", "electric", "Charger", "Dodge") == ["Daytona R/T"]
 
 
+def test_no_grade_of_another_market_and_no_unknown_grade() -> None:
+    """vPIC's "not identified" is no trim; a grade marked for other markets only ("ES (Canada)",
+    "North(Can)") and Canada's and Latin America's own grade words (Volkswagen's Highline, Jeep's
+    North, Longitude) are no US trim; a grade marked for the US too is one."""
+    from vehicledata.dataset import lineup
+
+    for name in ("not identified", "(not-identified)", "Not  Identified", "ES (Canada)", "North(Can)", "Longitude(BUX)"):
+        assert lineup.clean(name, "gas") is None, name
+    assert lineup.clean("Sport (Mex/U.S.)", "gas") == "Sport"
+    assert lineup.clean("Latitude (North for Canada)", "gas") == "Latitude"
+    assert lineup.foreign("Highline", "Volkswagen") and lineup.foreign("North", "Jeep") and lineup.foreign("Longitude", "Jeep")
+    assert not lineup.foreign("Latitude", "Jeep")
+
+
 def test_generic_ladder_places_common_grades() -> None:
     """Audi's Premium, Premium Plus, Prestige; Toyota's SR, SR5 ... Limited, Platinum, Capstone;
     Nissan's S, SV, SR, SL; a plain "Base" first; GMC's, Cadillac's, Lincoln's, Acura's grades."""
@@ -127,3 +141,20 @@ def test_turbo_and_non_turbo_outputs_split() -> None:
     # one output only: the boosted engine's above 85 hp a litre, else the other's
     assert rows._split_by_boost(na, 147.0, [147], []) == 147.0               # type: ignore[arg-type]
     assert rows._split_by_boost(boosted, 147.0, [147], []) is None           # type: ignore[arg-type]
+
+
+
+def test_the_base_trim_is_the_lines_cheapest() -> None:
+    """A grade ranked above the base trim priced below it (vPIC's prices out of the ladder's order)
+    moves the base trim's cheapest row one step below it; grades ranked alike keep their prices."""
+    from vehicledata.dataset import rows
+
+    out = {(0, "L"): 19400, (0, "LE Eco"): 19335, (1, "LE"): 20780}
+    real = {k: True for k in out}
+    rows._base_cheapest([0, 1], ["gas", "gas"], [["L", "LE Eco"], ["LE"]], ["L", "LE Eco", "LE"], 0.05, out, real,
+                        "Toyota", "Corolla", 2017)
+    assert out[(0, "L")] == 18415 and not real[(0, "L")] and out[(0, "LE Eco")] == 19335
+    alike = {(0, "430i"): 44650, (0, "430i Gran Coupe"): 42950}
+    rows._base_cheapest([0], ["gas"], [["430i", "430i Gran Coupe"]], ["430i", "430i Gran Coupe"], 0.05, alike,
+                        {k: True for k in alike}, "BMW", "430i", 2018)
+    assert alike[(0, "430i")] == 44650

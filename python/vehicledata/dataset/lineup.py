@@ -64,10 +64,20 @@ _PACKAGE = re.compile(r"(?i)\b(?:w/|with\b|package\b|pkgs?\d*\b|technology\b|tec
                       r"\d+(?:\.\d+)?\"|multimedia\b|jbl\b|harman\b|bose\b|e-supercharger\b)")
 # Tyre sizes and words in EPA's model strings ("Daytona R/T 245/35ZR20 Rear A/S"): no trim.
 _TIRE = re.compile(r"(?i)\b\d{3}/\d{2}Z?R\d{2}\b|\b\d{2}Z?R\d{2}\b|\bA/S\b|\b(?:front|rear)\b(?!\s*(?:wheel|drive))")
-# Grades vPIC carries for Korea (GL, GLS, HGS, JSL, TAX, TOP) and Canada (GX, GS, Audi's Komfort,
-# Progressiv, Technik; SV outside Nissan and Infiniti): a name starting with one is no US trim
-# unless the make's US sources use it.
-FOREIGN_GRADES = {"GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV", "KOMFORT", "PROGRESSIV", "TECHNIK"}
+# Grades vPIC carries for Korea (GL, GLS, HGS, JSL, TAX, TOP), Canada (GX, GS, Audi's Komfort,
+# Progressiv, Technik; Volkswagen's Trendline, Comfortline, Highline, Execline; Jeep's North; SV
+# outside Nissan and Infiniti) and Latin America (Jeep's Longitude; vPIC: "Latitude(US,Mex),
+# Longitude(BUX), North(Can)"): a name starting with one is no US trim unless the make's US
+# sources use it.
+FOREIGN_GRADES = {"GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV", "KOMFORT", "PROGRESSIV", "TECHNIK",
+                  "TRENDLINE", "COMFORTLINE", "HIGHLINE", "EXECLINE", "NORTH", "LONGITUDE"}
+# A vPIC alternative marked for other markets only ("ES (Canada)", "North(Can)", "Longitude(BUX)")
+# is no US trim; one marked for the US too ("Sport (Mex/U.S.)") is.
+_MARKET = r"(?:can|canada|canadian|bux|brazil|mex|mexico|korea|kor|export|europe|eu|gcc|china|puerto rico|pr)"
+_OTHER_MARKET = re.compile(rf"(?i)\(\s*{_MARKET}(?:\s*[,/]\s*{_MARKET})*\s*\)")
+# vPIC's own word for a pattern whose grade it does not know (Mazda: "not identified",
+# "(not-identified)", "Not  Identified"): no trim
+_NOT_IDENTIFIED = re.compile(r"(?i)\bnot[\s-]*identified\b")
 # Honda's vPIC grade codes: "EXL" (EX-L) with "-N" (navigation), "-R"/"-NR" (rear entertainment)
 _HONDA_CODE = re.compile(r"^(EXL|EX-L|EX)-(?:N|R|NR)$")
 _FOUR_BY_FOUR = re.compile(r"(?i)\bactive drive(?: lock| ii| i)?\b|\bquadra-(?:trac|drive)(?: ii| i)?\b")
@@ -86,7 +96,8 @@ _ONLY_POWERTRAIN = {"hybrid", "plug-in", "plug-in hybrid", "phev", "energi", "di
 
 def _is_noise(word: str) -> bool:
     w = word.upper().strip(",()")
-    return not w or w in _NOISE or bool(_ENGINE_SIZE.match(w))
+    # a drive word hyphenated ("4-Motion" for 4MOTION) is that drive word
+    return not w or w in _NOISE or w.replace("-", "") in _DRIVE or bool(_ENGINE_SIZE.match(w))
 
 
 def _unhyphen(word: str) -> List[str]:
@@ -114,6 +125,8 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             return code.group(1)
     if ")" in name and "(" not in name.split(")")[0]:
         return None  # the tail of a note vPIC split at "/" or "," ("Sport (Mex/U.S.)" -> "U.S.)")
+    if _NOT_IDENTIFIED.search(name) or _OTHER_MARKET.search(name):
+        return None  # vPIC knows no grade ("not identified"), or another market's ("ES (Canada)")
     name = re.sub(r"\([^)]*\)?", " ", name.split("+")[0])
     name = _TIRE.sub(" ", name.replace(" - ", " "))
     name = re.sub(r"(?i)\b(?:hard|soft)\s+top\b", " ", name)  # the MX-5's roofs are bodies

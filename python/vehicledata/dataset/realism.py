@@ -24,19 +24,21 @@ MAINSTREAM = ("Buick", "Chevrolet", "Chrysler", "Dodge", "Fiat", "Ford", "GMC", 
 MAINSTREAM_CAP = 150_000
 MAINSTREAM_EXEMPT = (("Ford", "GT"),)
 
-# Grades vPIC carries for other markets (Korea: GL, GLS, HGS, JSL, TAX, TOP; Canada: GX, GS, and
-# a bare SV of a mainstream brand other than Nissan, where SV is a US grade; Land Rover's SV is
-# its Special Vehicles line).
-FOREIGN_GRADES = ("GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV")
+# Grades vPIC carries for other markets (Korea: GL, GLS, HGS, JSL, TAX, TOP; Canada: GX, GS,
+# Volkswagen's Trendline, Comfortline, Highline, Execline, Jeep's North, and a bare SV of a
+# mainstream brand other than Nissan, where SV is a US grade; Land Rover's SV is its Special
+# Vehicles line; Latin America: Jeep's Longitude).
+FOREIGN_GRADES = ("GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV", "TRENDLINE", "COMFORTLINE", "HIGHLINE",
+                  "EXECLINE", "NORTH", "LONGITUDE")
 US_SV_MAKES = ("Nissan", "Infiniti")
 
 # Words naming an option package or a piece of equipment, never a trim.
 PACKAGE_WORDS = re.compile(r"(?i)\b(package|pkg\d*|pkgs|leather|navigation|navi|nav|sunroof|moonroof|"
                            r"technology|tech|appearance|convenience|convenient|cold weather|towing|tow)\b")
 # Names that are no trim at all: sizes, transmission codes, a Japanese layout code before a grade,
-# screen sizes and brackets, chargers, bare numbers.
+# screen sizes and brackets, chargers, bare numbers, vPIC's "not identified".
 JUNK_TRIM = re.compile(r"(?i)^(large|small|medium|long|short|mt|at|cvt|ff|fr|mr|4wd|awd|2wd|fwd|rwd)$|"
-                       r"^(ff|fr|mr)\s|[\"()]|\bmultimedia\b|\d+kw\b|charger|^\d+$")
+                       r"^(ff|fr|mr)\s|[\"()]|\bmultimedia\b|\d+kw\b|charger|^\d+$|\bnot[\s-]*identified\b")
 
 # Halo grades (Hellcat, Demon, ZL1, Trackhawk, GT500, TRX...): built only with the model year's
 # strongest engine, so each of their rows is rated at least 80 % of it.

@@ -726,6 +726,8 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
                 is_real[(i, trim)] = trim in kept
         _top_above_base(members, etypes, lineups, names, rate, out, is_real, make, year)
         _hybrid_above_gas(members, etypes, dtypes, lineups, out, is_real, make, year, step)
+        if anchor is None:  # a reviewed line (msrp_lines.csv) is priced as reviewed
+            _base_cheapest(members, etypes, lineups, names, rate, out, is_real, make, model, year)
         if real_prices is not None:
             real_prices.update(is_real)
     return out
@@ -748,6 +750,32 @@ def _top_above_base(members: List[int], etypes: List[str], lineups: List[List[st
         key = (i, names[-1])
         if names[-1] in lineups[i] and out[key] < base_start and not is_real.get(key):
             out[key] = int(round(want / 5.0)) * 5
+
+
+def _base_cheapest(members: List[int], etypes: List[str], lineups: List[List[str]], names: List[str], rate: float,
+                   out: Dict[Tuple[int, str], int], is_real: Dict[Tuple[int, str], bool], make: str, model: str,
+                   year: int) -> None:
+    """The line's base grade (the first of its ladder) is its cheapest: where a grade ranked above
+    it on the ladder starts below it (vPIC's prices out of the ladder's order: 2017 Corolla LE Eco
+    $19,335, L $19,400), the base grade's cheapest row starts one ladder step below that grade's
+    price. A reviewed price (msrp_trims.csv) does not move, and grades the ladder ranks alike (BMW's
+    "430i" and "430i Gran Coupe") keep their prices."""
+    if len(names) < 2 or prices.trim_price(year, make, model, names[0]) is not None:
+        return
+    base_rank = lineup.rank(names[0], make)
+    gas = [i for i in members if etypes[i] in ("gas", "flex-fuel (FFV)")] or members
+    carrying = [i for i in gas if names[0] in lineups[i]]
+    others = [out[(i, t)] for i in members for t in lineups[i]
+              if t != names[0] and lineup.rank(t, make) > base_rank]
+    if not carrying or not others:
+        return
+    j = min(carrying, key=lambda i: out[(i, names[0])])
+    low = min(others)
+    if low < out[(j, names[0])]:
+        want = prices.clamp(low / (1.0 + rate), make, year)
+        if want < out[(j, names[0])]:
+            out[(j, names[0])] = int(round(want / 5.0)) * 5
+            is_real[(j, names[0])] = False
 
 
 def _bare(trim: str) -> str:
