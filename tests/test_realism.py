@@ -83,8 +83,10 @@ def test_measured_against_the_reference_set(database: Path) -> None:
 # held-out 28.5 / 23.8 / 50.0 / 38.6 / 72.5 %, scored once after the last rule; no floor lowered.
 # Curb weight raised after branch `rules3` (the lightest tested vehicle of a configuration): held-out
 # 28.5 / 23.8 / 50.0 / 38.6 / 80.0 %, scored once by the lead after the merge.
+# Lineup raised after branch `names4` (no other market's grade, the base trim the line's cheapest):
+# held-out 28.5 / 23.8 / 50.0 / 40.0 / 80.0 %, scored once by the lead after the merge.
 HELD_OUT_FLOOR = {"base_msrp_within_5_pct": 28.4, "top_msrp_within_5_pct": 23.8, "base_trim_right_pct": 49.9,
-                  "lineup_right_pct": 38.5, "curb_weight_within_4_pct": 79.9}
+                  "lineup_right_pct": 39.9, "curb_weight_within_4_pct": 79.9}
 
 
 def test_held_out_part_does_not_regress(database: Path) -> None:
