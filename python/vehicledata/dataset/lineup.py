@@ -130,6 +130,7 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     name = re.sub(r"\([^)]*\)?", " ", name.split("+")[0])
     name = _TIRE.sub(" ", name.replace(" - ", " "))
     name = re.sub(r"(?i)\b(?:hard|soft)\s+top\b", " ", name)  # the MX-5's roofs are bodies
+    name = re.sub(r"(?i)\b[A-Z] grade\b", " ", name)  # Toyota's package grade codes ("SE S Grade")
     pkg = _PACKAGE.search(name)
     if pkg:  # "Touring Technology Package" -> Touring; "Premium w/ Nav" -> Premium; "Leather" -> none
         name = name[:pkg.start()]
@@ -170,8 +171,9 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
         words.append(w)
     words = [_ABBREVIATIONS.get(w.upper().rstrip("."), w) for w in words]
     while (len(words) > 1 and len(words[-1]) == 1 and words[-1].isupper() and words[-2].upper() != "TYPE"
-           and not re.fullmatch(r"[XZ]\d", words[-2])):  # BMW's "X6 M" is a model
-        words.pop()  # Toyota/Subaru package letters: "LE X", "XLE M", "Base P"
+           and words[-1] != "S" and not re.fullmatch(r"[XZ]\d", words[-2])):  # BMW's "X6 M" is a model
+        words.pop()  # Toyota/Subaru package letters: "LE X", "XLE M", "Base P"; a closing "S" is a
+        # grade ("Altitude S", "Turbo S", "Pro S", "R-Dynamic S"), not a package letter
     if len(words) == 1 and len(words[0]) == 1 and words[0] not in ("L", "S"):
         words = []  # a lone package letter ("G", "M")
     out = " ".join(words).strip(" -/")

@@ -209,10 +209,12 @@ def trim_names(value: str) -> Tuple[str, ...]:
     if len(parts) > 1:
         last_words = parts[-1].split()
         first_words = parts[0].split()
-        if len(last_words) > 1 and all(len(p.split()) == 1 for p in parts[:-1]) and not _EDITION.search(parts[-1]):
+        if (len(last_words) > 1 and all(len(p.split()) == 1 for p in parts[:-1]) and not _EDITION.search(parts[-1])
+                and len(" ".join(last_words[1:])) > 1):  # a closing grade letter is its own ("Altitude S")
             tail = " ".join(last_words[1:])       # "SE/XLE Hybrid" -> SE Hybrid, XLE Hybrid
             parts = [f"{p} {tail}" for p in parts[:-1]] + [parts[-1]]
-        elif len(first_words) > 1 and all(len(p.split()) == 1 for p in parts[1:]):
+        elif len(first_words) > 1 and all(len(p.split()) == 1 for p in parts[1:]) and "," not in value:
+            # a comma list names each grade whole ("LX Pop, S, EX": not "LX S")
             head = " ".join(first_words[:-1])     # "Hybrid XLE/SE" -> Hybrid XLE, Hybrid SE
             parts = [parts[0]] + [f"{head} {p}" for p in parts[1:]]
     return tuple(parts)
