@@ -71,6 +71,21 @@ def test_trim_name_rules() -> None:
     assert lineup.hinted("Daytona R/T 245/35ZR20 Rear A/S", "electric", "Charger", "Dodge") == ["Daytona R/T"]
 
 
+def test_closing_s_is_a_grade() -> None:
+    """A closing "S" is a grade of vPIC's sweep ("Altitude S", "Turbo S"), no package letter like
+    Toyota's "LE X"; Toyota's "S Grade" code is; a closing grade letter is not shared across a list."""
+    from vehicledata.dataset import lineup, sweep
+
+    for name in ("Altitude S", "Turbo S", "Pro S", "R-Dynamic S", "Cooper S"):
+        assert lineup.clean(name, "gas") == name
+    assert lineup.clean("LE X", "gas") == "LE" and lineup.clean("XLE M", "gas") == "XLE"
+    assert lineup.clean("SE (S Grade)", "gas") == "SE" and lineup.clean("SE S Grade", "gas") == "SE"
+    assert sweep.trim_names("Islander, Altitude, Altitude S") == ("Islander", "Altitude", "Altitude S")
+    assert sweep.trim_names("SE/XLE Hybrid") == ("SE Hybrid", "XLE Hybrid")
+    assert sweep.trim_names("LX Pop,S,EX") == ("LX Pop", "S", "EX")
+    assert sweep.trim_names("Hybrid XLE/SE") == ("Hybrid XLE", "Hybrid SE")
+
+
 def test_no_grade_of_another_market_and_no_unknown_grade() -> None:
     """vPIC's "not identified" is no trim; a grade marked for other markets only ("ES (Canada)",
     "North(Can)") and Canada's and Latin America's own grade words (Volkswagen's Highline, Jeep's
