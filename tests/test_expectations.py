@@ -86,6 +86,18 @@ def test_closing_s_is_a_grade() -> None:
     assert sweep.trim_names("Hybrid XLE/SE") == ("Hybrid XLE", "Hybrid SE")
 
 
+def test_make_prefixed_model_is_read() -> None:
+    """vPIC files Mazda's 3 as "Mazda3": the sweep is read under that name where the model's own
+    finds nothing, and the word "Mazda3" in a vPIC trim is the model's name, no grade."""
+    from vehicledata.dataset import lineup, sweep
+
+    e = sweep.Entry("Sport", "Sedan", 4, "2", 2.5, 4, "", 186, 3000, 107.3, 5, 21000)
+    sw = sweep.Sweep({(2019, "mazda", "mazda3"): [e], (2019, "mazda", "cx5"): []})
+    assert sw.entries(2019, "Mazda", "3") == [e] and sw.entries(2019, "Mazda", "CX-5") == []
+    assert lineup.clean("Mazda3 Sport", "gas", "3") == "Sport"
+    assert lineup.clean("MX5 Sport", "gas", "CX-5") == "MX5 Sport"
+
+
 def test_no_grade_of_another_market_and_no_unknown_grade() -> None:
     """vPIC's "not identified" is no trim; a grade marked for other markets only ("ES (Canada)",
     "North(Can)") and Canada's and Latin America's own grade words (Volkswagen's Highline, Jeep's

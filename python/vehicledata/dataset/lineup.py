@@ -116,6 +116,13 @@ GRADE_CODE_MODELS = {"Camaro"}
 _GRADE_CODE = re.compile(r"\b([1-3](?:LS|LT|SS|LZ))\b")
 
 
+def _names_model(word: str, model: str) -> bool:
+    """Whether a word is the model's name, alone or with the make's before it: vPIC files
+    Mazda's 3 as "Mazda3" (a model named by a number only)."""
+    w, m = norm(word), norm(model)
+    return w == m or (m.isdigit() and re.fullmatch(r"[a-z]{3,}" + m, w) is not None)
+
+
 @lru_cache(maxsize=None)
 def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     """A trim name as the catalogue writes it, or None when it names no trim."""
@@ -145,7 +152,7 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
         if up in ("STANDARD", "LONG", "MID") and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
             words.append(w)  # Tesla's "Standard Range (Plus)", "Long Range" are grades
             continue
-        if w in ("base", "mid", "high", "low") or (model and norm(w) == norm(model)):
+        if w in ("base", "mid", "high", "low") or (model and _names_model(w, model)):
             continue  # package codes ("STI high+L+KA"), the model's own name
         if up == "BASE" and len(split) > 1:
             continue  # "SR5 Premium Base", "TRD Pro Base": a package's base, the grade is the trim

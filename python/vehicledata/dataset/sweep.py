@@ -97,7 +97,10 @@ class Sweep:
         self.groups = groups
 
     def entries(self, year: int, make: str, model: str) -> List[Entry]:
-        return self.groups.get((year, norm_make(make), norm(model)), [])
+        """The configurations of one model-year; where vPIC has none under the model's name, those
+        it files under the name with the make's before it (Mazda's "Mazda3" for the 3)."""
+        mk = norm_make(make)
+        return self.groups.get((year, mk, norm(model))) or self.groups.get((year, mk, mk + norm(model)), [])
 
     @staticmethod
     def agrees(e: Entry, displ: Optional[float], cylinders: Optional[int], electric: str, drive: str) -> bool:
