@@ -98,6 +98,20 @@ def test_make_prefixed_model_is_read() -> None:
     assert lineup.clean("MX5 Sport", "gas", "CX-5") == "MX5 Sport"
 
 
+def test_model_named_alone_is_base() -> None:
+    """A vPIC trim that is only the model's name is its base grade, as the service names a model
+    with no grade "Base"; the model "with" a package is that package's grade; words that are only
+    body or powertrain ("Regular Cab", "Camry Hybrid" on a gas row) stay no trim."""
+    from vehicledata.dataset import lineup
+
+    assert lineup.clean("Macan", "gas", "Macan") == "Base" and lineup.clean("CX-30", "gas", "CX-30") == "Base"
+    assert lineup.clean("Mazda3", "gas", "3") == "Base" and lineup.clean("CX-30 AWD", "gas", "CX-30") == "Base"
+    assert lineup.clean("Mazda3 with Select Package", "gas", "3") == "Select"
+    assert lineup.clean("Mazda3 with Premium Plus Package", "gas", "3") == "Premium Plus"
+    assert lineup.clean("Regular Cab", "gas", "F-150") is None and lineup.clean("Crew", "gas", "Grand Caravan") is None
+    assert lineup.clean("Camry Hybrid", "gas", "Camry") is None
+
+
 def test_no_grade_of_another_market_and_no_unknown_grade() -> None:
     """vPIC's "not identified" is no trim; a grade marked for other markets only ("ES (Canada)",
     "North(Can)") and Canada's and Latin America's own grade words (Volkswagen's Highline, Jeep's

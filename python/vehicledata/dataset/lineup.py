@@ -116,6 +116,10 @@ GRADE_CODE_MODELS = {"Camaro"}
 _GRADE_CODE = re.compile(r"\b([1-3](?:LS|LT|SS|LZ))\b")
 
 
+# vPIC's "<model> with <grade> Package" (Mazda: "Mazda3 with Select Package")
+_MODEL_WITH_PACKAGE = re.compile(r"(?i)^\s*(\S+)\s+with\s+(\w+(?:\s+\w+)?)\s+package\b")
+
+
 def _names_model(word: str, model: str) -> bool:
     """Whether a word is the model's name, alone or with the make's before it: vPIC files
     Mazda's 3 as "Mazda3" (a model named by a number only)."""
@@ -138,6 +142,9 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     name = _TIRE.sub(" ", name.replace(" - ", " "))
     name = re.sub(r"(?i)\b(?:hard|soft)\s+top\b", " ", name)  # the MX-5's roofs are bodies
     name = re.sub(r"(?i)\b[A-Z] grade\b", " ", name)  # Toyota's package grade codes ("SE S Grade")
+    named = _MODEL_WITH_PACKAGE.match(name)
+    if model and named and _names_model(named.group(1), model):
+        name = named.group(2)  # "Mazda3 with Select Package": the model sold with a package is its grade
     pkg = _PACKAGE.search(name)
     if pkg:  # "Touring Technology Package" -> Touring; "Premium w/ Nav" -> Premium; "Leather" -> none
         name = name[:pkg.start()]
@@ -146,7 +153,10 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     split = [p for w in name.replace(",", " ").split() for p in _unhyphen(w)]
     # vPIC's "Base" with only package letters or codes beside it ("Base P", "Base+ES", Subaru's
     # "WRX base+L") is the model's base grade, which the maker sells as "Base"
-    base_named = any(w.upper() == "BASE" for w in split)
+    # and the model named alone ("Macan", "CX-30", "Mazda3") is its base grade
+    base_named = any(w.upper() == "BASE" for w in split) or bool(
+        model and any(_names_model(w, model) for w in split)
+        and all(_names_model(w, model) or _is_noise(w) for w in split))
     for k, w in enumerate(split):
         up = w.upper()
         if up in ("STANDARD", "LONG", "MID") and k + 1 < len(split) and split[k + 1].upper() == "RANGE":
