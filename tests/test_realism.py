@@ -85,7 +85,9 @@ def test_measured_against_the_reference_set(database: Path) -> None:
 # 28.5 / 23.8 / 50.0 / 38.6 / 80.0 %, scored once by the lead after the merge.
 # Lineup raised after branch `names4` (no other market's grade, the base trim the line's cheapest):
 # held-out 28.5 / 23.8 / 50.0 / 40.0 / 80.0 %, scored once by the lead after the merge.
-HELD_OUT_FLOOR = {"base_msrp_within_5_pct": 28.4, "top_msrp_within_5_pct": 23.8, "base_trim_right_pct": 49.9,
+# Base MSRP and base trim raised after branch `names5` (a closing "S" kept, Mazda's 3 and 6 read
+# under "Mazda3"/"Mazda6", the model named alone is "Base"): 29.2 / 23.8 / 51.4 / 40.0 / 80.0 %.
+HELD_OUT_FLOOR = {"base_msrp_within_5_pct": 29.1, "top_msrp_within_5_pct": 23.8, "base_trim_right_pct": 51.3,
                   "lineup_right_pct": 39.9, "curb_weight_within_4_pct": 79.9}
 
 
