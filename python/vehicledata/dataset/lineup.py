@@ -294,7 +294,8 @@ _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of 
 # LXS, S, GT-Line, EX, SX, SXL, GT (its S sits above the LX); Tesla Standard Range, Standard Range
 # Plus, Mid Range, Long Range, (Long Range) Performance; Jeep Sport, Sport S, Latitude, Altitude,
 # Sahara, Limited, Trailhawk, Overland, Rubicon (Grand Cherokee: Laredo first, then Summit, SRT,
-# Trackhawk; "Unlimited Sahara" ranks as Sahara).
+# Trackhawk; "Unlimited Sahara" ranks as Sahara); Mitsubishi ES, SE, LE, SEL, GT (the generic
+# ladder put its LE and SE below its base ES).
 LADDERS_FILE = Path(__file__).resolve().parent / "make_ladders.csv"
 
 
