@@ -28,7 +28,7 @@ from .sweep import Entry, trim_names
 
 MAX_TRIMS = 12  # per EPA vehicle
 
-_POWERTRAIN_WORDS = {
+POWERTRAIN_WORDS = {
     "hybrid": ("hybrid", "mild hybrid"),
     "plug-in": ("plug-in hybrid",),
     "phev": ("plug-in hybrid",),
@@ -175,14 +175,14 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             w = w.title()  # "TOURING" -> "Touring"
         if re.fullmatch(r"0[A-Z]{2}", up) or (words and up == words[-1].upper()):
             continue  # GM's "0RP"/"0RS" option codes; a word repeated ("RS RS")
-        m = _OPTION_CODE.match(up)
+        m = _OPTION_CODE.match(up) if not _is_noise(w) else None  # "2WD" is a drive word, no code
         if m:
             if m.group(1) == "SV":
                 continue  # GM's "1SV" is the fleet-base equipment group, no grade
             w = up = m.group(1)
         if _is_noise(w) or up in _NOT_TRIM:
             continue
-        fits = _POWERTRAIN_WORDS.get(w.lower())
+        fits = POWERTRAIN_WORDS.get(w.lower())
         if fits is not None and engine_type not in fits:
             continue
         words.append(w)
@@ -498,12 +498,22 @@ _DESIGNATIONS = {"SRT", "TRD", "RST", "GTS", "STI", "SVT", "SHO", "TRX"}
 
 
 def spell_in_lineup(name: str, names: Sequence[str]) -> str:
-    """`name` with its codes spelled as the lineup `names` (the model year's) spells the grade."""
+    """`name` with its codes spelled as the lineup `names` (the model year's) spells the grade; a
+    code closed by a hyphen and another grade's initials ("TRG-EL" beside "Elite") is that grade."""
     spelled = {w.upper(): w for n in names for w in n.split()
                if w.isalpha() and len(w) >= 4 and re.search(r"[aeiouAEIOU]", w[1:]) and not w.isupper()}
     kept = {g for ladder in [LADDER, *MAKE_LADDERS.values()] for g in ladder} | _DESIGNATIONS
     out: List[str] = []
-    for w in name.split():
+    words = name.split()
+    head, _, code = words[0].rpartition("-") if len(words) == 1 else ("", "", "")
+    if head and re.fullmatch(r"[A-Z]{2,3}", code):
+        # a grade code closed by another grade's initials, that grade spelled in the lineup
+        # (Honda's "TRG-EL" beside "Elite": the Elite, which vPIC also writes "Touring Elite")
+        whole = [n for n in names if len(n.split()) == 1 and n.isalpha() and not n.isupper()
+                 and n.upper().startswith(code) and len(n) > len(code)]
+        if len(whole) == 1:
+            return whole[0]
+    for w in words:
         w = _SEAT_COUNT.sub("", w)
         pieces = []
         for p in w.split("-"):
