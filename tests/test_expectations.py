@@ -199,3 +199,67 @@ def test_the_base_trim_is_the_lines_cheapest() -> None:
     rows._base_cheapest([0], ["gas"], [["430i", "430i Gran Coupe"]], ["430i", "430i Gran Coupe"], 0.05, alike,
                         {k: True for k in alike}, "BMW", "430i", 2018)
     assert alike[(0, "430i")] == 44650
+
+
+def test_a_list_shares_a_closing_word_only_when_it_is_no_grade() -> None:
+    """vPIC's and EPA's lists: a closing powertrain word goes with each name ("SE/XLE Hybrid"), a
+    closing grade does not ("SR/SR5/TRD Sport" is no "SR Sport"; "Ltd/SE Platinum" no "Ltd
+    Platinum"), nor the words of a name that extends an earlier one ("XLE / XLE Premium 4WD"); a
+    first name's head goes with the names after it only where that first name closes on a grade
+    ("Hybrid XLE/SE"; not "Big Horn/Lonestar", "High Country / RS", EPA's "Limited AWD/SE");
+    "2WD" is a drive word, not GM's option code for a grade "WD"."""
+    from vehicledata.dataset import lineup, sweep
+
+    assert sweep.trim_names("SE/XLE Hybrid") == ("SE Hybrid", "XLE Hybrid")
+    assert sweep.trim_names("Hybrid XLE/SE") == ("Hybrid XLE", "Hybrid SE")
+    assert sweep.trim_names("SR/SR5/TRD Sport") == ("SR", "SR5", "TRD Sport")
+    assert sweep.trim_names("Ltd/SE Platinum G Grade") == ("Ltd", "SE Platinum G Grade")
+    assert sweep.trim_names("XLE / XLE Premium 4WD") == ("XLE", "XLE Premium 4WD")
+    assert sweep.trim_names("Limited AWD/SE") == ("Limited AWD", "SE")
+    assert sweep.trim_names("Big Horn/Lonestar") == ("Big Horn", "Lonestar")
+    assert sweep.trim_names("High Country / RS") == ("High Country", "RS")
+    assert lineup.hinted("Limited AWD/SE", "gas", "RAV4", "Toyota") == ["Limited", "SE"]
+    assert lineup.clean("XLE Premium 2WD", "gas") == "XLE Premium" and lineup.clean("2WD", "gas") is None
+    assert lineup.clean("1LT", "gas") == "LT" and lineup.clean("2LT", "gas") == "LT"
+
+
+def test_a_code_closed_by_a_grades_initials_is_that_grade() -> None:
+    """Honda's vPIC "TRG-EL" beside "Elite" in one lineup is the Elite; without it the name stays."""
+    from vehicledata.dataset import lineup
+
+    odyssey = ["LX", "EX", "EX-L", "Touring", "TRG-EL", "Elite"]
+    assert [lineup.spell_in_lineup(t, odyssey) for t in odyssey] == ["LX", "EX", "EX-L", "Touring", "Elite", "Elite"]
+    assert lineup.spell_in_lineup("TRG-EL", ["LX", "Touring", "TRG-EL"]) == "Touring-EL"
+    for kept in ("EX-L", "EX-TL", "SH-AWD", "A-SPEC", "GT-Line"):
+        assert lineup.spell_in_lineup(kept, [kept, "Elite", "Touring", "Line"]) == kept
+
+
+def test_mitsubishi_climbs_its_own_ladder() -> None:
+    """Mitsubishi's grades (make_ladders.csv): ES, SE, LE, SEL, GT (2018 Outlander: ES $23,945,
+    SE $24,945, LE and SEL $26,145, GT $32,245); the generic ladder put LE and SE below ES."""
+    from vehicledata.dataset import rows
+
+    assert rows.ladder_order("Mitsubishi", "Outlander", 2017, ["GT", "SEL", "LE", "SE", "ES"]) == \
+        ["ES", "SE", "LE", "SEL", "GT"]
+
+
+def test_a_row_without_a_grade_takes_the_grades_its_siblings_borrowed() -> None:
+    """2018 Rogue: vPIC names no trim that model year; the 2.5 L rows borrow S, SV, SL from 2017,
+    and the hybrid, whose engine no other year names, takes the line's base grade from them
+    (it was "Hybrid", a name the real lineup has not)."""
+    from types import SimpleNamespace
+
+    from vehicledata.dataset import naming, rows
+
+    def car(year: int, displ: float) -> SimpleNamespace:
+        return SimpleNamespace(year=year, displ=displ, cylinders="4", turbo=False, supercharged=False)
+
+    vehicles = [car(2017, 2.5), car(2018, 2.5), car(2018, 2.0)]
+    idents = [("Nissan", "Rogue", "Base")] * 3
+    named = [naming.Name(model="Rogue", series=None, submodel="Base", trim="Base")] * 3
+    etypes = ["gas", "gas", "hybrid"]
+    facts = [{"fits": lambda c: True} for _ in vehicles]
+    lineups = [["S", "SV", "SL"], ["Base"], ["Hybrid"]]
+    rows._borrow_grades(vehicles, idents, named, etypes, facts, lineups)  # type: ignore[arg-type]
+    assert lineups == [["S", "SV", "SL"], ["S", "SV", "SL"], ["S"]]
+    assert facts[2].get("borrowed") is True
