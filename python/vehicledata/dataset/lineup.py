@@ -216,14 +216,17 @@ def foreign(name: str, make: str, us_words: frozenset = frozenset()) -> bool:
 
 
 def candidates(entries: Sequence[Entry], engine_type: str, model: str = "") -> List[str]:
-    """Trim names of the agreeing vPIC configurations, in vPIC's order, each once."""
+    """Trim names of the agreeing vPIC configurations, in vPIC's order, each once. A "Base" in a
+    list beside a grade says that grade is the base one (GM's "Work Truck/Fleet/Base"): no name."""
     seen: Dict[str, str] = {}
     if any(e.displ is not None for e in entries):
         entries = [e for e in entries if e.displ is not None]  # patterns naming the engine say more
     for e in entries:
-        for raw in trim_names(e.trim.split("+")[0]):
-            c = clean(raw, engine_type, model)
-            if c and norm(c) not in seen:
+        names = [c for c in (clean(raw, engine_type, model) for raw in trim_names(e.trim.split("+")[0])) if c]
+        if len(names) > 1:
+            names = [c for c in names if c != "Base"] or names
+        for c in names:
+            if norm(c) not in seen:
                 seen[norm(c)] = c
     return list(seen.values())
 
@@ -278,7 +281,7 @@ def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str =
 
 
 # Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
-LADDER = ["BASE", "L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "SR", "SR5", "XL", "WORK TRUCK", "WT", "SPORT",
+LADDER = ["BASE", "L", "S", "CE", "DX", "LX", "LE", "SE", "WORK TRUCK", "WT", "LS", "1LS", "ES", "SV", "SR", "SR5", "XL", "SPORT",
           "LT", "1LT", "2LT", "3LT", "SLE", "ELEVATION", "LUXURY", "PREMIERE", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "A-SPEC", "LTZ",
           "1SS", "2SS", "1LZ", "2LZ", "3LZ", "SELECT", "PREFERRED", "ESSENCE", "XRT", "LIMITED", "PREMIUM",
           "LARIAT", "SLT", "AT4", "LARAMIE", "PREMIER", "PLATINUM", "PRESTIGE", "ADVANCE", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
