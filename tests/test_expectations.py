@@ -267,7 +267,7 @@ def test_a_row_without_a_grade_takes_the_grades_its_siblings_borrowed() -> None:
 
 def test_base_beside_a_grade_names_no_trim_and_work_truck_is_gms_base() -> None:
     """GM's vPIC "Work Truck/Fleet/Base": the "Base" says the Work Truck is the base grade, it is no
-    trim of its own; a lone "Base" stays. GM's Work Truck sits below its LS (2018 Silverado 1500:
+    trim of its own; a lone "Base" and a list's first "Base" (2021 Bronco "Base, Big Bend") stay. GM's Work Truck sits below its LS (2018 Silverado 1500:
     Work Truck, LS, Custom, LT), below which the generic ladder had put it."""
     from vehicledata.dataset import lineup, sweep
 
@@ -275,5 +275,6 @@ def test_base_beside_a_grade_names_no_trim_and_work_truck_is_gms_base() -> None:
         return sweep.Entry(trim, "Pickup", 2, "2", 5.3, 8, "", 355, None, None, None, None)
     assert lineup.candidates([entry("Work Truck/Fleet/Base"), entry("LS")], "gas") == ["Work Truck", "LS"]
     assert lineup.candidates([entry("Base"), entry("LS")], "gas") == ["Base", "LS"]
+    assert lineup.candidates([entry("Base, Big Bend, Black Diamond")], "gas") == ["Base", "Big Bend", "Black Diamond"]
     assert [lineup.rank(t) for t in ("L", "Work Truck", "LS", "LT")] == \
         sorted(lineup.rank(t) for t in ("L", "Work Truck", "LS", "LT"))

@@ -216,15 +216,15 @@ def foreign(name: str, make: str, us_words: frozenset = frozenset()) -> bool:
 
 
 def candidates(entries: Sequence[Entry], engine_type: str, model: str = "") -> List[str]:
-    """Trim names of the agreeing vPIC configurations, in vPIC's order, each once. A "Base" in a
-    list beside a grade says that grade is the base one (GM's "Work Truck/Fleet/Base"): no name."""
+    """Trim names of the agreeing vPIC configurations, in vPIC's order, each once. A "Base" after
+    the first name of a list says that name is the base grade (GM's "Work Truck/Fleet/Base"): no
+    name of its own; a list's first "Base" is the grade ("Base, Big Bend, Black Diamond")."""
     seen: Dict[str, str] = {}
     if any(e.displ is not None for e in entries):
         entries = [e for e in entries if e.displ is not None]  # patterns naming the engine say more
     for e in entries:
         names = [c for c in (clean(raw, engine_type, model) for raw in trim_names(e.trim.split("+")[0])) if c]
-        if len(names) > 1:
-            names = [c for c in names if c != "Base"] or names
+        names = names[:1] + [c for c in names[1:] if c != "Base"]
         for c in names:
             if norm(c) not in seen:
                 seen[norm(c)] = c
