@@ -124,6 +124,9 @@ def test_no_grade_of_another_market_and_no_unknown_grade() -> None:
     assert lineup.clean("Latitude (North for Canada)", "gas") == "Latitude"
     assert lineup.foreign("Highline", "Volkswagen") and lineup.foreign("North", "Jeep") and lineup.foreign("Longitude", "Jeep")
     assert not lineup.foreign("Latitude", "Jeep")
+    # Honda's DX: a US grade up to the 2012 Civic, Canada's after
+    assert lineup.foreign("DX", "Honda", year=2019) and not lineup.foreign("DX", "Honda", year=2012)
+    assert not lineup.foreign("DX", "Honda", frozenset({"DX"}), 2019)
 
 
 def test_generic_ladder_places_common_grades() -> None:

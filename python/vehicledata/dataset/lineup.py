@@ -203,11 +203,19 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     return out
 
 
-def foreign(name: str, make: str, us_words: frozenset = frozenset()) -> bool:
-    """A grade vPIC carries for another market (Korea's GL/GLS, Canada's GX/GS, a bare SV) that the
-    make's US sources (EPA's model strings, the reviewed tables: `us_words`, upper case) never use;
-    Nissan's and Infiniti's SV is a US grade."""
+# Grades another market kept after the US dropped them, by the first model year they are foreign:
+# Honda's DX, the US base grade up to the 2012 Civic, Canada's base grade after (vPIC's 2016-2020
+# Civic and Fit patterns name it).
+FOREIGN_FROM = {"DX": 2013}
+
+
+def foreign(name: str, make: str, us_words: frozenset = frozenset(), year: int = 0) -> bool:
+    """A grade vPIC carries for another market (Korea's GL/GLS, Canada's GX/GS, a bare SV; from
+    their years, `FOREIGN_FROM`) that the make's US sources (EPA's model strings, the reviewed
+    tables: `us_words`, upper case) never use; Nissan's and Infiniti's SV is a US grade."""
     first = name.split()[0].upper() if name.split() else ""
+    if first in FOREIGN_FROM:
+        return year >= FOREIGN_FROM[first] and first not in us_words
     if first not in FOREIGN_GRADES:
         return False
     if first == "SV" and (make in ("Nissan", "Infiniti") or name.upper() != "SV"):

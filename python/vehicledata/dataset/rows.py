@@ -293,7 +293,7 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
         if found is None:
             found = [] if make in lineup.MODEL_IS_TRIM else [
                 c for c in lineup.candidates(entries, etypes[i], model)  # type: ignore[arg-type]
-                if not lineup.foreign(c, make, us_words.get(make, frozenset()))]
+                if not lineup.foreign(c, make, us_words.get(make, frozenset()), v.year)]
         cands_of.append(found)
     _bind_performance_grades(vehicles, idents, facts_of, cands_of,
                              [lineup.reviewed(mk, mdl, v.year, v.displ, v.turbo, et, v.supercharged) is not None
@@ -315,7 +315,7 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
         key = (v.year, make, model, _powertrain(v, etypes[i], dtypes[i]))
         fallback = named[i].trim
         cleaned = lineup.clean(fallback, etypes[i]) or fallback
-        if (lineup.foreign(cleaned, make, us_words.get(make, frozenset()))
+        if (lineup.foreign(cleaned, make, us_words.get(make, frozenset()), v.year)
                 or not facts_of[i]["fits"](fallback)):  # type: ignore[operator]
             fallback = "Base"
         out.append(lineup.lineup(own[i], cands_of[i], claimed.get(key, set()), fallback, etypes[i]))
