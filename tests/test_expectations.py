@@ -221,6 +221,10 @@ def test_a_list_shares_a_closing_word_only_when_it_is_no_grade() -> None:
     assert sweep.trim_names("Limited AWD/SE") == ("Limited AWD", "SE")
     assert sweep.trim_names("Big Horn/Lonestar") == ("Big Horn", "Lonestar")
     assert sweep.trim_names("High Country / RS") == ("High Country", "RS")
+    assert sweep.trim_names("SR/SR5/TRD Off Road/Pro/Sport") == ("SR", "SR5", "TRD Off Road", "TRD Pro", "TRD Sport")
+    assert sweep.trim_names("SR5/TRD Off Road/TRD Sport") == ("SR5", "TRD Off Road", "TRD Sport")
+    assert sweep.trim_names("TRD Off Road Premium/Ltd/Ltd Night Shade/TRD Pro") == \
+        ("TRD Off Road Premium", "Ltd", "Ltd Night Shade", "TRD Pro")
     assert lineup.hinted("Limited AWD/SE", "gas", "RAV4", "Toyota") == ["Limited", "SE"]
     assert lineup.clean("XLE Premium 2WD", "gas") == "XLE Premium" and lineup.clean("2WD", "gas") is None
     assert lineup.clean("1LT", "gas") == "LT" and lineup.clean("2LT", "gas") == "LT"

@@ -505,7 +505,7 @@ def expand_codes(name: str, words: Dict[str, float]) -> Optional[str]:
 # a make's ladder ("XLT", "SLT", "SXT") or a performance designation ("SRT", "TRD") stays.
 _UPPER_CODE = re.compile(r"^[B-DF-HJ-NP-TV-Z]{3,}$")
 _SEAT_COUNT = re.compile(r"(?<=[A-Za-z])-[5-9]$")
-_DESIGNATIONS = {"SRT", "TRD", "RST", "GTS", "STI", "SVT", "SHO", "TRX"}
+DESIGNATIONS = {"SRT", "TRD", "RST", "GTS", "STI", "SVT", "SHO", "TRX"}
 
 
 def spell_in_lineup(name: str, names: Sequence[str]) -> str:
@@ -513,7 +513,7 @@ def spell_in_lineup(name: str, names: Sequence[str]) -> str:
     code closed by a hyphen and another grade's initials ("TRG-EL" beside "Elite") is that grade."""
     spelled = {w.upper(): w for n in names for w in n.split()
                if w.isalpha() and len(w) >= 4 and re.search(r"[aeiouAEIOU]", w[1:]) and not w.isupper()}
-    kept = {g for ladder in [LADDER, *MAKE_LADDERS.values()] for g in ladder} | _DESIGNATIONS
+    kept = {g for ladder in [LADDER, *MAKE_LADDERS.values()] for g in ladder} | DESIGNATIONS
     out: List[str] = []
     words = name.split()
     head, _, code = words[0].rpartition("-") if len(words) == 1 else ("", "", "")

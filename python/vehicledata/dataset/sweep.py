@@ -204,7 +204,9 @@ def trim_names(value: str) -> Tuple[str, ...]:
     """One vPIC Trim value as the trim names it stands for: "L/LE/SE/XLE" -> L, LE, SE, XLE;
     "SE/XLE Hybrid" -> SE Hybrid, XLE Hybrid (a shared last word goes with each, unless the last
     name is a special edition: `_EDITION`, extends an earlier name, "XLE / XLE Premium", or closes
-    on a grade of the generic ladder, "SR/SR5/TRD Sport")."""
+    on a grade of the generic ladder, "SR/SR5/TRD Sport"); the single words closing a list after a
+    name led by a performance designation are its grades ("TRD Off Road/Pro/Sport" -> TRD Pro,
+    TRD Sport)."""
     value = value.strip()
     if not value:
         return ()
@@ -229,4 +231,13 @@ def trim_names(value: str) -> Tuple[str, ...]:
             # "High Country / RS", "Work Truck/Fleet", EPA's "Limited AWD/SE": not "Big Lonestar")
             head = " ".join(first_words[:-1])     # "Hybrid XLE/SE" -> Hybrid XLE, Hybrid SE
             parts = [parts[0]] + [f"{head} {p}" for p in parts[1:]]
+    # the single words closing a list after a name led by a performance designation are that
+    # designation's grades ("SR/SR5/TRD Off Road/Pro/Sport" -> ..., TRD Off Road, TRD Pro, TRD
+    # Sport; not "TRD Off Road Premium/Ltd/Ltd Night Shade")
+    from .lineup import DESIGNATIONS
+    for k, p in enumerate(parts[:-1]):
+        words = p.split()
+        if len(words) > 1 and words[0].upper() in DESIGNATIONS and all(len(q.split()) == 1 for q in parts[k + 1:]):
+            parts[k + 1:] = [q if q.upper() == words[0].upper() else f"{words[0]} {q}" for q in parts[k + 1:]]
+            break
     return tuple(parts)
