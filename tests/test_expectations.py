@@ -124,6 +124,9 @@ def test_no_grade_of_another_market_and_no_unknown_grade() -> None:
     assert lineup.clean("Latitude (North for Canada)", "gas") == "Latitude"
     assert lineup.foreign("Highline", "Volkswagen") and lineup.foreign("North", "Jeep") and lineup.foreign("Longitude", "Jeep")
     assert not lineup.foreign("Latitude", "Jeep")
+    # Honda's DX: a US grade up to the 2012 Civic, Canada's after
+    assert lineup.foreign("DX", "Honda", year=2019) and not lineup.foreign("DX", "Honda", year=2012)
+    assert not lineup.foreign("DX", "Honda", frozenset({"DX"}), 2019)
 
 
 def test_generic_ladder_places_common_grades() -> None:
@@ -199,3 +202,86 @@ def test_the_base_trim_is_the_lines_cheapest() -> None:
     rows._base_cheapest([0], ["gas"], [["430i", "430i Gran Coupe"]], ["430i", "430i Gran Coupe"], 0.05, alike,
                         {k: True for k in alike}, "BMW", "430i", 2018)
     assert alike[(0, "430i")] == 44650
+
+
+def test_a_list_shares_a_closing_word_only_when_it_is_no_grade() -> None:
+    """vPIC's and EPA's lists: a closing powertrain word goes with each name ("SE/XLE Hybrid"), a
+    closing grade does not ("SR/SR5/TRD Sport" is no "SR Sport"; "Ltd/SE Platinum" no "Ltd
+    Platinum"), nor the words of a name that extends an earlier one ("XLE / XLE Premium 4WD"); a
+    first name's head goes with the names after it only where that first name closes on a grade
+    ("Hybrid XLE/SE"; not "Big Horn/Lonestar", "High Country / RS", EPA's "Limited AWD/SE");
+    "2WD" is a drive word, not GM's option code for a grade "WD"."""
+    from vehicledata.dataset import lineup, sweep
+
+    assert sweep.trim_names("SE/XLE Hybrid") == ("SE Hybrid", "XLE Hybrid")
+    assert sweep.trim_names("Hybrid XLE/SE") == ("Hybrid XLE", "Hybrid SE")
+    assert sweep.trim_names("SR/SR5/TRD Sport") == ("SR", "SR5", "TRD Sport")
+    assert sweep.trim_names("Ltd/SE Platinum G Grade") == ("Ltd", "SE Platinum G Grade")
+    assert sweep.trim_names("XLE / XLE Premium 4WD") == ("XLE", "XLE Premium 4WD")
+    assert sweep.trim_names("Limited AWD/SE") == ("Limited AWD", "SE")
+    assert sweep.trim_names("Big Horn/Lonestar") == ("Big Horn", "Lonestar")
+    assert sweep.trim_names("High Country / RS") == ("High Country", "RS")
+    assert sweep.trim_names("SR/SR5/TRD Off Road/Pro/Sport") == ("SR", "SR5", "TRD Off Road", "TRD Pro", "TRD Sport")
+    assert sweep.trim_names("SR5/TRD Off Road/TRD Sport") == ("SR5", "TRD Off Road", "TRD Sport")
+    assert sweep.trim_names("TRD Off Road Premium/Ltd/Ltd Night Shade/TRD Pro") == \
+        ("TRD Off Road Premium", "Ltd", "Ltd Night Shade", "TRD Pro")
+    assert lineup.hinted("Limited AWD/SE", "gas", "RAV4", "Toyota") == ["Limited", "SE"]
+    assert lineup.clean("XLE Premium 2WD", "gas") == "XLE Premium" and lineup.clean("2WD", "gas") is None
+    assert lineup.clean("1LT", "gas") == "LT" and lineup.clean("2LT", "gas") == "LT"
+
+
+def test_a_code_closed_by_a_grades_initials_is_that_grade() -> None:
+    """Honda's vPIC "TRG-EL" beside "Elite" in one lineup is the Elite; without it the name stays."""
+    from vehicledata.dataset import lineup
+
+    odyssey = ["LX", "EX", "EX-L", "Touring", "TRG-EL", "Elite"]
+    assert [lineup.spell_in_lineup(t, odyssey) for t in odyssey] == ["LX", "EX", "EX-L", "Touring", "Elite", "Elite"]
+    assert lineup.spell_in_lineup("TRG-EL", ["LX", "Touring", "TRG-EL"]) == "Touring-EL"
+    for kept in ("EX-L", "EX-TL", "SH-AWD", "A-SPEC", "GT-Line"):
+        assert lineup.spell_in_lineup(kept, [kept, "Elite", "Touring", "Line"]) == kept
+
+
+def test_mitsubishi_climbs_its_own_ladder() -> None:
+    """Mitsubishi's grades (make_ladders.csv): ES, SE, LE, SEL, GT (2018 Outlander: ES $23,945,
+    SE $24,945, LE and SEL $26,145, GT $32,245); the generic ladder put LE and SE below ES."""
+    from vehicledata.dataset import rows
+
+    assert rows.ladder_order("Mitsubishi", "Outlander", 2017, ["GT", "SEL", "LE", "SE", "ES"]) == \
+        ["ES", "SE", "LE", "SEL", "GT"]
+
+
+def test_a_row_without_a_grade_takes_the_grades_its_siblings_borrowed() -> None:
+    """2018 Rogue: vPIC names no trim that model year; the 2.5 L rows borrow S, SV, SL from 2017,
+    and the hybrid, whose engine no other year names, takes the line's base grade from them
+    (it was "Hybrid", a name the real lineup has not)."""
+    from types import SimpleNamespace
+
+    from vehicledata.dataset import naming, rows
+
+    def car(year: int, displ: float) -> SimpleNamespace:
+        return SimpleNamespace(year=year, displ=displ, cylinders="4", turbo=False, supercharged=False)
+
+    vehicles = [car(2017, 2.5), car(2018, 2.5), car(2018, 2.0)]
+    idents = [("Nissan", "Rogue", "Base")] * 3
+    named = [naming.Name(model="Rogue", series=None, submodel="Base", trim="Base")] * 3
+    etypes = ["gas", "gas", "hybrid"]
+    facts = [{"fits": lambda c: True} for _ in vehicles]
+    lineups = [["S", "SV", "SL"], ["Base"], ["Hybrid"]]
+    rows._borrow_grades(vehicles, idents, named, etypes, facts, lineups)  # type: ignore[arg-type]
+    assert lineups == [["S", "SV", "SL"], ["S", "SV", "SL"], ["S"]]
+    assert facts[2].get("borrowed") is True
+
+
+def test_base_beside_a_grade_names_no_trim_and_work_truck_is_gms_base() -> None:
+    """GM's vPIC "Work Truck/Fleet/Base": the "Base" says the Work Truck is the base grade, it is no
+    trim of its own; a lone "Base" and a list's first "Base" (2021 Bronco "Base, Big Bend") stay. GM's Work Truck sits below its LS (2018 Silverado 1500:
+    Work Truck, LS, Custom, LT), below which the generic ladder had put it."""
+    from vehicledata.dataset import lineup, sweep
+
+    def entry(trim: str) -> sweep.Entry:
+        return sweep.Entry(trim, "Pickup", 2, "2", 5.3, 8, "", 355, None, None, None, None)
+    assert lineup.candidates([entry("Work Truck/Fleet/Base"), entry("LS")], "gas") == ["Work Truck", "LS"]
+    assert lineup.candidates([entry("Base"), entry("LS")], "gas") == ["Base", "LS"]
+    assert lineup.candidates([entry("Base, Big Bend, Black Diamond")], "gas") == ["Base", "Big Bend", "Black Diamond"]
+    assert [lineup.rank(t) for t in ("L", "Work Truck", "LS", "LT")] == \
+        sorted(lineup.rank(t) for t in ("L", "Work Truck", "LS", "LT"))

@@ -28,7 +28,7 @@ from .sweep import Entry, trim_names
 
 MAX_TRIMS = 12  # per EPA vehicle
 
-_POWERTRAIN_WORDS = {
+POWERTRAIN_WORDS = {
     "hybrid": ("hybrid", "mild hybrid"),
     "plug-in": ("plug-in hybrid",),
     "phev": ("plug-in hybrid",),
@@ -175,14 +175,14 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
             w = w.title()  # "TOURING" -> "Touring"
         if re.fullmatch(r"0[A-Z]{2}", up) or (words and up == words[-1].upper()):
             continue  # GM's "0RP"/"0RS" option codes; a word repeated ("RS RS")
-        m = _OPTION_CODE.match(up)
+        m = _OPTION_CODE.match(up) if not _is_noise(w) else None  # "2WD" is a drive word, no code
         if m:
             if m.group(1) == "SV":
                 continue  # GM's "1SV" is the fleet-base equipment group, no grade
             w = up = m.group(1)
         if _is_noise(w) or up in _NOT_TRIM:
             continue
-        fits = _POWERTRAIN_WORDS.get(w.lower())
+        fits = POWERTRAIN_WORDS.get(w.lower())
         if fits is not None and engine_type not in fits:
             continue
         words.append(w)
@@ -203,11 +203,19 @@ def clean(name: str, engine_type: str, model: str = "") -> Optional[str]:
     return out
 
 
-def foreign(name: str, make: str, us_words: frozenset = frozenset()) -> bool:
-    """A grade vPIC carries for another market (Korea's GL/GLS, Canada's GX/GS, a bare SV) that the
-    make's US sources (EPA's model strings, the reviewed tables: `us_words`, upper case) never use;
-    Nissan's and Infiniti's SV is a US grade."""
+# Grades another market kept after the US dropped them, by the first model year they are foreign:
+# Honda's DX, the US base grade up to the 2012 Civic, Canada's base grade after (vPIC's 2016-2020
+# Civic and Fit patterns name it).
+FOREIGN_FROM = {"DX": 2013}
+
+
+def foreign(name: str, make: str, us_words: frozenset = frozenset(), year: int = 0) -> bool:
+    """A grade vPIC carries for another market (Korea's GL/GLS, Canada's GX/GS, a bare SV; from
+    their years, `FOREIGN_FROM`) that the make's US sources (EPA's model strings, the reviewed
+    tables: `us_words`, upper case) never use; Nissan's and Infiniti's SV is a US grade."""
     first = name.split()[0].upper() if name.split() else ""
+    if first in FOREIGN_FROM:
+        return year >= FOREIGN_FROM[first] and first not in us_words
     if first not in FOREIGN_GRADES:
         return False
     if first == "SV" and (make in ("Nissan", "Infiniti") or name.upper() != "SV"):
@@ -216,14 +224,17 @@ def foreign(name: str, make: str, us_words: frozenset = frozenset()) -> bool:
 
 
 def candidates(entries: Sequence[Entry], engine_type: str, model: str = "") -> List[str]:
-    """Trim names of the agreeing vPIC configurations, in vPIC's order, each once."""
+    """Trim names of the agreeing vPIC configurations, in vPIC's order, each once. A "Base" after
+    the first name of a list says that name is the base grade (GM's "Work Truck/Fleet/Base"): no
+    name of its own; a list's first "Base" is the grade ("Base, Big Bend, Black Diamond")."""
     seen: Dict[str, str] = {}
     if any(e.displ is not None for e in entries):
         entries = [e for e in entries if e.displ is not None]  # patterns naming the engine say more
     for e in entries:
-        for raw in trim_names(e.trim.split("+")[0]):
-            c = clean(raw, engine_type, model)
-            if c and norm(c) not in seen:
+        names = [c for c in (clean(raw, engine_type, model) for raw in trim_names(e.trim.split("+")[0])) if c]
+        names = names[:1] + [c for c in names[1:] if c != "Base"]
+        for c in names:
+            if norm(c) not in seen:
                 seen[norm(c)] = c
     return list(seen.values())
 
@@ -278,7 +289,7 @@ def price_of(entries: Sequence[Entry], trim: str, engine_type: str, model: str =
 
 
 # Trim words in the order manufacturers price them (a generic ladder for ordering a lineup).
-LADDER = ["BASE", "L", "S", "CE", "DX", "LX", "LE", "SE", "LS", "1LS", "ES", "SV", "SR", "SR5", "XL", "WORK TRUCK", "WT", "SPORT",
+LADDER = ["BASE", "L", "S", "CE", "DX", "LX", "LE", "SE", "WORK TRUCK", "WT", "LS", "1LS", "ES", "SV", "SR", "SR5", "XL", "SPORT",
           "LT", "1LT", "2LT", "3LT", "SLE", "ELEVATION", "LUXURY", "PREMIERE", "EX", "SXT", "SEL", "XLE", "XSE", "XLT", "GT", "SL", "EX-L", "TOURING", "A-SPEC", "LTZ",
           "1SS", "2SS", "1LZ", "2LZ", "3LZ", "SELECT", "PREFERRED", "ESSENCE", "XRT", "LIMITED", "PREMIUM",
           "LARIAT", "SLT", "AT4", "LARAMIE", "PREMIER", "PLATINUM", "PRESTIGE", "ADVANCE", "TRAIL BOSS", "TRD PRO", "DENALI", "HIGH COUNTRY",
@@ -294,7 +305,8 @@ _UNKNOWN_RANK = float(_LADDER_RANK["GT"])  # unknown names sit in the middle of 
 # LXS, S, GT-Line, EX, SX, SXL, GT (its S sits above the LX); Tesla Standard Range, Standard Range
 # Plus, Mid Range, Long Range, (Long Range) Performance; Jeep Sport, Sport S, Latitude, Altitude,
 # Sahara, Limited, Trailhawk, Overland, Rubicon (Grand Cherokee: Laredo first, then Summit, SRT,
-# Trackhawk; "Unlimited Sahara" ranks as Sahara).
+# Trackhawk; "Unlimited Sahara" ranks as Sahara); Mitsubishi ES, SE, LE, SEL, GT (the generic
+# ladder put its LE and SE below its base ES).
 LADDERS_FILE = Path(__file__).resolve().parent / "make_ladders.csv"
 
 
@@ -493,16 +505,26 @@ def expand_codes(name: str, words: Dict[str, float]) -> Optional[str]:
 # a make's ladder ("XLT", "SLT", "SXT") or a performance designation ("SRT", "TRD") stays.
 _UPPER_CODE = re.compile(r"^[B-DF-HJ-NP-TV-Z]{3,}$")
 _SEAT_COUNT = re.compile(r"(?<=[A-Za-z])-[5-9]$")
-_DESIGNATIONS = {"SRT", "TRD", "RST", "GTS", "STI", "SVT", "SHO", "TRX"}
+DESIGNATIONS = {"SRT", "TRD", "RST", "GTS", "STI", "SVT", "SHO", "TRX"}
 
 
 def spell_in_lineup(name: str, names: Sequence[str]) -> str:
-    """`name` with its codes spelled as the lineup `names` (the model year's) spells the grade."""
+    """`name` with its codes spelled as the lineup `names` (the model year's) spells the grade; a
+    code closed by a hyphen and another grade's initials ("TRG-EL" beside "Elite") is that grade."""
     spelled = {w.upper(): w for n in names for w in n.split()
                if w.isalpha() and len(w) >= 4 and re.search(r"[aeiouAEIOU]", w[1:]) and not w.isupper()}
-    kept = {g for ladder in [LADDER, *MAKE_LADDERS.values()] for g in ladder} | _DESIGNATIONS
+    kept = {g for ladder in [LADDER, *MAKE_LADDERS.values()] for g in ladder} | DESIGNATIONS
     out: List[str] = []
-    for w in name.split():
+    words = name.split()
+    head, _, code = words[0].rpartition("-") if len(words) == 1 else ("", "", "")
+    if head and re.fullmatch(r"[A-Z]{2,3}", code):
+        # a grade code closed by another grade's initials, that grade spelled in the lineup
+        # (Honda's "TRG-EL" beside "Elite": the Elite, which vPIC also writes "Touring Elite")
+        whole = [n for n in names if len(n.split()) == 1 and n.isalpha() and not n.isupper()
+                 and n.upper().startswith(code) and len(n) > len(code)]
+        if len(whole) == 1:
+            return whole[0]
+    for w in words:
         w = _SEAT_COUNT.sub("", w)
         pieces = []
         for p in w.split("-"):

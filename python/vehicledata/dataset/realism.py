@@ -27,9 +27,10 @@ MAINSTREAM_EXEMPT = (("Ford", "GT"),)
 # Grades vPIC carries for other markets (Korea: GL, GLS, HGS, JSL, TAX, TOP; Canada: GX, GS,
 # Volkswagen's Trendline, Comfortline, Highline, Execline, Jeep's North, and a bare SV of a
 # mainstream brand other than Nissan, where SV is a US grade; Land Rover's SV is its Special
-# Vehicles line; Latin America: Jeep's Longitude).
+# Vehicles line; Latin America: Jeep's Longitude; Honda's DX, Canada's base grade after the 2012
+# Civic, the last US one).
 FOREIGN_GRADES = ("GL", "GLS", "HGS", "JSL", "TAX", "TOP", "GX", "GS", "SV", "TRENDLINE", "COMFORTLINE", "HIGHLINE",
-                  "EXECLINE", "NORTH", "LONGITUDE")
+                  "EXECLINE", "NORTH", "LONGITUDE", "DX")
 US_SV_MAKES = ("Nissan", "Infiniti")
 
 # Words naming an option package or a piece of equipment, never a trim.

@@ -293,7 +293,7 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
         if found is None:
             found = [] if make in lineup.MODEL_IS_TRIM else [
                 c for c in lineup.candidates(entries, etypes[i], model)  # type: ignore[arg-type]
-                if not lineup.foreign(c, make, us_words.get(make, frozenset()))]
+                if not lineup.foreign(c, make, us_words.get(make, frozenset()), v.year)]
         cands_of.append(found)
     _bind_performance_grades(vehicles, idents, facts_of, cands_of,
                              [lineup.reviewed(mk, mdl, v.year, v.displ, v.turbo, et, v.supercharged) is not None
@@ -315,7 +315,7 @@ def _lineups(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named:
         key = (v.year, make, model, _powertrain(v, etypes[i], dtypes[i]))
         fallback = named[i].trim
         cleaned = lineup.clean(fallback, etypes[i]) or fallback
-        if (lineup.foreign(cleaned, make, us_words.get(make, frozenset()))
+        if (lineup.foreign(cleaned, make, us_words.get(make, frozenset()), v.year)
                 or not facts_of[i]["fits"](fallback)):  # type: ignore[operator]
             fallback = "Base"
         out.append(lineup.lineup(own[i], cands_of[i], claimed.get(key, set()), fallback, etypes[i]))
@@ -328,10 +328,10 @@ _BORROW_YEARS = 4
 
 
 def _no_grade(names: List[str], model: str) -> bool:
-    """A lineup that names no grade: "Base" or a powertrain word alone (the model's own name is a
-    grade where the model is one: "M4", "530i")."""
-    return len(names) == 1 and (names[0] == "Base" or
-                                names[0].lower() in ("hybrid", "plug-in", "plug-in hybrid", "electric", "diesel"))
+    """A lineup that names no grade: "Base" or powertrain words alone ("Hybrid", "Energi Plug-in";
+    the model's own name is a grade where the model is one: "M4", "530i")."""
+    return len(names) == 1 and (names[0] == "Base" or (
+        bool(names[0].split()) and all(w.lower() in lineup.POWERTRAIN_WORDS for w in names[0].split())))
 
 
 def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], named: List[naming.Name],
@@ -340,7 +340,8 @@ def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], 
     grades (at least two) the same engine (size, cylinders, boost, powertrain) carries in another
     row of the same model year, else in the model's nearest model year up to four years away
     (earlier first; the same engine standing for the same generation), else the model year's base
-    grade where its other rows name at least two; a performance grade only where it fits the row's
+    grade where its other rows name at least two (counting, for a row whose model year named no
+    grade before its rows borrowed, the grades they borrowed); a performance grade only where it fits the row's
     engine, a powertrain word only on its powertrain. Its vPIC configurations priced no such grade:
     its prices come from the line's ladder. A model year with one grade for all its rows takes,
     beside it, the grades the same engine carries in the nearest year up to four years away that
@@ -357,6 +358,18 @@ def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], 
         got.extend(t for t in names if t not in got and t != "Base")
         mine = year_grades.setdefault((vehicles[i].year, idents[i][0], idents[i][1]), [])
         mine.extend(t for t in names if t not in mine and t != "Base")
+
+    def _take(i: int, borrowed: List[str]) -> None:
+        spelled: List[str] = []
+        for t in borrowed:  # a powertrain word only on its powertrain ("Hybrid LE" -> LE on a gas row)
+            c = lineup.clean(t, etypes[i]) or ""
+            if c and c not in spelled:
+                spelled.append(c)
+        if spelled:
+            lineups[i] = spelled[:lineup.MAX_TRIMS]
+            facts_of[i]["borrowed"] = True  # its vPIC configurations priced no such grade
+
+    pending: List[int] = []
     for i, names in enumerate(lineups):
         if named[i].exact or not _no_grade(names, idents[i][1]):
             continue
@@ -376,14 +389,24 @@ def _borrow_grades(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], 
             same_year = [t for t in year_grades.get((y, make, model), []) if fits(t)]  # type: ignore[operator]
             if len(same_year) >= 2:
                 borrowed = ladder_order(make, model, y, same_year)[:1]
-        spelled: List[str] = []
-        for t in borrowed:  # a powertrain word only on its powertrain ("Hybrid LE" -> LE on a gas row)
-            c = lineup.clean(t, etypes[i]) or ""
-            if c and c not in spelled:
-                spelled.append(c)
-        if spelled:
-            lineups[i] = spelled[:lineup.MAX_TRIMS]
-            facts_of[i]["borrowed"] = True  # its vPIC configurations priced no such grade
+            else:
+                pending.append(i)
+        _take(i, borrowed)
+    # a row left without a grade because its model year's other rows had none either before they
+    # borrowed theirs (2018 Rogue: vPIC names no trim that year; the gas rows take S, SV, SL from
+    # their engine's nearest years, the hybrid's engine has none): the model year's base grade
+    # among the grades its rows now carry
+    now: Dict[Tuple[int, str, str], List[str]] = {}
+    for i, names in enumerate(lineups):
+        if not (named[i].exact or _no_grade(names, idents[i][1])):
+            mine = now.setdefault((vehicles[i].year, idents[i][0], idents[i][1]), [])
+            mine.extend(t for t in names if t not in mine and t != "Base")
+    for i in pending:
+        make, model, _ = idents[i]
+        y = vehicles[i].year
+        same_year = [t for t in now.get((y, make, model), []) if facts_of[i]["fits"](t)]  # type: ignore[operator]
+        if len(same_year) >= 2:
+            _take(i, ladder_order(make, model, y, same_year)[:1])
     # one grade for a whole model year (2015 Sorento "L") where an adjacent year of the same
     # engine sells it among at least three: that year's grades
     single: Dict[Tuple[int, str, str], set] = {}
@@ -641,15 +664,17 @@ def _prices(vehicles: List[Vehicle], idents: List[Tuple[str, str, str]], etypes:
             for (i, t) in from_vpic:
                 if step[t] > 0:
                     del real[(i, t)]
-        # the same within one EPA row: grades sharing one vPIC price (2018 Sonata 2.4 L: SEL, Sport,
-        # Limited all $23,700) carry the price of the lowest of them only
-        shared: Dict[Tuple[int, int], List[str]] = {}
+        # the same within the model year: grades sharing one vPIC price (2018 Sonata 2.4 L: SEL, Sport,
+        # Limited all $23,700; 2019: the 2.0 T Limited at the 2.4 L SEL's $24,150, one vPIC list
+        # "SEL, Sport, Limited, Limited Turbo") carry the price of the lowest of them only
+        shared: Dict[int, List[Tuple[int, str]]] = {}
         for (i, t), p in from_vpic.items():
             if (i, t) in real:
-                shared.setdefault((i, p), []).append(t)
-        for (i, p), ts in shared.items():
-            if len(ts) > 1:
-                for t in sorted(ts, key=lambda x: step[x])[1:]:
+                shared.setdefault(p, []).append((i, t))
+        for p, its in shared.items():
+            low = min(step[t] for _, t in its)
+            for i, t in its:
+                if step[t] > low:
                     del real[(i, t)]
         pickup = any("pickup" in vehicles[i].vclass.lower() for i in members)
         origin = "reviewed"

@@ -203,7 +203,10 @@ _EDITION = re.compile(r"(?i)\b(edition|ed\.|anniv\.?|anniversary|special)(?=\W|$
 def trim_names(value: str) -> Tuple[str, ...]:
     """One vPIC Trim value as the trim names it stands for: "L/LE/SE/XLE" -> L, LE, SE, XLE;
     "SE/XLE Hybrid" -> SE Hybrid, XLE Hybrid (a shared last word goes with each, unless the last
-    name is a special edition: `_EDITION`)."""
+    name is a special edition: `_EDITION`, extends an earlier name, "XLE / XLE Premium", or closes
+    on a grade of the generic ladder, "SR/SR5/TRD Sport"); the single words closing a list after a
+    name led by a performance designation are its grades ("TRD Off Road/Pro/Sport" -> TRD Pro,
+    TRD Sport)."""
     value = value.strip()
     if not value:
         return ()
@@ -212,12 +215,29 @@ def trim_names(value: str) -> Tuple[str, ...]:
     if len(parts) > 1:
         last_words = parts[-1].split()
         first_words = parts[0].split()
+        from .lineup import LADDER  # lineup reads this module: imported at the first call
         if (len(last_words) > 1 and all(len(p.split()) == 1 for p in parts[:-1]) and not _EDITION.search(parts[-1])
-                and len(" ".join(last_words[1:])) > 1):  # a closing grade letter is its own ("Altitude S")
+                and len(" ".join(last_words[1:])) > 1  # a closing grade letter is its own ("Altitude S")
+                # a closing name that extends an earlier one or closes on a grade of its own is one
+                # name ("XLE / XLE Premium", "SR/SR5/TRD Sport", "Ltd/SE Platinum": not "SR Sport")
+                and norm(last_words[0]) not in {norm(p) for p in parts[:-1]}
+                and last_words[1].upper() not in LADDER):
             tail = " ".join(last_words[1:])       # "SE/XLE Hybrid" -> SE Hybrid, XLE Hybrid
             parts = [f"{p} {tail}" for p in parts[:-1]] + [parts[-1]]
-        elif len(first_words) > 1 and all(len(p.split()) == 1 for p in parts[1:]) and "," not in value:
-            # a comma list names each grade whole ("LX Pop, S, EX": not "LX S")
+        elif (len(first_words) > 1 and all(len(p.split()) == 1 for p in parts[1:]) and "," not in value
+              and first_words[-1].upper() in LADDER):
+            # a comma list names each grade whole ("LX Pop, S, EX": not "LX S"), and so does a list
+            # whose first name does not close on a grade of the generic ladder ("Big Horn/Lonestar",
+            # "High Country / RS", "Work Truck/Fleet", EPA's "Limited AWD/SE": not "Big Lonestar")
             head = " ".join(first_words[:-1])     # "Hybrid XLE/SE" -> Hybrid XLE, Hybrid SE
             parts = [parts[0]] + [f"{head} {p}" for p in parts[1:]]
+    # the single words closing a list after a name led by a performance designation are that
+    # designation's grades ("SR/SR5/TRD Off Road/Pro/Sport" -> ..., TRD Off Road, TRD Pro, TRD
+    # Sport; not "TRD Off Road Premium/Ltd/Ltd Night Shade")
+    from .lineup import DESIGNATIONS
+    for k, p in enumerate(parts[:-1]):
+        words = p.split()
+        if len(words) > 1 and words[0].upper() in DESIGNATIONS and all(len(q.split()) == 1 for q in parts[k + 1:]):
+            parts[k + 1:] = [q if q.upper() == words[0].upper() else f"{words[0]} {q}" for q in parts[k + 1:]]
+            break
     return tuple(parts)
